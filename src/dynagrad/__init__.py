@@ -1,0 +1,27 @@
+"""dynagrad: automatic differentiation with dynamic graphs, on NumPy, with PyTorch's API."""
+from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa
+                     bool, half, float, double, short, int, long, get_default_dtype,
+                     set_default_dtype, promote_types)
+from .size import Size  # noqa: F401
+from .tensor import Tensor  # noqa: F401
+from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa
+                                 inference_mode, is_inference_mode_enabled)
+from .ops import *  # noqa: F401,F403
+from .ops.creation import Generator, default_generator  # noqa: F401
+from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
+from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,  # noqa
+                           ShortTensor, CharTensor, ByteTensor, BoolTensor)
+from . import autograd, nn, optim  # noqa: F401,E402
+
+__version__ = '0.1.0'
+
+
+def result_type(tensor1, tensor2):
+    from ._dtype import result_type as _rt
+    return _rt(tensor1, tensor2)
+
+
+def typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__module__ + '.' + type(obj).__qualname__

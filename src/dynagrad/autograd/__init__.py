@@ -1,0 +1,63 @@
+"""dynagrad.autograd: reverse-mode automatic differentiation on define-by-run graphs."""
+from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
+                        inference_mode, is_inference_mode_enabled)
+from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+from .graph import Node  # noqa: F401
+from .engine import run_backward as _run_backward
+
+__all__ = ['backward', 'grad', 'Variable', 'Function', 'no_grad', 'enable_grad',
+           'set_grad_enabled', 'gradcheck', 'gradgradcheck']
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    from ..tensor import Tensor
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None):
+    """Accumulate gradients of ``tensors`` into the ``.grad`` of the leaves (or ``inputs``)."""
+    tensors = _as_tuple(tensors)
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    if len(grads) != len(tensors):
+        raise RuntimeError(f'got {len(grads)} gradients for {len(tensors)} tensors')
+    inputs = _as_tuple(inputs)
+    if inputs is not None and len(inputs) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    _run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the gradients of ``outputs`` with respect to ``inputs``; touch no ``.grad``."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    grads = (_as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs))
+    if len(grads) != len(outputs):
+        raise RuntimeError(f'grad requires one grad_output per output: got {len(grads)} for '
+                           f'{len(outputs)} outputs')
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = _run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
+                           accumulate=False, allow_unused=allow_unused)
+    if materialize_grads:
+        from ..ops.creation import zeros_like
+        result = tuple(zeros_like(x) if g is None else g for g, x in zip(result, inputs))
+    return result
+
+
+def __getattr__(name):
+    # Variable and gradcheck need dynagrad.tensor, which imports this package first.
+    if name == 'Variable':
+        from .variable import Variable
+        return Variable
+    if name in ('gradcheck', 'gradgradcheck'):
+        from . import gradcheck as module
+        return getattr(module, name)
+    raise AttributeError(f"module 'dynagrad.autograd' has no attribute '{name}'")

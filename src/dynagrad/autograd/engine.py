@@ -1,0 +1,317 @@
+"""The backward engine: dependency counting over the reachable graph, no recursion.
+
+1. Walk the graph from the roots once, counting for each node how many edges reach it.
+2. Run a node once every gradient bound for it has arrived (its count fell to zero),
+   popping its gradient buffer as it runs, so memory is released along the way.
+3. Free the node's saved tensors right after it ran, unless the graph is retained.
+
+Gradients travel as NumPy arrays, the fast path, unless ``create_graph=True``: then they
+are tensors and grad mode is on, so the backward pass itself is recorded.
+"""
+import numpy as np
+
+from .graph import AccumulateGrad
+from .grad_mode import state as _grad_state
+from . import function as _function
+
+__all__ = ['run_backward']
+
+_ndarray = np.ndarray
+
+
+def _tensor_cls():
+    return _function.Tensor
+
+
+def _root_node(t):
+    fn = t._grad_fn
+    if fn is not None:
+        return fn, t._output_nr
+    return t._grad_accumulator(), 0
+
+
+def _why_no_grad(i, t):
+    if getattr(t, '_volatile', False):
+        return f'element {i} of variables tuple is volatile'
+    hint = (' (It was computed from tensors none of which requires grad, or while grad mode '
+            'was off: under no_grad()/inference_mode(), from .detach()/.data/.item()/.numpy(), '
+            'or with every parameter frozen. Do not set requires_grad=True on the result: '
+            'that silences this error and trains nothing.)')
+    return f'element {i} of tensors does not require grad and does not have a grad_fn' + hint
+
+
+def _make_root_grads(tensors, grads, create_graph):
+    Tensor = _tensor_cls()
+    out = []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError('grad can be implicitly created only for scalar outputs')
+            g = np.ones_like(t._data)
+            out.append(Tensor._make(g, False, None, 0, None, Tensor) if create_graph else g)
+            continue
+        if not isinstance(g, Tensor):
+            if isinstance(g, (int, float)):
+                g = Tensor._make(np.full(t._data.shape, g, t._data.dtype), False, None, 0, None,
+                                 Tensor)
+            else:
+                raise TypeError('gradients can be either Tensors or None, but got '
+                                f'{type(g).__name__}')
+        if g._data.shape != t._data.shape:
+            from ..size import Size
+            raise RuntimeError(f'Mismatch in shape: grad_output[{i}] has a shape of '
+                               f'{Size(g._data.shape)} and output[{i}] has a shape of '
+                               f'{Size(t._data.shape)}.')
+        if g._data.dtype != t._data.dtype:
+            g = g.to(t.dtype)
+        out.append(g if create_graph else g._data)
+    return out
+
+
+def _count_dependencies(roots):
+    deps = {}
+    stack = list(roots)
+    seen = set(roots)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is not None:
+                if nxt in seen:
+                    deps[nxt] = deps.get(nxt, 0) + 1
+                else:
+                    seen.add(nxt)
+                    deps[nxt] = 1
+                    stack.append(nxt)
+    return deps
+
+
+def _needed_nodes(roots, targets):
+    """Nodes with a path to one of ``targets``: only these run when gradients are captured."""
+    needed = {}
+    stack = [(r, False) for r in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if node in needed and not expanded:
+            continue
+        if not expanded:
+            stack.append((node, True))
+            needed[node] = None  # in progress
+            for nxt, _ in node.next_functions:
+                if nxt is not None and nxt not in needed:
+                    stack.append((nxt, False))
+        else:
+            needed[node] = node in targets or any(
+                nxt is not None and needed.get(nxt) for nxt, _ in node.next_functions)
+    return {n for n, v in needed.items() if v}
+
+
+def _add(a, b):
+    return a + b
+
+
+def _call_tensor_hooks(node, grads, as_tensors):
+    """Tensor hooks registered on this node's outputs, then retain_grad, in PyTorch's order."""
+    Tensor = _tensor_cls()
+    grads = list(grads)
+    hooks = node._tensor_hooks
+    if hooks:
+        for nr, fns in hooks.items():
+            if nr < len(grads) and grads[nr] is not None and fns:
+                grads[nr] = _run_hooks(list(fns.values()), grads[nr], as_tensors)
+    refs = node._retain_refs
+    if refs:
+        for nr, ref in refs.items():
+            t = ref()
+            if t is not None and nr < len(grads) and grads[nr] is not None:
+                g = grads[nr]
+                g = g._data if isinstance(g, Tensor) else g
+                if t._grad is None:
+                    t._grad = Tensor._make(g.copy(), False, None, 0, None, Tensor)
+                else:
+                    t._grad = Tensor._make(t._grad._data + g, False, None, 0, None, Tensor)
+    return grads
+
+
+def _run_hooks(fns, g, as_tensors):
+    Tensor = _tensor_cls()
+    gt = g if as_tensors else Tensor._make(g, False, None, 0, None, Tensor)
+    for fn in fns:
+        result = fn(gt)
+        if result is not None:
+            if not isinstance(result, Tensor):
+                raise TypeError(f'a tensor hook must return a Tensor or None, got '
+                                f'{type(result).__name__}')
+            if result._data.shape != gt._data.shape:
+                raise RuntimeError(f'hook {getattr(fn, "__name__", fn)!r} has changed the size '
+                                   f'of value: expected {list(gt._data.shape)}, got '
+                                   f'{list(result._data.shape)}')
+            gt = result
+    return gt if as_tensors else gt._data
+
+
+def _accumulate(var, g, create_graph, handed_out):
+    """Add ``g`` into ``var.grad``; never let two leaves share one gradient buffer."""
+    Tensor = _tensor_cls()
+    if create_graph:
+        if var._grad is None:
+            var._grad = g if g._grad_fn is not None and id(g) not in handed_out else g.clone()
+            handed_out.add(id(var._grad))
+        else:
+            var._grad = var._grad + g
+        return
+    old = var._grad
+    if g.dtype != var._data.dtype:
+        g = g.astype(var._data.dtype)
+    if old is None:
+        if g.base is not None or not g.flags.writeable or id(g) in handed_out:
+            g = g.copy()
+        handed_out.add(id(g))
+        var._grad = Tensor._make(g, False, None, 0, None, Tensor)
+    elif old._requires_grad:
+        var._grad = Tensor._make(old._data + g, False, None, 0, None, Tensor)
+    else:
+        old._data += g
+        old._vc.value += 1
+
+
+def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
+                 accumulate=True, allow_unused=False):
+    """Backpropagate from ``tensors``; return the gradients of ``inputs`` when not accumulating."""
+    Tensor = _tensor_cls()
+    for i, t in enumerate(tensors):
+        if not t._requires_grad:
+            raise RuntimeError(_why_no_grad(i, t))
+    grads = _make_root_grads(tensors, grad_tensors, create_graph)
+    if retain_graph is None:
+        retain_graph = create_graph
+
+    roots = []
+    buffers = {}
+    handed_out = set()
+    for t, g in zip(tensors, grads):
+        node, nr = _root_node(t)
+        handed_out.add(id(g))
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = []
+            roots.append(node)
+        while len(buf) <= nr:
+            buf.append(None)
+        buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
+
+    targets = None
+    capture = {}
+    if inputs is not None:
+        targets = {}
+        for i, t in enumerate(inputs):
+            if not t._requires_grad:
+                raise RuntimeError('One of the differentiated Tensors does not require grad')
+            key = _root_node(t)
+            targets.setdefault(key[0], []).append((key[1], i))
+        needed = _needed_nodes(roots, targets)
+    deps = _count_dependencies(roots)
+
+    ready = [n for n in roots if n not in deps]
+    prev_mode = _grad_state.grad_enabled
+    _grad_state.grad_enabled = create_graph
+    try:
+        while ready:
+            node = ready.pop()
+            grads_out = buffers.pop(node, None)
+            if grads_out is not None and (node._tensor_hooks or node._retain_refs):
+                grads_out = _call_tensor_hooks(node, grads_out, create_graph)
+            if grads_out is not None and node._pre_hooks:
+                for fn in list(node._pre_hooks.values()):
+                    replaced = fn(tuple(grads_out))
+                    if replaced is not None:
+                        grads_out = list(replaced)
+            run = grads_out is not None
+            if targets is not None:
+                wanted = targets.get(node)
+                if wanted and run:
+                    for nr, i in wanted:
+                        if nr < len(grads_out):
+                            capture[i] = grads_out[nr]
+                run = run and node in needed and (accumulate or node.__class__ is not AccumulateGrad)
+            if node.__class__ is AccumulateGrad:
+                if run and accumulate and grads_out[0] is not None:
+                    var = node.variable
+                    g = grads_out[0]
+                    if var._hooks:
+                        g = _run_hooks(list(var._hooks.values()), g, create_graph)
+                    _accumulate(var, g, create_graph, handed_out)
+                    if node._hooks:
+                        for fn in list(node._hooks.values()):
+                            fn((var._grad,), (g,))
+                continue
+            if run:
+                output_meta = getattr(node, '_output_meta', None)
+                if output_meta is not None and len(output_meta) > 1:
+                    grads_out = _fill_missing(grads_out, output_meta, create_graph)
+                grads_in = node._run_backward(tuple(grads_out), create_graph)
+                if node._hooks:
+                    for fn in list(node._hooks.values()):
+                        replaced = fn(grads_in, tuple(grads_out))
+                        if replaced is not None:
+                            grads_in = tuple(replaced)
+                if not retain_graph:
+                    node._release_saved()
+            else:
+                grads_in = ()
+            edges = node.next_functions
+            for k, (nxt, nr) in enumerate(edges):
+                if nxt is None:
+                    continue
+                g = grads_in[k] if k < len(grads_in) else None
+                if g is not None:
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * (nr + 1)
+                    elif len(buf) <= nr:
+                        buf.extend([None] * (nr + 1 - len(buf)))
+                    buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
+                count = deps[nxt] - 1
+                deps[nxt] = count
+                if count == 0:
+                    ready.append(nxt)
+    finally:
+        _grad_state.grad_enabled = prev_mode
+
+    if inputs is None:
+        return None
+    if accumulate:
+        for i, t in enumerate(inputs):  # leaves were accumulated by their AccumulateGrad
+            if t._grad_fn is not None and capture.get(i) is not None:
+                g = capture[i]
+                g = g if create_graph else Tensor._make(g.copy(), False, None, 0, None, Tensor)
+                t._grad = g if t._grad is None else t._grad + g
+        return None
+    result = []
+    for i, t in enumerate(inputs):
+        g = capture.get(i)
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError('One of the differentiated Tensors appears to not have been '
+                                   'used in the graph. Set allow_unused=True if this is the '
+                                   'desired behavior.')
+            result.append(None)
+        elif create_graph:
+            result.append(g)
+        else:
+            if id(g) in handed_out or g.base is not None or not g.flags.writeable:
+                g = g.copy()
+            handed_out.add(id(g))
+            result.append(Tensor._make(g, False, None, 0, None, Tensor))
+    return tuple(result)
+
+
+def _fill_missing(grads, output_meta, as_tensors):
+    Tensor = _tensor_cls()
+    grads = list(grads) + [None] * (len(output_meta) - len(grads))
+    for k, g in enumerate(grads):
+        if g is None:
+            shape, dtype = output_meta[k]
+            if dtype.kind == 'f':
+                z = np.zeros(shape, dtype)
+                grads[k] = Tensor._make(z, False, None, 0, None, Tensor) if as_tensors else z
+    return grads

@@ -1,0 +1,569 @@
+"""How an op is declared and run: the one mechanism behind every differentiable op.
+
+A built-in op is a subclass of ``Op`` holding its forward and its backward side by side::
+
+    class Exp(Op):
+        def forward(self, x):              # NumPy arrays in, an array out
+            y = xp.exp(x)
+            self.save_for_backward(y)
+            return y
+
+        def backward(self, gy):            # the chain rule, one formula
+            y, = self.saved_tensors
+            return gy * y
+
+``backward`` is written only with operations that NumPy arrays and dynagrad tensors
+share (operators, and the helpers of ``dynagrad.ops._formula``). The engine feeds it
+arrays, which is fast, unless ``create_graph=True``: then it feeds tensors with grad
+mode on, so the same formula records its own graph and higher derivatives come free.
+
+The mechanism does the shared work once: it skips the graph when nothing needs a
+gradient, builds the edges, resolves saved arrays to the tensors they came from (and
+checks their versions at backward), sums gradients back over broadcast dimensions,
+casts them to each input's dtype, and runs in-place variants safely.
+
+``Function`` is PyTorch's custom-op API (static ``forward(ctx, ...)`` and
+``backward(ctx, ...)``) on the same graph.
+"""
+import functools
+
+import numpy as np
+
+from .. import _dtype
+from .graph import Node, SavedTensor, AccumulateGrad
+from .grad_mode import state as _grad_state
+
+__all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
+
+_ndarray = np.ndarray
+_new = object.__new__
+Tensor = None  # set by dynagrad.tensor, which imports this module
+
+
+class VersionCounter:
+    """Counts in-place writes to one storage; shared by its views and detached aliases."""
+    __slots__ = ('value',)
+
+    def __init__(self):
+        self.value = 0
+
+
+class _Legacy:
+    """Set once a Variable exists, so programs that never use one skip its checks."""
+    active = False
+
+
+legacy = _Legacy()
+
+
+def _edge(t):
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    return (t._grad_accumulator(), 0)
+
+
+_NO_EDGE = (None, 0)
+
+
+class Op(Node):
+    """Base class of built-in differentiable ops. See the module docstring."""
+    is_view = False        # the output shares storage (and version counter) with input 0
+    float_result = False   # integer inputs are computed in the default float dtype
+    promotes = False       # tensor inputs are cast to PyTorch's common dtype first
+    differentiable = True  # False for ops with integer or boolean results
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if 'node_name' in cls.__dict__:
+            cls._node_name = cls.node_name
+        else:
+            cls._node_name = cls.__name__ + 'Backward0'
+
+    # -- what an op writes ---------------------------------------------------------------
+    def forward(self, *arrays, **params):
+        raise NotImplementedError(f'{type(self).__name__} must implement forward')
+
+    def backward(self, *grad_outputs):
+        raise NotImplementedError(f'{type(self).__name__} does not support backward')
+
+    def save_for_backward(self, *values):
+        self._saved = values
+
+    @property
+    def saved_tensors(self):
+        return self._unpack_saved(self._as_tensors)
+
+    @property
+    def needs_input_grad(self):
+        return tuple(e[0] is not None for e in self.next_functions)
+
+    # -- running forward -------------------------------------------------------------------
+    @classmethod
+    def apply(cls, *inputs, **params):
+        """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
+        arrays = []
+        record = False
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
+                    record = True
+            else:
+                arrays.append(x)
+        record = record and _grad_state.grad_enabled and cls.differentiable
+        if cls.promotes or cls.float_result:
+            cast_meta = _promote(cls, inputs, arrays)
+        else:
+            cast_meta = None
+        if legacy.active:
+            out_cls, volatile = _legacy_flags(inputs)
+            if volatile:
+                record = False
+        else:
+            out_cls, volatile = Tensor, False
+
+        node = _new(cls)
+        node._saved = ()
+        out = node.forward(*arrays, **params)
+        if out.__class__ is tuple:
+            return _wrap_outputs(node, inputs, arrays, out, record, out_cls, volatile)
+        result = out if out.__class__ is _ndarray else np.asarray(out)
+        if not record:
+            t = Tensor._make(result, False, None, 0, None, out_cls)
+            if cls.is_view:
+                _make_view(t, inputs[0], cls, params)
+            if volatile:
+                t._volatile = True
+            return t
+        node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
+                                    else _NO_EDGE for x in inputs)
+        node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
+        t = Tensor._make(result, True, node, 0, None, out_cls)
+        if node._saved:
+            node._saved = _resolve_saved(node._saved, inputs, arrays, (out, result), (t,))
+        if cls.is_view:
+            _make_view(t, inputs[0], cls, params)
+        return t
+
+    @classmethod
+    def apply_(cls, target, *others, **params):
+        """The in-place variant: write the result into ``target`` and rewrite its history."""
+        inputs = (target,) + others
+        grad_on = _grad_state.grad_enabled
+        record = grad_on and cls.differentiable and any(
+            isinstance(x, Tensor) and x._requires_grad for x in inputs)
+        if grad_on and target._requires_grad:
+            _check_inplace_allowed(target)
+        if legacy.active:
+            _, volatile = _legacy_flags(inputs)
+            record = record and not volatile
+        else:
+            volatile = False
+        arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        cast_meta = _promote(cls, inputs, arrays) if (cls.promotes or cls.float_result) else None
+        node = _new(cls)
+        node._saved = ()
+        out = node.forward(*arrays, **params)
+        result = out if out.__class__ is _ndarray else np.asarray(out)
+        _check_inplace_result(cls, target, result)
+
+        if record:
+            node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
+                                        else _NO_EDGE for x in inputs)
+            node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
+            if node._saved:
+                # Saved values of the target must be its value before the write.
+                old = None
+                if any(s is arrays[0] for s in node._saved):
+                    old = Tensor._make(target._data.copy(), target._requires_grad,
+                                       target._grad_fn, target._output_nr, None, Tensor)
+                    arrays[0] = old._data
+                    node._saved = tuple(old._data if s is target._data else s for s in node._saved)
+                resolved_inputs = (old if old is not None else target,) + others
+        target._data[...] = result
+        target._vc.value += 1
+        if volatile:
+            target._volatile = True
+        if record:
+            if node._saved:
+                node._saved = _resolve_saved(node._saved, resolved_inputs, arrays, (out, result),
+                                             (target,))
+            _rebase_history(target, node)
+        return target
+
+    # -- running backward (called by the engine) ---------------------------------------
+    def _run_backward(self, grads, as_tensors):
+        self._as_tensors = as_tensors
+        result = self.backward(*grads)
+        if result.__class__ is not tuple:
+            result = (result,)
+        meta = self._input_meta
+        if meta is not None:
+            result = tuple(_fit_grad(g, m) for g, m in zip(result, meta))
+        return result
+
+    def _backward_tensors(self, grads):
+        return self._run_backward(grads, True)
+
+
+_as_tensors_default = False
+Op._as_tensors = _as_tensors_default
+Op._input_meta = None
+
+
+def _check_inplace_allowed(target):
+    if target._grad_fn is None:
+        raise RuntimeError('a leaf Variable that requires grad is being used in an in-place '
+                           'operation. (Wrap the update in `with dynagrad.no_grad():`, as '
+                           'optimizers do, or operate on a .clone().)')
+    base = target._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError('a view of a leaf Variable that requires grad is being used in an '
+                           'in-place operation. (Wrap the update in `with dynagrad.no_grad():`, '
+                           'or operate on a .clone().)')
+
+
+def _check_inplace_result(cls, target, result):
+    tdata = target._data
+    if result.shape != tdata.shape:
+        raise RuntimeError(
+            f'{cls._node_name[:-9].lower()}_: output with shape {list(tdata.shape)} doesn\'t '
+            f'match the broadcast shape {list(result.shape)}')
+    if result.dtype != tdata.dtype:
+        rd, td = _dtype.FROM_NUMPY[result.dtype], _dtype.FROM_NUMPY[tdata.dtype]
+        if rd.category > td.category:
+            raise RuntimeError(
+                f"result type {_TYPE_NAMES[rd.category]} can't be cast to the desired output "
+                f'type {td.legacy_name[:-6]}')
+
+
+_TYPE_NAMES = {0: 'Bool', 1: 'Long', 2: 'Float'}
+
+
+def _rebase_history(target, node):
+    """After an in-place op recorded ``node``, make it ``target``'s history."""
+    base = target._base
+    if base is None:
+        target._grad_fn = node
+        target._output_nr = 0
+        target._requires_grad = True
+        return
+    from ..ops.shape import CopySlices, replay_view
+    copy_node = CopySlices._make(base, target._view_fn, node)
+    base._grad_fn = copy_node
+    base._output_nr = 0
+    base._requires_grad = True
+    regenerated = replay_view(base, target._view_fn)
+    target._grad_fn = regenerated._grad_fn
+    target._output_nr = regenerated._output_nr
+    target._requires_grad = True
+
+
+def _make_view(out, source, cls, params):
+    """Record that ``out`` views ``source``: one storage, one version counter."""
+    out._vc = source._vc
+    base = source._base
+    if base is None:
+        out._base = source
+        out._view_fn = ((cls, params),)
+    else:
+        out._base = base
+        out._view_fn = source._view_fn + ((cls, params),)
+
+
+def _legacy_flags(inputs):
+    from .variable import Variable
+    out_cls, volatile = Tensor, False
+    for x in inputs:
+        if isinstance(x, Variable):
+            out_cls = Variable
+            if x._volatile:
+                volatile = True
+    return out_cls, volatile
+
+
+def _promote(cls, inputs, arrays):
+    """Cast arrays in place of the list to PyTorch's result dtype; return what was cast."""
+    if cls.promotes:
+        target = _dtype.result_type(*inputs)
+        if cls.float_result and target.category != 2:
+            target = _dtype.get_default_dtype()
+    else:
+        d = arrays[0].dtype
+        if d.kind == 'f':
+            return None
+        target = _dtype.get_default_dtype()
+    np_target = target.numpy
+    cast = None
+    for i, a in enumerate(arrays):
+        if a.__class__ is _ndarray:
+            if a.dtype != np_target:
+                arrays[i] = a.astype(np_target)
+                cast = True
+        elif not cls.promotes:
+            pass
+        elif target.category == 2 and not isinstance(a, float):
+            arrays[i] = float(a)
+    return cast
+
+
+def _input_meta(inputs, arrays, out_shape, cast):
+    """Shapes and dtypes to fit gradients to, only when some input differs from the output."""
+    need = cast
+    if not need:
+        for a in arrays:
+            if a.__class__ is _ndarray and a.shape != out_shape:
+                need = True
+                break
+    if not need:
+        return None
+    return tuple((x._data.shape, x._data.dtype) if isinstance(x, Tensor) else None
+                 for x in inputs)
+
+
+def _fit_grad(g, meta):
+    if g is None or meta is None:
+        return g
+    shape, dtype = meta
+    if g.shape != shape:
+        from ..ops._formula import sum_to
+        g = sum_to(g, shape)
+    if g.dtype != dtype if g.__class__ is _ndarray else g._data.dtype != dtype:
+        g = g.astype(dtype) if g.__class__ is _ndarray else g.to(_dtype.FROM_NUMPY[dtype])
+    return g
+
+
+def _resolve_saved(saved, inputs, arrays, out_arrays, out_tensors):
+    """Turn the arrays an op saved into SavedTensors tied to the inputs or outputs they are."""
+    resolved = []
+    for s in saved:
+        if s.__class__ is _ndarray:
+            for i, a in enumerate(arrays):
+                if s is a:
+                    x = inputs[i]
+                    if isinstance(x, Tensor):
+                        s = SavedTensor(s, x, x._vc)
+                    break
+            else:
+                for k, o in enumerate(out_arrays):
+                    if s is o:
+                        t = out_tensors[0] if len(out_tensors) == 1 else out_tensors[k]
+                        s = SavedTensor(t._data, None, t._vc, t._output_nr)
+                        break
+        resolved.append(s)
+    return tuple(resolved)
+
+
+def _wrap_outputs(node, inputs, arrays, outs, record, out_cls, volatile):
+    outs = tuple(o if o.__class__ is _ndarray else np.asarray(o) for o in outs)
+    if record:
+        node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
+                                    else _NO_EDGE for x in inputs)
+        node._input_meta = _input_meta(inputs, arrays, outs[0].shape, None)
+        node._output_meta = tuple((o.shape, o.dtype) for o in outs)
+    tensors = []
+    for k, o in enumerate(outs):
+        diff = record and o.dtype.kind == 'f'
+        t = Tensor._make(o, diff, node if diff else None, k if diff else 0, None, out_cls)
+        if volatile:
+            t._volatile = True
+        tensors.append(t)
+    if record and node._saved:
+        node._saved = _resolve_saved(node._saved, inputs, arrays, outs, tensors)
+    return tuple(tensors)
+
+
+# ---------------------------------------------------------------------------------------
+# Custom functions: PyTorch's torch.autograd.Function API on the same graph.
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` of a custom Function see as ``ctx``."""
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError('save_for_backward can only save variables, but argument '
+                                f'{tensors.index(t)} is of type {type(t).__name__}')
+        self._to_save = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+
+class _CustomNode(Op, FunctionCtx):
+    """The backward node of a custom Function; it is also the ``ctx``."""
+    _function = None
+    _to_save = ()
+    _dirty = ()
+    _non_differentiable = ()
+    _materialize = True
+
+    @property
+    def saved_tensors(self):
+        return self._unpack_saved(True)
+
+    saved_variables = saved_tensors
+
+    def _run_backward(self, grads, as_tensors):
+        from .grad_mode import set_grad_enabled
+        wrapped = []
+        for g, meta in zip(grads, self._output_meta):
+            if g is None:
+                if self._materialize and meta is not None:
+                    g = Tensor._make(np.zeros(*meta), False, None, 0, None, Tensor)
+            elif not as_tensors:
+                g = Tensor._make(g, False, None, 0, None, Tensor)
+            wrapped.append(g)
+        with set_grad_enabled(as_tensors):
+            result = self._function.backward(self, *wrapped)
+        if result.__class__ is not tuple:
+            result = (result,)
+        n = len(self.next_functions)
+        if len(result) < n:
+            raise RuntimeError(f'function {self.name()} returned an incorrect number of '
+                               f'gradients (expected {n}, got {len(result)})')
+        result = result[:n]
+        out = []
+        for i, (g, edge, meta) in enumerate(zip(result, self.next_functions, self._input_meta)):
+            if g is None or edge[0] is None:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(f'function {self.name()} returned a gradient of type '
+                                f'{type(g).__name__} for input {i}; expected a Tensor or None')
+            if meta is not None and g.shape != meta[0]:
+                raise RuntimeError(f'Function {self.name()} returned an invalid gradient at '
+                                   f'index {i} - got {list(g.shape)} but expected shape '
+                                   f'compatible with {list(meta[0])}')
+            out.append(g if as_tensors else g._data)
+        return tuple(out)
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = type(name + 'Backward', (_CustomNode,),
+                                 {'_function': cls, 'node_name': name + 'Backward'})
+
+
+class Function(FunctionCtx, metaclass=_FunctionMeta):
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call ``apply``."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError('You must implement the forward function for custom '
+                                  'autograd.Function.')
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError('You must implement either the backward or vjp method for '
+                                  'your custom autograd.Function to use it with backward '
+                                  'mode AD.')
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from .grad_mode import no_grad
+        node = _new(cls._backward_cls)
+        node._saved = ()
+        tensor_args = [a for a in args if isinstance(a, Tensor)]
+        record = _grad_state.grad_enabled and any(a._requires_grad for a in tensor_args)
+        volatile = False
+        if legacy.active:
+            _, volatile = _legacy_flags(tensor_args)
+            record = record and not volatile
+        node.next_functions = tuple(
+            _edge(a) if isinstance(a, Tensor) and a._requires_grad and record else _NO_EDGE
+            for a in args)
+        versions = [a._vc.value for a in tensor_args]
+        with no_grad():
+            outputs = cls.forward(node, *args, **kwargs)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        dirty = node._dirty
+        for t in dirty:
+            if not any(t is o for o in outs):
+                raise RuntimeError('Some elements marked as dirty during the forward method '
+                                   'were not returned as output.')
+            if record and t._requires_grad and t._grad_fn is None:
+                raise RuntimeError('a leaf Variable that requires grad is being used in an '
+                                   'in-place operation.')
+        if dirty:
+            for a, v in zip(tensor_args, versions):
+                if any(a is d for d in dirty) and a._vc.value == v:
+                    a._vc.value += 1
+        non_diff = node._non_differentiable
+        results = []
+        for k, o in enumerate(outs):
+            if not isinstance(o, Tensor):
+                results.append(o)
+                continue
+            is_input = any(o is a for a in tensor_args)
+            if is_input and not any(o is d for d in dirty):
+                # An input returned unchanged gets a fresh alias: its own history stays.
+                o = Tensor._make(o._data, False, None, 0, o._vc, type(o))
+            diff = record and o._data.dtype.kind == 'f' and not any(o is n for n in non_diff)
+            if diff:
+                o._requires_grad = True
+                o._grad_fn = node
+                o._output_nr = k
+            if volatile:
+                o._volatile = True
+            results.append(o)
+        if record:
+            node._input_meta = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor)
+                                     else None for a in args)
+            node._output_meta = tuple((o._data.shape, o._data.dtype)
+                                      if isinstance(o, Tensor) else None for o in results)
+            saved = []
+            for t in node._to_save:
+                if t is None:
+                    saved.append(None)
+                elif any(t is r for r in results) and t._grad_fn is node:
+                    saved.append(SavedTensor(t._data, None, t._vc, t._output_nr))
+                else:
+                    saved.append(SavedTensor(t._data, t, t._vc))
+            node._saved = tuple(saved)
+        elif node._to_save:
+            node._saved = tuple(SavedTensor(t._data, t, t._vc) if t is not None else None
+                                for t in node._to_save)
+        return results[0] if single else tuple(results)
+
+
+_CustomNode._output_meta = ()
+
+
+class _OnceDifferentiableBackward(Op):
+    node_name = 'OnceDifferentiableBackward'
+
+    def backward(self, *grads):
+        raise RuntimeError('trying to differentiate twice a function that was marked with '
+                           '@once_differentiable')
+
+
+def once_differentiable(backward):
+    """Run ``backward`` on values without history; differentiating its result again raises."""
+    @functools.wraps(backward)
+    def wrapper(ctx, *grads):
+        from .grad_mode import no_grad
+        with no_grad():
+            results = backward(ctx, *grads)
+        if not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
+            return results
+        single = not isinstance(results, tuple)
+        results = (results,) if single else results
+        guard = _new(_OnceDifferentiableBackward)
+        guard._saved = ()
+        guard.next_functions = tuple(_edge(g) if isinstance(g, Tensor) and g._requires_grad
+                                     else _NO_EDGE for g in grads)
+        wrapped = tuple(
+            Tensor._make(r._data, True, guard, 0, None, Tensor)
+            if isinstance(r, Tensor) and r._data.dtype.kind == 'f' else r for r in results)
+        return wrapped[0] if single else wrapped
+    return wrapper

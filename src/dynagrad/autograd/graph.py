@@ -1,0 +1,177 @@
+"""The backward graph: nodes, the edges between them, saved tensors and hooks."""
+import itertools
+import weakref
+
+__all__ = ['Node', 'AccumulateGrad', 'RemovableHandle']
+
+ERR_BACKWARD_TWICE = (
+    'Trying to backward through the graph a second time (or directly access saved tensors '
+    'after they have already been freed). Saved intermediate values of the graph are freed '
+    'when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to '
+    'backward through the graph a second time or if you need to access saved tensors after '
+    'calling backward.')
+
+
+class RemovableHandle:
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook (idempotent)."""
+    _ids = itertools.count()
+    __slots__ = ('_hooks_ref', 'id')
+
+    def __init__(self, hooks_dict):
+        self._hooks_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self):
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookDict(dict):
+    """A dict that can be weakly referenced by handles."""
+    __slots__ = ('__weakref__',)
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    An input is kept as the tensor itself. An output is kept as its array only, and
+    rebuilt on demand with this node as grad_fn: holding the output tensor would make a
+    reference cycle output -> grad_fn -> output.
+    """
+    __slots__ = ('data', 'tensor', 'version_counter', 'version', 'output_nr')
+
+    def __init__(self, data, tensor, version_counter, output_nr=-1):
+        self.data = data
+        self.tensor = tensor
+        self.version_counter = version_counter
+        self.version = version_counter.value
+        self.output_nr = output_nr
+
+    def check_version(self, node):
+        if self.version_counter.value != self.version:
+            t = self.tensor
+            if t is not None and t._grad_fn is not None:
+                where = f', which is output {t._output_nr} of {t._grad_fn.name()},'
+            elif self.output_nr >= 0:
+                where = f', which is output {self.output_nr} of {node.name()},'
+            else:
+                where = ''
+            from ..tensor import legacy_type_name
+            size = ', '.join(str(d) for d in self.data.shape)
+            raise RuntimeError(
+                'one of the variables needed for gradient computation has been modified by an '
+                f'inplace operation: [{legacy_type_name(self.data.dtype)} [{size}]]{where} is at '
+                f'version {self.version_counter.value}; expected version {self.version} instead. '
+                f'The tensor was saved by {node.name()}. Hint: the usual fix is to .clone() the '
+                'tensor before the in-place op, or to use the out-of-place op; enable anomaly '
+                'detection to find the operation that failed to compute its gradient, with '
+                'dynagrad.autograd.set_detect_anomaly(True).')
+
+    def unpack(self, node, as_tensor):
+        self.check_version(node)
+        if not as_tensor:
+            return self.data
+        t = self.tensor
+        if t is not None:
+            if t._data.dtype != self.data.dtype:  # the mechanism cast this input
+                from .._dtype import FROM_NUMPY
+                return t.to(FROM_NUMPY[self.data.dtype])
+            return t
+        from ..tensor import Tensor
+        return Tensor._make(self.data, True, node, self.output_nr, self.version_counter)
+
+
+class Node:
+    """One node of the backward graph.
+
+    ``next_functions`` holds one ``(node, output_nr)`` edge per input of the forward op:
+    the node that produced that input (an ``AccumulateGrad`` for a leaf) or ``None`` when
+    the input needs no gradient.
+    """
+    __slots__ = ('next_functions', '_saved', '__weakref__', '__dict__')
+
+    _node_name = 'Node'
+    # Rarely set, so they live in the instance dict on demand; these are the defaults.
+    _tensor_hooks = _retain_refs = _hooks = _pre_hooks = _metadata = _trace = None
+
+    def name(self):
+        return self._node_name
+
+    def __repr__(self):
+        return f'<{self.name()} object at {hex(id(self))}>'
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    # -- hooks -----------------------------------------------------------------------
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node ran; may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = _HookDict()
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = _HookDict()
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+    def _register_tensor_hook(self, output_nr, fn):
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        hooks = self._tensor_hooks.get(output_nr)
+        if hooks is None:
+            hooks = self._tensor_hooks[output_nr] = _HookDict()
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+    def _retain_grad_of(self, output_nr, tensor):
+        if self._retain_refs is None:
+            self._retain_refs = {}
+        self._retain_refs[output_nr] = weakref.ref(tensor)
+
+    # -- saved tensors -----------------------------------------------------------------
+    def _release_saved(self):
+        if self._saved:
+            self._saved = None
+
+    def _unpack_saved(self, as_tensor):
+        saved = self._saved
+        if saved is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE + f' (the saved tensors of {self.name()} were '
+                               'freed; if this graph reaches back into a previous iteration, '
+                               'for example a recurrent state, detach() it there instead.)')
+        return tuple(s.unpack(self, as_tensor) if s.__class__ is SavedTensor else s
+                     for s in saved)
+
+    def __call__(self, *grads):
+        """Run this node's backward directly on gradients (tensors), as PyTorch allows."""
+        from ..tensor import Tensor
+        result = self._backward_tensors(tuple(grads))
+        return result if isinstance(result, Tensor) or result is None else tuple(result)
+
+
+class AccumulateGrad(Node):
+    """The node that deposits a leaf's gradient into its ``.grad``."""
+    __slots__ = ('variable',)
+    _node_name = 'AccumulateGrad'
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_functions = ()
+        self._saved = ()

@@ -1,0 +1,82 @@
+"""The legacy ``Variable`` of PyTorch 0.3, the seeds' API, kept with its 0.3 semantics.
+
+A Variable is a Tensor; ops on Variables return Variables; ``volatile=True`` marks a
+whole computation as inference-only: anything computed from a volatile input is volatile,
+requires no grad and records no graph, whatever ``requires_grad`` says elsewhere.
+"""
+from ..tensor import Tensor
+from . import function as _function
+
+__all__ = ['Variable']
+
+
+class Variable(Tensor):
+    """``Variable(tensor, requires_grad=False, volatile=False)``."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None):
+        if data is None:
+            from ..ops.creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f'Variable data has to be a tensor, but got {type(data).__name__}')
+        if volatile and requires_grad:
+            raise RuntimeError("Variable can't be volatile and require_grad at the same time!")
+        _function.legacy.active = True
+        v = Tensor._make(data._data, False, None, 0, data._vc, cls)
+        if requires_grad:
+            v.requires_grad_(True)
+        if volatile:
+            v._volatile = True
+        return v
+
+    @property
+    def data(self):
+        """The wrapped tensor: a plain Tensor sharing this Variable's memory."""
+        return Tensor._make(self._data, False, None, 0, None, Tensor)
+
+    @data.setter
+    def data(self, value):
+        Tensor.data.fset(self, value)
+
+    @property
+    def volatile(self):
+        return self._volatile
+
+    @volatile.setter
+    def volatile(self, flag):
+        if self._grad_fn is not None:
+            raise RuntimeError('volatile can only be set on leaf variables')
+        if flag and self._requires_grad:
+            raise RuntimeError("Variable can't be volatile and require_grad at the same time!")
+        self._volatile = bool(flag)
+
+    @property
+    def grad(self):
+        g = self._grad
+        if g is None or isinstance(g, Variable):
+            return g
+        return Tensor._make(g._data, g._requires_grad, g._grad_fn, g._output_nr, g._vc, Variable)
+
+    @grad.setter
+    def grad(self, value):
+        Tensor.grad.fset(self, value)
+
+    def reinforce(self, reward):
+        raise RuntimeError(
+            'reinforce() was removed.\nUse dynagrad.distributions instead (once it exists).\n'
+            'See https://pytorch.org/docs/master/distributions.html\n\n'
+            'Instead of:\n\nprobs = policy_network(state)\naction = probs.multinomial()\n'
+            'next_state, reward = env.step(action)\naction.reinforce(reward)\n'
+            'action.backward()\n\nUse:\n\nprobs = policy_network(state)\n'
+            '# NOTE: categorical is equivalent to what used to be called multinomial\n'
+            'm = dynagrad.distributions.Categorical(probs)\naction = m.sample()\n'
+            'next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\n'
+            'loss.backward()')
+
+    def __repr__(self):
+        from .._tensor_str import format_legacy
+        from ..tensor import legacy_type_name
+        return 'Variable containing:' + format_legacy(
+            self._data, type_name=legacy_type_name(self._data.dtype))
+
+    __str__ = __repr__

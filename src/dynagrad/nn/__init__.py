@@ -1,0 +1,4 @@
+"""dynagrad.nn: modules and parameters."""
+from .parameter import Parameter  # noqa: F401
+from .module import Module  # noqa: F401
+from .modules import Linear  # noqa: F401

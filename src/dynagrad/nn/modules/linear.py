@@ -1,0 +1,32 @@
+"""Linear layers."""
+import math
+
+from ..module import Module
+from ..parameter import Parameter
+from ... import ops
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``, initialised as PyTorch does (uniform in +-1/sqrt(in))."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        bound = 1 / math.sqrt(in_features) if in_features else 0
+        self.weight = Parameter(ops.rand(out_features, in_features, dtype=dtype) * (2 * bound)
+                                - bound)
+        if bias:
+            self.bias = Parameter(ops.rand(out_features, dtype=dtype) * (2 * bound) - bound)
+        else:
+            self.register_parameter('bias', None)
+
+    def forward(self, input):
+        out = ops.matmul(input, self.weight.mT)
+        if self.bias is not None:
+            out = out + self.bias
+        return out
+
+    def extra_repr(self):
+        return (f'in_features={self.in_features}, out_features={self.out_features}, '
+                f'bias={self.bias is not None}')

@@ -1,0 +1,26 @@
+"""``Parameter``: a tensor that a Module registers as trainable."""
+from ..tensor import Tensor
+
+
+class Parameter(Tensor):
+    """A leaf tensor that requires grad by default and registers itself on a Module."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from ..ops.creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f'Parameter data must be a Tensor, got {type(data).__name__}')
+        p = Tensor._make(data._data, False, None, 0, data._vc, cls)
+        if requires_grad:
+            p.requires_grad_(True)
+        return p
+
+    def __repr__(self):
+        return 'Parameter containing:\n' + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, protocol):
+        return (Parameter, (Tensor._make(self._data, False, None, 0, None, Tensor),
+                            self._requires_grad))

@@ -1,0 +1,72 @@
+"""Helpers for backward formulas that work on NumPy arrays and on dynagrad tensors alike.
+
+A backward formula runs on arrays when the graph of the backward pass is not needed
+(the fast path) and on tensors under ``create_graph=True`` (so it records itself).
+Operators, ``.shape``, ``.ndim``, ``.reshape``, ``.sum(axes)``, ``.mT`` and indexing are
+shared by both already; the few functions below fill the gaps, dispatching on type.
+"""
+import numpy as np
+
+_ndarray = np.ndarray
+
+
+def is_array(x):
+    return not hasattr(x, '_data')
+
+
+def sum_to(g, shape):
+    """Sum ``g`` over the dimensions that broadcasting added to reach it from ``shape``."""
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and g.shape[lead + i] != 1)
+    if axes:
+        g = g.sum(axes)
+    return g.reshape(shape)
+
+
+def broadcast_to(g, shape):
+    if is_array(g):
+        return np.broadcast_to(g, shape)
+    return g.expand(shape)
+
+
+def unsqueeze_dims(g, dims, ndim):
+    """Re-insert reduced dimensions ``dims`` (non-negative, of a tensor with ``ndim`` dims)."""
+    shape = list(g.shape)
+    for d in sorted(dims):
+        shape.insert(d, 1)
+    return g.reshape(tuple(shape))
+
+
+def _dual(numpy_fn, method):
+    def fn(x, *args):
+        if is_array(x):
+            return numpy_fn(x, *args)
+        return getattr(x, method)(*args)
+    fn.__name__ = method
+    return fn
+
+
+exp = _dual(np.exp, 'exp')
+log = _dual(np.log, 'log')
+sign = _dual(np.sign, 'sign')
+sqrt = _dual(np.sqrt, 'sqrt')
+tanh = _dual(np.tanh, 'tanh')
+
+
+def where(cond, a, b):
+    """``cond`` is a boolean array (never differentiated); ``a``, ``b`` arrays, tensors or numbers."""
+    if is_array(a) and is_array(b):
+        return np.where(cond, a, b)
+    from .pointwise import where as where_t
+    from ..tensor import Tensor
+    return where_t(Tensor._make(np.asarray(cond), False, None, 0, None, Tensor), a, b)
+
+
+def zeros_like(x):
+    if is_array(x):
+        return np.zeros_like(x)
+    from .creation import zeros_like as z
+    return z(x)

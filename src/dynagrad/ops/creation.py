@@ -1,0 +1,250 @@
+"""Tensor constructors and the random number generator."""
+import numpy as np
+
+from .. import _dtype
+from ..tensor import Tensor, _to_nested, _size_args, _check_device
+
+_make = Tensor._make
+
+
+def _finish(data, requires_grad):
+    t = _make(data, False, None, 0, None, Tensor)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _np_dtype(dtype, default=None):
+    if dtype is None:
+        return (default or _dtype.get_default_dtype()).numpy
+    return _dtype.to_dtype(dtype).numpy
+
+
+def _infer_dtype(array):
+    """PyTorch's dtype for data given as Python numbers: float -> default, int -> int64."""
+    kind = array.dtype.kind
+    if kind == 'f':
+        return _dtype.get_default_dtype().numpy if array.dtype == np.float64 else array.dtype
+    if kind in 'iu':
+        return np.int64 if array.dtype == np.int64 or array.dtype.itemsize == 8 else array.dtype
+    if kind == 'b':
+        return np.bool_
+    raise TypeError(f"can't convert data of type {array.dtype} to a tensor")
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new tensor holding a copy of ``data`` (a number, nested sequence, array or tensor)."""
+    _check_device(device)
+    if isinstance(data, Tensor):
+        array = data._data.copy()
+        if dtype is not None:
+            array = array.astype(_np_dtype(dtype))
+        return _finish(array, requires_grad)
+    from_numpy_array = isinstance(data, np.ndarray)
+    array = np.array(_to_nested(data))
+    if array.dtype == object:
+        raise TypeError(f'Could not infer dtype of {type(data).__name__}')
+    if dtype is not None:
+        array = array.astype(_np_dtype(dtype), copy=False)
+    elif not from_numpy_array:
+        array = array.astype(_infer_dtype(array), copy=False)
+    else:
+        _dtype.from_numpy_dtype(array.dtype)
+    return _finish(array, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Like ``tensor`` but shares memory with an array or tensor when no conversion is needed."""
+    _check_device(device)
+    if isinstance(data, Tensor):
+        return data if dtype is None or data.dtype is dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _np_dtype(dtype) == data.dtype):
+        _dtype.from_numpy_dtype(data.dtype)
+        return _make(data, False, None, 0, None, Tensor)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(array):
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f'expected np.ndarray (got {type(array).__name__})')
+    _dtype.from_numpy_dtype(array.dtype)
+    return _make(array, False, None, 0, None, Tensor)
+
+
+def _filled(fill, size, dtype, requires_grad, device=None):
+    _check_device(device)
+    shape = _size_args(size)
+    np_dtype = _np_dtype(dtype)
+    data = np.empty(shape, np_dtype) if fill is None else np.full(shape, fill, np_dtype)
+    return _finish(data, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _filled(0, size, dtype, requires_grad, device)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _filled(1, size, dtype, requires_grad, device)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None):
+    return _filled(None, size, dtype, requires_grad, device)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = _dtype.result_type(fill_value)
+    return _filled(fill_value, (size,), dtype, requires_grad, device)
+
+
+def _like(fill, input, dtype, requires_grad):
+    return _filled(fill, (input.shape,), dtype or input.dtype, requires_grad)
+
+
+def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(0, input, dtype, requires_grad)
+
+
+def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(1, input, dtype, requires_grad)
+
+
+def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return _like(None, input, dtype, requires_grad)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
+              memory_format=None):
+    return _like(fill_value, input, dtype, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
+    if step == 0:
+        raise RuntimeError('step must be nonzero')
+    if (end - start) / step < 0:
+        raise RuntimeError('upper bound and larger bound inconsistent with step sign')
+    if dtype is None:
+        dtype = _dtype.result_type(start, end, step)
+    np_dtype = _np_dtype(dtype)
+    n = int(np.ceil((end - start) / step))
+    data = (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype) \
+        if np_dtype.kind == 'f' else np.arange(start, end, step, dtype=np_dtype)
+    return _finish(data, requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    data = np.linspace(start, end, int(steps)).astype(_np_dtype(dtype))
+    return _finish(data, requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+# -- random numbers ---------------------------------------------------------------------
+
+
+class Generator:
+    """A seeded source of random numbers (NumPy's PCG64 underneath)."""
+
+    def __init__(self, device='cpu'):
+        self._seed = 67280421310721
+        self._rng = np.random.default_rng(self._seed)
+
+    def manual_seed(self, seed):
+        self._seed = int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        return self
+
+    def initial_seed(self):
+        return self._seed
+
+    def seed(self):
+        return self.manual_seed(np.random.SeedSequence().entropy % (2 ** 63))._seed
+
+    def get_state(self):
+        return _make(np.frombuffer(repr(self._rng.bit_generator.state).encode(), np.uint8).copy(),
+                     False, None, 0, None, Tensor)
+
+    def set_state(self, state):
+        import ast
+        self._rng.bit_generator.state = ast.literal_eval(bytes(state._data).decode())
+        return self
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed):
+    return default_generator.manual_seed(seed)
+
+
+def initial_seed():
+    return default_generator.initial_seed()
+
+
+def seed():
+    return default_generator.seed()
+
+
+def get_rng_state():
+    return default_generator.get_state()
+
+
+def set_rng_state(state):
+    default_generator.set_state(state)
+
+
+def _rng(generator):
+    return (generator or default_generator)._rng
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    np_dtype = _np_dtype(dtype)
+    data = _rng(generator).random(_size_args(size), dtype=np.float64).astype(np_dtype)
+    return _finish(data, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
+    np_dtype = _np_dtype(dtype)
+    data = _rng(generator).standard_normal(_size_args(size)).astype(np_dtype)
+    return _finish(data, requires_grad)
+
+
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError('randint() missing required argument: size')
+    np_dtype = _np_dtype(dtype, _dtype.int64)
+    data = _rng(generator).integers(low, high, size=tuple(size)).astype(np_dtype)
+    return _finish(data, requires_grad)
+
+
+def rand_like(input, *, dtype=None, requires_grad=False):
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, requires_grad=False):
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint_like(input, low=0, high=None, *, dtype=None):
+    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    data = _rng(generator).permutation(n).astype(_np_dtype(dtype, _dtype.int64))
+    return _finish(data, requires_grad)
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()

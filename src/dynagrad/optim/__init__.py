@@ -1,0 +1,3 @@
+"""dynagrad.optim: optimizers."""
+from .optimizer import Optimizer  # noqa: F401
+from .sgd import SGD  # noqa: F401

@@ -1,0 +1,528 @@
+"""The Tensor: a NumPy array plus what autograd needs to know about it.
+
+Math lives in ``dynagrad.ops``; its functions are bound as methods and operators there.
+This file holds storage, autograd state, conversion and printing.
+"""
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype
+from .size import Size
+from .autograd import function as _function
+from .autograd.function import VersionCounter
+from .autograd.graph import AccumulateGrad
+from .autograd.grad_mode import state as _grad_state
+
+__all__ = ['Tensor', 'legacy_type_name']
+
+_new = object.__new__
+_ndarray = np.ndarray
+
+
+def legacy_type_name(np_dtype):
+    """``dynagrad.FloatTensor`` and friends: the names PyTorch's messages and 0.3 prints use."""
+    return 'dynagrad.' + _dtype.FROM_NUMPY[np_dtype].legacy_name
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it."""
+    __slots__ = ('_data', '_requires_grad', '_grad', '_grad_fn', '_output_nr', '_vc',
+                 '__weakref__', '__dict__')
+
+    # Rarely used state: class-level defaults, set per instance only when needed.
+    _base = None          # the tensor this one is a view of
+    _view_fn = None       # how to re-derive this view from _base: ((op class, params), ...)
+    _grad_acc = None      # weak reference to this leaf's AccumulateGrad node
+    _hooks = None         # hooks of a leaf, run before its gradient is accumulated
+    _volatile = False     # 0.3 semantics, only ever set on Variables and what they compute
+    __array_ufunc__ = None  # make NumPy defer to our reflected operators
+
+    @staticmethod
+    def _make(data, requires_grad, grad_fn, output_nr, vc, cls):
+        t = _new(cls)
+        t._data = data
+        t._requires_grad = requires_grad
+        t._grad = None
+        t._grad_fn = grad_fn
+        t._output_nr = output_nr
+        t._vc = vc if vc is not None else VersionCounter()
+        return t
+
+    def __new__(cls, *args, **kwargs):
+        """Legacy constructor: ``Tensor(3, 4)`` allocates a size, ``Tensor([1, 2])`` copies data."""
+        return cls._from_legacy_args(args, kwargs, _dtype.get_default_dtype())
+
+    @classmethod
+    def _from_legacy_args(cls, args, kwargs, dtype):
+        if kwargs.get('device', 'cpu') not in ('cpu', None):
+            raise RuntimeError(f"dynagrad runs on the CPU only; got device={kwargs['device']!r}")
+        np_dtype = dtype.numpy
+        if not args:
+            data = np.empty((0,), np_dtype)
+        elif len(args) == 1 and isinstance(args[0], Tensor):
+            src = args[0]
+            if src._data.dtype != np_dtype:
+                raise TypeError(f'expected {dtype.legacy_name} (got {src.type()})')
+            return Tensor._make(src._data, False, None, 0, src._vc, cls)
+        elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            data = np.empty(tuple(int(a) for a in args), np_dtype)
+        elif len(args) == 1 and isinstance(args[0], (Size,)):
+            data = np.empty(tuple(args[0]), np_dtype)
+        elif len(args) == 1:
+            data = np.array(_to_nested(args[0]), dtype=np_dtype)
+        else:
+            raise TypeError(f'{cls.__name__}(): pass sizes as ints or data as one sequence, '
+                            f'got {args!r}')
+        return Tensor._make(data, False, None, 0, None, cls)
+
+    # -- basic properties ---------------------------------------------------------------
+    @property
+    def dtype(self):
+        return _dtype.FROM_NUMPY[self._data.dtype]
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim, 'size')]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, 'stride')]
+
+    def is_contiguous(self, memory_format=None):
+        return self._data.flags.c_contiguous
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == 'f'
+
+    def is_complex(self):
+        return False
+
+    @property
+    def device(self):
+        return _CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def layout(self):
+        return 'strided'
+
+    def get_device(self):
+        return -1
+
+    # -- autograd state ---------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self.requires_grad_(flag)
+
+    def requires_grad_(self, requires_grad=True):
+        requires_grad = bool(requires_grad)
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                'you can only change requires_grad flags of leaf variables. If you want to use '
+                'a computed variable in a subgraph that doesn\'t require differentiation use '
+                'var_no_grad = var.detach().')
+        if requires_grad and self._data.dtype.kind != 'f':
+            raise RuntimeError('only Tensors of floating point and complex dtype can require '
+                               f'gradients (got {self.dtype}; convert with .float() first)')
+        if requires_grad and self._volatile:
+            raise RuntimeError("Variable can't be volatile and require_grad at the same time!")
+        self._requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def _version(self):
+        return self._vc.value
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not self.retains_grad and self._grad is None:
+            warnings.warn(
+                'The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. '
+                "Its .grad attribute won't be populated during autograd.backward(). If you "
+                'indeed want the .grad field to be populated for a non-leaf Tensor, use '
+                '.retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by '
+                'mistake, make sure you access the leaf Tensor instead.', UserWarning,
+                stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f'assigned grad expected to be a Tensor or None but got grad '
+                                f'of type {type(value).__name__}')
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError('assigned grad has data of a different type: expected '
+                                   f'{self.dtype}, got {value.dtype}')
+            if value._data.shape != self._data.shape:
+                raise RuntimeError('assigned grad has data of a different size: expected '
+                                   f'{list(self._data.shape)}, got {list(value._data.shape)}')
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        fn = self._grad_fn
+        if fn is None or fn._retain_refs is None:
+            return False
+        ref = fn._retain_refs.get(self._output_nr)
+        return ref is not None and ref() is self
+
+    def retain_grad(self):
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self.retains_grad:
+            return
+        self._grad_fn._retain_grad_of(self._output_nr, self)
+
+    def register_hook(self, hook):
+        """``hook(grad) -> Tensor or None`` runs whenever this tensor's gradient is computed."""
+        if self._volatile:
+            raise RuntimeError('cannot register a hook on a volatile variable')
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+        from .autograd.graph import RemovableHandle, _HookDict
+        if self._hooks is None:
+            self._hooks = _HookDict()
+        handle = RemovableHandle(self._hooks)
+        self._hooks[handle.id] = hook
+        return handle
+
+    def _grad_accumulator(self):
+        ref = self._grad_acc
+        acc = ref() if ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._grad_acc = weakref.ref(acc)
+        return acc
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing data and version counter, cut from the graph."""
+        t = Tensor._make(self._data, False, None, 0, self._vc, type(self) if
+                         _function.legacy.active else Tensor)
+        if self._volatile:
+            t._volatile = True
+        return t
+
+    def detach_(self):
+        if self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        """The values without history (not sharing the version counter, as in PyTorch)."""
+        return Tensor._make(self._data, False, None, 0, None, Tensor)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f'data must be a Tensor, got {type(value).__name__}')
+        self._data = value._data
+
+    @property
+    def volatile(self):
+        return self._volatile
+
+    def is_inference(self):
+        return False
+
+    # -- conversion -------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        if self._requires_grad and _grad_state.grad_enabled and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               'tensor.detach().numpy() instead.')
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None:
+            return self._data.astype(dtype, copy=False)
+        return self._data
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f'a Tensor with {self._data.size} elements cannot be converted '
+                               'to Scalar')
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in 'iub' or self._data.size != 1:
+            raise TypeError('only integer tensors of a single element can be converted to an '
+                            'index')
+        return int(self.item())
+
+    def __bool__(self):
+        n = self._data.size
+        if n == 1:
+            return bool(self._data.reshape(()).item())
+        if n == 0:
+            raise RuntimeError('Boolean value of Tensor with no values is ambiguous')
+        raise RuntimeError('Boolean value of Tensor with more than one value is ambiguous')
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError('len() of a 0-d tensor')
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError('iteration over a 0-d tensor')
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __hash__(self):
+        return id(self)
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 or (spec and self._data.size == 1):
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def __reduce_ex__(self, protocol):
+        return (_rebuild, (type(self), self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError('Only Tensors created explicitly by the user (graph leaves) '
+                               'support the deepcopy protocol at the moment.')
+        t = Tensor._make(self._data.copy(), self._requires_grad, None, 0, None, type(self))
+        if self.__dict__:
+            import copy
+            t.__dict__.update(copy.deepcopy(self.__dict__, memo))
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = t
+        return t
+
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to('cpu')``, ``to(other)``; returns self when nothing changes."""
+        dtype = kwargs.get('dtype')
+        copy = kwargs.get('copy', False)
+        for a in args:
+            if isinstance(a, _dtype.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, (str, Device)) or a is None:
+                _check_device(a)
+            else:
+                dtype = _dtype.to_dtype(a)
+        _check_device(kwargs.get('device'))
+        if dtype is None or dtype.numpy == self._data.dtype:
+            return self.clone() if copy else self
+        from .ops.pointwise import Cast
+        return Cast.apply(self, dtype=dtype.numpy)
+
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        if dtype is None:
+            return legacy_type_name(self._data.dtype)
+        if isinstance(dtype, str):
+            name = dtype.split('.')[-1]
+            matches = [d for d in _dtype.ALL if d.legacy_name == name]
+            if not matches:
+                raise ValueError(f'invalid type: {dtype!r}')
+            dtype = matches[0]
+        elif isinstance(dtype, type) and issubclass(dtype, Tensor) and hasattr(dtype, '_dtype'):
+            dtype = dtype._dtype
+        return self.to(dtype)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def float(self):
+        return self.to(_dtype.float32)
+
+    def double(self):
+        return self.to(_dtype.float64)
+
+    def half(self):
+        return self.to(_dtype.float16)
+
+    def long(self):
+        return self.to(_dtype.int64)
+
+    def int(self):
+        return self.to(_dtype.int32)
+
+    def short(self):
+        return self.to(_dtype.int16)
+
+    def char(self):
+        return self.to(_dtype.int8)
+
+    def byte(self):
+        return self.to(_dtype.uint8)
+
+    def bool(self):
+        return self.to(_dtype.bool)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, *args, **kwargs):
+        raise RuntimeError('dynagrad runs on the CPU only (NumPy); there is no CUDA device')
+
+    def contiguous(self, memory_format=None):
+        return self if self._data.flags.c_contiguous else self.clone()
+
+    # -- creation helpers -------------------------------------------------------------
+    def new_tensor(self, data, dtype=None, requires_grad=False):
+        from .ops.creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    def _new_filled(self, fill, size, dtype, requires_grad):
+        size = _size_args(size)
+        np_dtype = (dtype or self.dtype).numpy
+        data = np.empty(size, np_dtype) if fill is None else np.full(size, fill, np_dtype)
+        return Tensor._make(data, False, None, 0, None, Tensor).requires_grad_(requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
+        return self._new_filled(0, size, dtype, requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
+        return self._new_filled(1, size, dtype, requires_grad)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
+        return self._new_filled(None, size, dtype, requires_grad)
+
+    def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
+        return self._new_filled(fill_value, (size,), dtype, requires_grad)
+
+    # -- printing -------------------------------------------------------------------
+    def __repr__(self):
+        from . import _tensor_str
+        if _tensor_str.get_printoptions().get('legacy'):
+            return _tensor_str.format_legacy(self._data, type_name=legacy_type_name(
+                self._data.dtype))
+        suffixes = []
+        if self._grad_fn is not None:
+            suffixes.append(f'grad_fn=<{self._grad_fn.name()}>')
+        elif self._requires_grad:
+            suffixes.append('requires_grad=True')
+        return _tensor_str.format_tensor(self._data, dtype_name=self.dtype.name,
+                                         suffixes=suffixes)
+
+    __str__ = __repr__
+
+
+class Device(str):
+    """``tensor.device``: always the CPU; compares equal to 'cpu'."""
+
+    @property
+    def type(self):
+        return 'cpu'
+
+    @property
+    def index(self):
+        return None
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+
+_CPU = Device('cpu')
+
+
+def _check_device(device):
+    if device is not None and str(device).split(':')[0] != 'cpu':
+        raise RuntimeError(f'dynagrad runs on the CPU only; got device={device!r}')
+
+
+def _rebuild(cls, data, requires_grad):
+    t = Tensor._make(data, False, None, 0, None, cls)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _to_nested(data):
+    """Turn tensors inside nested sequences into arrays so NumPy can read them."""
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_to_nested(d) for d in data]
+    return data
+
+
+def _size_args(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = size[0]
+    return tuple(int(s) for s in size)
+
+
+def _wrap_dim(dim, ndim, op='dim'):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f'Dimension out of range (expected to be in range of [{-n}, {n - 1}], '
+                         f'but got {dim})')
+    return dim % n
+
+
+_function.Tensor = Tensor
