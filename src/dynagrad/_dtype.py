@@ -82,6 +82,9 @@ def to_dtype(d):
         return int64
     if d is builtins_bool:
         return bool
+    legacy = getattr(d, '_dtype', None)  # FloatTensor and the other legacy type classes
+    if legacy.__class__ is dtype:
+        return legacy
     try:
         return FROM_NUMPY[np.dtype(d)]
     except (KeyError, TypeError):

@@ -264,6 +264,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                     continue
                 g = grads_in[k] if k < len(grads_in) else None
                 if g is not None:
+                    if not create_graph and g.__class__ is not _ndarray:
+                        g = np.asarray(g)  # NumPy gives scalars for 0-d results
                     buf = buffers.get(nxt)
                     if buf is None:
                         buf = buffers[nxt] = [None] * (nr + 1)

@@ -64,6 +64,7 @@ def _edge(t):
 
 
 _NO_EDGE = (None, 0)
+_NO_EDGES = (_NO_EDGE,) * 16  # what a node that records nothing reports: no input needs grad
 
 
 class Op(Node):
@@ -96,7 +97,8 @@ class Op(Node):
 
     @property
     def needs_input_grad(self):
-        return tuple(e[0] is not None for e in self.next_functions)
+        """One flag per input: does it need a gradient? Valid in forward too."""
+        return [e[0] is not None for e in self.next_functions]
 
     # -- running forward -------------------------------------------------------------------
     @classmethod
@@ -125,6 +127,11 @@ class Op(Node):
 
         node = _new(cls)
         node._saved = ()
+        if record:
+            node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
+                                        else _NO_EDGE for x in inputs)
+        else:
+            node.next_functions = _NO_EDGES
         out = node.forward(*arrays, **params)
         if out.__class__ is tuple:
             return _wrap_outputs(node, inputs, arrays, out, record, out_cls, volatile)
@@ -136,8 +143,6 @@ class Op(Node):
             if volatile:
                 t._volatile = True
             return t
-        node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
-                                    else _NO_EDGE for x in inputs)
         node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
         t = Tensor._make(result, True, node, 0, None, out_cls)
         if node._saved:
@@ -164,13 +169,13 @@ class Op(Node):
         cast_meta = _promote(cls, inputs, arrays) if (cls.promotes or cls.float_result) else None
         node = _new(cls)
         node._saved = ()
+        node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
+                                    else _NO_EDGE for x in inputs) if record else _NO_EDGES
         out = node.forward(*arrays, **params)
         result = out if out.__class__ is _ndarray else np.asarray(out)
         _check_inplace_result(cls, target, result)
 
         if record:
-            node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
-                                        else _NO_EDGE for x in inputs)
             node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
             if node._saved:
                 # Saved values of the target must be its value before the write.
@@ -329,8 +334,11 @@ def _fit_grad(g, meta):
     if g.shape != shape:
         from ..ops._formula import sum_to
         g = sum_to(g, shape)
-    if g.dtype != dtype if g.__class__ is _ndarray else g._data.dtype != dtype:
-        g = g.astype(dtype) if g.__class__ is _ndarray else g.to(_dtype.FROM_NUMPY[dtype])
+    if hasattr(g, '_data'):
+        if g._data.dtype != dtype:
+            g = g.to(_dtype.FROM_NUMPY[dtype])
+    elif g.dtype != dtype:
+        g = g.astype(dtype)
     return g
 
 
@@ -358,8 +366,6 @@ def _resolve_saved(saved, inputs, arrays, out_arrays, out_tensors):
 def _wrap_outputs(node, inputs, arrays, outs, record, out_cls, volatile):
     outs = tuple(o if o.__class__ is _ndarray else np.asarray(o) for o in outs)
     if record:
-        node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
-                                    else _NO_EDGE for x in inputs)
         node._input_meta = _input_meta(inputs, arrays, outs[0].shape, None)
         node._output_meta = tuple((o.shape, o.dtype) for o in outs)
     tensors = []

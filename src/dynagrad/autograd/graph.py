@@ -85,7 +85,7 @@ class SavedTensor:
                 return t.to(FROM_NUMPY[self.data.dtype])
             return t
         from ..tensor import Tensor
-        return Tensor._make(self.data, True, node, self.output_nr, self.version_counter)
+        return Tensor._make(self.data, True, node, self.output_nr, self.version_counter, Tensor)
 
 
 class Node:
@@ -147,7 +147,9 @@ class Node:
 
     # -- saved tensors -----------------------------------------------------------------
     def _release_saved(self):
-        if self._saved:
+        # A node that saved only constants can run again, as PyTorch's can.
+        saved = self._saved
+        if saved and any(s.__class__ is SavedTensor for s in saved):
             self._saved = None
 
     def _unpack_saved(self, as_tensor):

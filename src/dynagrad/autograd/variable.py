@@ -52,10 +52,19 @@ class Variable(Tensor):
 
     @property
     def grad(self):
-        g = self._grad
+        """The gradient as a Variable (0.3), the same object on every read.
+
+        The engine stores plain tensors; the first read wraps the stored gradient in a
+        Variable sharing its data, version counter and history, and keeps that wrapper,
+        so ``v.grad is v.grad`` and in-place edits (``v.grad.data.zero_()``) stick.
+        """
+        g = Tensor.grad.fget(self)
         if g is None or isinstance(g, Variable):
             return g
-        return Tensor._make(g._data, g._requires_grad, g._grad_fn, g._output_nr, g._vc, Variable)
+        wrapped = Tensor._make(g._data, g._requires_grad, g._grad_fn, g._output_nr, g._vc,
+                               Variable)
+        self._grad = wrapped
+        return wrapped
 
     @grad.setter
     def grad(self, value):
@@ -74,9 +83,21 @@ class Variable(Tensor):
             'loss.backward()')
 
     def __repr__(self):
-        from .._tensor_str import format_legacy
-        from ..tensor import legacy_type_name
-        return 'Variable containing:' + format_legacy(
-            self._data, type_name=legacy_type_name(self._data.dtype))
+        return 'Variable containing:' + _legacy_body(self._data)
 
     __str__ = __repr__
+
+
+def _legacy_body(array):
+    """The 0.3 tensor text of ``array``, as a Variable or Parameter prints it.
+
+    0.3 had no 0-dim tensors: reductions and indexing on a Variable gave a Variable of
+    size 1 (``torch.mean(v)`` printed `` 7.5000`` / ``[torch.FloatTensor of size 1]``).
+    A 0-dim value is therefore shown the way 0.3 showed that result, with its value,
+    rather than as the value-less ``with no dimension`` line of an empty 0.3 tensor.
+    """
+    from .._tensor_str import format_legacy
+    from ..tensor import legacy_type_name
+    if array.ndim == 0:
+        array = array.reshape(1)
+    return format_legacy(array, type_name=legacy_type_name(array.dtype))

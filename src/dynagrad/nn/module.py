@@ -141,7 +141,10 @@ class Module:
                 if set_to_none:
                     p.grad = None
                 else:
-                    p.grad.detach_()
+                    if p.grad.grad_fn is not None:
+                        p.grad.detach_()
+                    else:
+                        p.grad.requires_grad_(False)
                     p.grad.zero_()
 
     def requires_grad_(self, requires_grad=True):

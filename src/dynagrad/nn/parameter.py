@@ -17,6 +17,11 @@ class Parameter(Tensor):
         return p
 
     def __repr__(self):
+        from .._tensor_str import get_printoptions
+        if get_printoptions().get('legacy'):
+            # 0.3: 'Parameter containing:' + repr(self.data), whose text starts with '\n'.
+            from ..autograd.variable import _legacy_body
+            return 'Parameter containing:' + _legacy_body(self._data)
         return 'Parameter containing:\n' + Tensor.__repr__(self)
 
     __str__ = __repr__

@@ -20,16 +20,44 @@ def _np_dtype(dtype, default=None):
     return _dtype.to_dtype(dtype).numpy
 
 
-def _infer_dtype(array):
-    """PyTorch's dtype for data given as Python numbers: float -> default, int -> int64."""
-    kind = array.dtype.kind
-    if kind == 'f':
-        return _dtype.get_default_dtype().numpy if array.dtype == np.float64 else array.dtype
-    if kind in 'iu':
-        return np.int64 if array.dtype == np.int64 or array.dtype.itemsize == 8 else array.dtype
-    if kind == 'b':
-        return np.bool_
-    raise TypeError(f"can't convert data of type {array.dtype} to a tensor")
+_PY_SCALAR = {float: _dtype._FLOAT, int: _dtype._INT, bool: _dtype._BOOL}
+
+
+def _infer_dtype(data):
+    """PyTorch's dtype for ``data``, or None for an empty sequence.
+
+    Python floats give the default dtype, ints int64, bools bool; NumPy scalars, arrays
+    and tensors keep their dtype; a sequence promotes over its items with promote_types.
+    """
+    cls = data.__class__
+    if cls in _PY_SCALAR:
+        return _category_dtype(_PY_SCALAR[cls])
+    if isinstance(data, Tensor):
+        return data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return _dtype.from_numpy_dtype(data.dtype)
+    if isinstance(data, (list, tuple)):
+        kinds = set(map(type, data))
+        if kinds <= _PY_SCALAR.keys():
+            # the fast path for plain Python numbers: the highest category decides
+            return _category_dtype(max(_PY_SCALAR[k] for k in kinds)) if kinds else None
+        result = None
+        for item in data:
+            d = _infer_dtype(item)
+            if d is not None:
+                result = d if result is None else _dtype.promote_types(result, d)
+        return result
+    if isinstance(data, (str, bytes)):
+        raise TypeError(f"new(): invalid data type '{cls.__name__}'")
+    if isinstance(data, (bool, int, float)):  # subclasses of the Python number types
+        return _infer_dtype(cls.__mro__[-2](data))
+    raise RuntimeError(f'Could not infer dtype of {cls.__name__}')
+
+
+def _category_dtype(category):
+    if category == _dtype._FLOAT:
+        return _dtype.get_default_dtype()
+    return _dtype.int64 if category == _dtype._INT else _dtype.bool
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
@@ -40,16 +68,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if dtype is not None:
             array = array.astype(_np_dtype(dtype))
         return _finish(array, requires_grad)
-    from_numpy_array = isinstance(data, np.ndarray)
-    array = np.array(_to_nested(data))
-    if array.dtype == object:
-        raise TypeError(f'Could not infer dtype of {type(data).__name__}')
-    if dtype is not None:
-        array = array.astype(_np_dtype(dtype), copy=False)
-    elif not from_numpy_array:
-        array = array.astype(_infer_dtype(array), copy=False)
-    else:
-        _dtype.from_numpy_dtype(array.dtype)
+    inferred = _infer_dtype(data)
+    if dtype is None:
+        dtype = inferred if inferred is not None else _dtype.get_default_dtype()
+    array = np.array(_to_nested(data), dtype=_np_dtype(dtype))
     return _finish(array, requires_grad)
 
 
@@ -97,25 +119,25 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return _filled(fill_value, (size,), dtype, requires_grad, device)
 
 
-def _like(fill, input, dtype, requires_grad):
-    return _filled(fill, (input.shape,), dtype or input.dtype, requires_grad)
+def _like(fill, input, dtype, requires_grad, device=None):
+    return _filled(fill, (input.shape,), dtype or input.dtype, requires_grad, device)
 
 
 def zeros_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _like(0, input, dtype, requires_grad)
+    return _like(0, input, dtype, requires_grad, device)
 
 
 def ones_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _like(1, input, dtype, requires_grad)
+    return _like(1, input, dtype, requires_grad, device)
 
 
 def empty_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return _like(None, input, dtype, requires_grad)
+    return _like(None, input, dtype, requires_grad, device)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False,
               memory_format=None):
-    return _like(fill_value, input, dtype, requires_grad)
+    return _like(fill_value, input, dtype, requires_grad, device)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
@@ -202,14 +224,23 @@ def _rng(generator):
     return (generator or default_generator)._rng
 
 
+def _float_only(np_dtype, kernel):
+    if np_dtype.kind != 'f':
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{_dtype.FROM_NUMPY[np_dtype].legacy_name[:-6]}'")
+    return np_dtype
+
+
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    np_dtype = _np_dtype(dtype)
+    _check_device(device)
+    np_dtype = _float_only(_np_dtype(dtype), 'check_uniform_bounds')
     data = _rng(generator).random(_size_args(size), dtype=np.float64).astype(np_dtype)
     return _finish(data, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    np_dtype = _np_dtype(dtype)
+    _check_device(device)
+    np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
     data = _rng(generator).standard_normal(_size_args(size)).astype(np_dtype)
     return _finish(data, requires_grad)
 
@@ -220,21 +251,29 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
         low, high = 0, low
     if size is None:
         raise TypeError('randint() missing required argument: size')
+    _check_device(device)
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
+                           f'from={low} >= to={high}')
     np_dtype = _np_dtype(dtype, _dtype.int64)
     data = _rng(generator).integers(low, high, size=tuple(size)).astype(np_dtype)
     return _finish(data, requires_grad)
 
 
-def rand_like(input, *, dtype=None, requires_grad=False):
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return rand(input.shape, dtype=dtype or input.dtype, device=device,
+                requires_grad=requires_grad)
 
 
-def randn_like(input, *, dtype=None, requires_grad=False):
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
+    return randn(input.shape, dtype=dtype or input.dtype, device=device,
+                 requires_grad=requires_grad)
 
 
-def randint_like(input, low=0, high=None, *, dtype=None):
-    return randint(low, high, input.shape, dtype=dtype or input.dtype)
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 memory_format=None):
+    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device,
+                   requires_grad=requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):

@@ -47,12 +47,13 @@ class Mul(Op):
     promotes = True
 
     def forward(self, a, b):
-        self.save_for_backward(a, b)
+        need_a, need_b = self.needs_input_grad[:2]
+        self.save_for_backward(a if need_b else None, b if need_a else None)
         return a * b
 
     def backward(self, g):
         a, b = self.saved_tensors
-        return g * b, g * a
+        return (g * b if b is not None else None), (g * a if a is not None else None)
 
 
 class Div(Op):

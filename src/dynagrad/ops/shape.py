@@ -115,6 +115,7 @@ class CopySlices(Op):
     The gradient of the base is the incoming gradient, except in the view's region,
     where it is what the in-place op's backward gives for the view's old value.
     """
+    node_name = 'CopySlices'
 
     @classmethod
     def _make(cls, base, chain, inner):

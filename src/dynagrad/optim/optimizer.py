@@ -36,7 +36,10 @@ class Optimizer:
                     if set_to_none:
                         p.grad = None
                     else:
-                        p.grad.detach_()
+                        if p.grad.grad_fn is not None:
+                            p.grad.detach_()
+                        else:
+                            p.grad.requires_grad_(False)
                         p.grad.zero_()
 
     def __repr__(self):

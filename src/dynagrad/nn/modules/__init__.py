@@ -1,1 +1,4 @@
 from .linear import Linear  # noqa: F401
+from .activation import ReLU, Tanh, Sigmoid, Identity  # noqa: F401
+from .loss import MSELoss  # noqa: F401
+from .container import Sequential  # noqa: F401

@@ -4,6 +4,7 @@ import math
 from ..module import Module
 from ..parameter import Parameter
 from ... import ops
+from .. import functional as F
 
 
 class Linear(Module):
@@ -22,10 +23,7 @@ class Linear(Module):
             self.register_parameter('bias', None)
 
     def forward(self, input):
-        out = ops.matmul(input, self.weight.mT)
-        if self.bias is not None:
-            out = out + self.bias
-        return out
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f'in_features={self.in_features}, out_features={self.out_features}, '
