@@ -52,12 +52,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return result
 
 
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (functions shadow the module)
+
+
 def __getattr__(name):
-    # Variable and gradcheck need dynagrad.tensor, which imports this package first.
+    # Variable needs dynagrad.tensor, which imports this package first.
     if name == 'Variable':
         from .variable import Variable
         return Variable
-    if name in ('gradcheck', 'gradgradcheck'):
-        from . import gradcheck as module
-        return getattr(module, name)
     raise AttributeError(f"module 'dynagrad.autograd' has no attribute '{name}'")

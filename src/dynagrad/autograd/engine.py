@@ -218,8 +218,12 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         while ready:
             node = ready.pop()
             grads_out = buffers.pop(node, None)
-            if grads_out is not None and (node._tensor_hooks or node._retain_refs):
-                grads_out = _call_tensor_hooks(node, grads_out, create_graph)
+            if grads_out is not None:
+                if node._tensor_hooks or node._retain_refs:
+                    grads_out = _call_tensor_hooks(node, grads_out, create_graph)
+                elif node.__class__ is AccumulateGrad and node.variable._hooks:
+                    grads_out = [_run_hooks(list(node.variable._hooks.values()), grads_out[0],
+                                            create_graph)]
             if grads_out is not None and node._pre_hooks:
                 for fn in list(node._pre_hooks.values()):
                     replaced = fn(tuple(grads_out))
@@ -237,8 +241,6 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                 if run and accumulate and grads_out[0] is not None:
                     var = node.variable
                     g = grads_out[0]
-                    if var._hooks:
-                        g = _run_hooks(list(var._hooks.values()), g, create_graph)
                     _accumulate(var, g, create_graph, handed_out)
                     if node._hooks:
                         for fn in list(node._hooks.values()):

@@ -410,6 +410,7 @@ class _CustomNode(Op, FunctionCtx):
     _dirty = ()
     _non_differentiable = ()
     _materialize = True
+    save_for_backward = FunctionCtx.save_for_backward
 
     @property
     def saved_tensors(self):

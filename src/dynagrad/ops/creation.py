@@ -93,24 +93,47 @@ def from_numpy(array):
     return _make(array, False, None, 0, None, Tensor)
 
 
-def _filled(fill, size, dtype, requires_grad, device=None):
+def _shape(size, name):
+    """Sizes as varargs, one tuple or list, or a Size; ``zeros()`` with none is an error."""
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    return _size_args(size)
+
+
+def _check_fill(fill, np_dtype):
+    """PyTorch refuses a Python fill value that overflows an integer dtype."""
+    if np_dtype.kind not in 'iu' or isinstance(fill, (bool, np.bool_)):
+        return
+    value = fill.item() if isinstance(fill, (Tensor, np.generic)) else fill
+    info = np.iinfo(np_dtype)
+    # negative values wrap around in uint8, as in PyTorch
+    low = np.iinfo(np.int8).min if np_dtype == np.uint8 else info.min
+    if not np.isfinite(value) or not low <= value <= info.max:
+        raise RuntimeError(f'value cannot be converted to type {np_dtype} without overflow')
+
+
+def _filled(fill, size, dtype, requires_grad, device=None, name='full'):
     _check_device(device)
-    shape = _size_args(size)
+    shape = _shape(size, name)
     np_dtype = _np_dtype(dtype)
+    if fill is not None:
+        _check_fill(fill, np_dtype)
+        if np_dtype.kind in 'iu' and isinstance(fill, (int, np.integer)) and fill < 0:
+            fill = np.array(fill, np.int64).astype(np_dtype)  # wraps, as in PyTorch
     data = np.empty(shape, np_dtype) if fill is None else np.full(shape, fill, np_dtype)
     return _finish(data, requires_grad)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _filled(0, size, dtype, requires_grad, device)
+    return _filled(0, size, dtype, requires_grad, device, 'zeros')
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _filled(1, size, dtype, requires_grad, device)
+    return _filled(1, size, dtype, requires_grad, device, 'ones')
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None):
-    return _filled(None, size, dtype, requires_grad, device)
+    return _filled(None, size, dtype, requires_grad, device, 'empty')
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
@@ -141,29 +164,72 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    """``start + step * i`` below ``end``, computed the way PyTorch's CPU kernel does.
+
+    Integer dtypes truncate the bounds to integers first; float dtypes compute in double.
+    """
+    _check_device(device)
     if end is None:
         start, end = 0, start
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
     if step == 0:
         raise RuntimeError('step must be nonzero')
-    if (end - start) / step < 0:
-        raise RuntimeError('upper bound and larger bound inconsistent with step sign')
     if dtype is None:
         dtype = _dtype.result_type(start, end, step)
     np_dtype = _np_dtype(dtype)
-    n = int(np.ceil((end - start) / step))
-    data = (start + step * np.arange(n, dtype=np.float64)).astype(np_dtype) \
-        if np_dtype.kind == 'f' else np.arange(start, end, step, dtype=np_dtype)
+    if np_dtype.kind == 'f':
+        xstart, xend, xstep = (_builtin_float(x) for x in (start, end, step))
+    else:
+        xstart, xend, xstep = (_builtin_int(x) for x in (start, end, step))
+        if xstep == 0:
+            raise ValueError('step must be nonzero')
+    if not (np.isfinite(xstart) and np.isfinite(xend)):
+        raise RuntimeError(f'unsupported range: {xstart} -> {xend}')
+    if not ((xstep > 0 and xend >= xstart) or (xstep < 0 and xend <= xstart)):
+        raise RuntimeError('upper bound and larger bound inconsistent with step sign')
+    if np_dtype == np.int64:
+        sign = 1 if xstep > 0 else -1
+        n = -((xend - xstart + xstep - sign) // -xstep)   # ceil of an exact integer division
+    else:
+        n = int(np.ceil((_builtin_float(end) - _builtin_float(start)) / _builtin_float(step)))
+    if np_dtype.kind == 'f':
+        data = (xstart + xstep * np.arange(n, dtype=np.float64)).astype(np_dtype)
+    else:
+        data = (xstart + xstep * np.arange(n, dtype=np.int64)).astype(np_dtype)
     return _finish(data, requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
-    data = np.linspace(start, end, int(steps)).astype(_np_dtype(dtype))
-    return _finish(data, requires_grad)
+    """``steps`` points from ``start`` to ``end``; the first half counts up from ``start``
+    and the second half down from ``end``, as PyTorch's kernel does."""
+    _check_device(device)
+    start, end, steps = (x.item() if isinstance(x, Tensor) else x for x in (start, end, steps))
+    steps = _builtin_int(steps)
+    if steps < 0:
+        raise RuntimeError('linspace(): number of steps must be non-negative')
+    np_dtype = _np_dtype(dtype)
+    comp = np_dtype.type if np_dtype.kind == 'f' else np.float64
+    s, e = (comp(np_dtype.type(x)) for x in (start, end))
+    if steps <= 1:
+        data = np.full(steps, s, comp)
+    else:
+        step = (e - s) / comp(steps - 1)
+        idx = np.arange(steps, dtype=comp)
+        data = np.where(np.arange(steps) < steps // 2, s + step * idx,
+                        e - step * (comp(steps - 1) - idx))
+    return _finish(data.astype(np_dtype), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    _check_device(device)
+    if n < 0:
+        raise RuntimeError(f'n must be greater or equal to 0, got {n}')
+    if m is not None and m < 0:
+        raise RuntimeError(f'm must be greater or equal to 0, got {m}')
     return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+
+
+_builtin_float, _builtin_int = float, int
 
 
 # -- random numbers ---------------------------------------------------------------------
@@ -234,20 +300,22 @@ def _float_only(np_dtype, kernel):
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'check_uniform_bounds')
-    data = _rng(generator).random(_size_args(size), dtype=np.float64).astype(np_dtype)
+    data = _rng(generator).random(_shape(size, 'rand'), dtype=np.float64).astype(np_dtype)
     return _finish(data, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     _check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
-    data = _rng(generator).standard_normal(_size_args(size)).astype(np_dtype)
+    data = _rng(generator).standard_normal(_shape(size, 'randn')).astype(np_dtype)
     return _finish(data, requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
-    if high is None:
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high          # randint(high, size)
+    elif high is None:
         low, high = 0, low
     if size is None:
         raise TypeError('randint() missing required argument: size')
