@@ -105,10 +105,6 @@ def _needed_nodes(roots, targets):
     return {n for n, v in needed.items() if v}
 
 
-def _add(a, b):
-    return a + b
-
-
 def _call_tensor_hooks(node, grads, as_tensors):
     """Tensor hooks registered on this node's outputs, then retain_grad, in PyTorch's order."""
     Tensor = _tensor_cls()
@@ -197,7 +193,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             roots.append(node)
         while len(buf) <= nr:
             buf.append(None)
-        buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
 
     targets = None
     capture = {}
@@ -218,39 +214,22 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         while ready:
             node = ready.pop()
             grads_out = buffers.pop(node, None)
-            if grads_out is not None:
-                if node._tensor_hooks or node._retain_refs:
-                    grads_out = _call_tensor_hooks(node, grads_out, create_graph)
-                elif node.__class__ is AccumulateGrad and node.variable._hooks:
-                    grads_out = [_run_hooks(list(node.variable._hooks.values()), grads_out[0],
-                                            create_graph)]
-            if grads_out is not None and node._pre_hooks:
-                for fn in list(node._pre_hooks.values()):
-                    replaced = fn(tuple(grads_out))
-                    if replaced is not None:
-                        grads_out = list(replaced)
-            run = grads_out is not None
-            if targets is not None:
-                wanted = targets.get(node)
-                if wanted and run:
-                    for nr, i in wanted:
-                        if nr < len(grads_out):
-                            capture[i] = grads_out[nr]
-                run = run and node in needed and (accumulate or node.__class__ is not AccumulateGrad)
             if node.__class__ is AccumulateGrad:
-                if run and accumulate and grads_out[0] is not None:
-                    var = node.variable
-                    g = grads_out[0]
-                    _accumulate(var, g, create_graph, handed_out)
-                    if node._hooks:
-                        for fn in list(node._hooks.values()):
-                            fn((var._grad,), (g,))
+                if grads_out is not None:
+                    _leaf(node, grads_out, create_graph, handed_out, targets, capture,
+                          accumulate and (targets is None or node in needed))
                 continue
-            if run:
-                output_meta = getattr(node, '_output_meta', None)
-                if output_meta is not None and len(output_meta) > 1:
-                    grads_out = _fill_missing(grads_out, output_meta, create_graph)
-                grads_in = node._run_backward(tuple(grads_out), create_graph)
+            if grads_out is not None:
+                if node._hooked:
+                    grads_out = _before_node(node, grads_out, create_graph)
+                if targets is not None:
+                    _capture(node, grads_out, targets, capture)
+                    if node not in needed:
+                        grads_out = None
+            if grads_out is not None:
+                if node._output_meta is not None:
+                    grads_out = _fill_missing(grads_out, node._output_meta, create_graph)
+                grads_in = node._run_backward(grads_out, create_graph)
                 if node._hooks:
                     for fn in list(node._hooks.values()):
                         replaced = fn(grads_in, tuple(grads_out))
@@ -258,26 +237,30 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                             grads_in = tuple(replaced)
                 if not retain_graph:
                     node._release_saved()
-            else:
-                grads_in = ()
-            edges = node.next_functions
-            for k, (nxt, nr) in enumerate(edges):
-                if nxt is None:
-                    continue
-                g = grads_in[k] if k < len(grads_in) else None
-                if g is not None:
-                    if not create_graph and g.__class__ is not _ndarray:
-                        g = np.asarray(g)  # NumPy gives scalars for 0-d results
-                    buf = buffers.get(nxt)
-                    if buf is None:
-                        buf = buffers[nxt] = [None] * (nr + 1)
-                    elif len(buf) <= nr:
-                        buf.extend([None] * (nr + 1 - len(buf)))
-                    buf[nr] = g if buf[nr] is None else _add(buf[nr], g)
-                count = deps[nxt] - 1
-                deps[nxt] = count
-                if count == 0:
-                    ready.append(nxt)
+                for (nxt, nr), g in zip(node.next_functions, grads_in):
+                    if nxt is None:
+                        continue
+                    if g is not None:
+                        if not create_graph and g.__class__ is not _ndarray:
+                            g = np.asarray(g)  # NumPy gives scalars for 0-d results
+                        buf = buffers.get(nxt)
+                        if buf is None:
+                            buffers[nxt] = [g] if nr == 0 else [None] * nr + [g]
+                        else:
+                            if len(buf) <= nr:
+                                buf.extend([None] * (nr + 1 - len(buf)))
+                            buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    count = deps[nxt] - 1
+                    deps[nxt] = count
+                    if count == 0:
+                        ready.append(nxt)
+            else:  # no gradient reached this node: release its children all the same
+                for nxt, _ in node.next_functions:
+                    if nxt is not None:
+                        count = deps[nxt] - 1
+                        deps[nxt] = count
+                        if count == 0:
+                            ready.append(nxt)
     finally:
         _grad_state.grad_enabled = prev_mode
 
@@ -309,11 +292,48 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     return tuple(result)
 
 
+def _leaf(node, grads_out, create_graph, handed_out, targets, capture, accumulate):
+    """An AccumulateGrad node: the leaf's hooks, then capture or accumulation."""
+    var = node.variable
+    if var._hooks:
+        grads_out = [_run_hooks(list(var._hooks.values()), grads_out[0], create_graph)]
+    if targets is not None:
+        _capture(node, grads_out, targets, capture)
+    g = grads_out[0]
+    if accumulate and g is not None:
+        if not create_graph and g.__class__ is not _ndarray:
+            g = np.asarray(g)
+        _accumulate(var, g, create_graph, handed_out)
+        if node._hooks:
+            for fn in list(node._hooks.values()):
+                fn((var._grad,), (g,))
+
+
+def _before_node(node, grads_out, create_graph):
+    """Tensor hooks and retain_grad on the node's outputs, then the node's pre-hooks."""
+    if node._tensor_hooks or node._retain_refs:
+        grads_out = _call_tensor_hooks(node, grads_out, create_graph)
+    if node._pre_hooks:
+        for fn in list(node._pre_hooks.values()):
+            replaced = fn(tuple(grads_out))
+            if replaced is not None:
+                grads_out = list(replaced)
+    return grads_out
+
+
+def _capture(node, grads_out, targets, capture):
+    wanted = targets.get(node)
+    if wanted:
+        for nr, i in wanted:
+            if nr < len(grads_out):
+                capture[i] = grads_out[nr]
+
+
 def _fill_missing(grads, output_meta, as_tensors):
     Tensor = _tensor_cls()
     grads = list(grads) + [None] * (len(output_meta) - len(grads))
     for k, g in enumerate(grads):
-        if g is None:
+        if g is None and output_meta[k] is not None:
             shape, dtype = output_meta[k]
             if dtype.kind == 'f':
                 z = np.zeros(shape, dtype)

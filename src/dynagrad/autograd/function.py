@@ -65,6 +65,7 @@ def _edge(t):
 
 _NO_EDGE = (None, 0)
 _NO_EDGES = (_NO_EDGE,) * 16  # what a node that records nothing reports: no input needs grad
+_NONE_NEEDED = (False,) * 16
 
 
 class Op(Node):
@@ -76,6 +77,7 @@ class Op(Node):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        cls._casts = cls.promotes or cls.float_result
         if 'node_name' in cls.__dict__:
             cls._node_name = cls.node_name
         else:
@@ -98,55 +100,59 @@ class Op(Node):
     @property
     def needs_input_grad(self):
         """One flag per input: does it need a gradient? Valid in forward too."""
-        return [e[0] is not None for e in self.next_functions]
+        edges = self.next_functions
+        if edges is _NO_EDGES:
+            return _NONE_NEEDED
+        return [e[0] is not None for e in edges]
 
     # -- running forward -------------------------------------------------------------------
     @classmethod
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
-        arrays = []
         record = False
-        for x in inputs:
-            if isinstance(x, Tensor):
-                arrays.append(x._data)
-                if x._requires_grad:
-                    record = True
-            else:
-                arrays.append(x)
-        record = record and _grad_state.grad_enabled and cls.differentiable
-        if cls.promotes or cls.float_result:
-            cast_meta = _promote(cls, inputs, arrays)
+        if _grad_state.grad_enabled and cls.differentiable:
+            arrays = []
+            edges = []
+            for x in inputs:
+                if isinstance(x, Tensor):
+                    arrays.append(x._data)
+                    if x._requires_grad:
+                        record = True
+                        fn = x._grad_fn
+                        edges.append((fn, x._output_nr) if fn is not None
+                                     else (x._grad_accumulator(), 0))
+                        continue
+                else:
+                    arrays.append(x)
+                edges.append(_NO_EDGE)
         else:
-            cast_meta = None
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+        cast_meta = _promote(cls, inputs, arrays) if cls._casts else None
         if legacy.active:
             out_cls, volatile = _legacy_flags(inputs)
             if volatile:
                 record = False
         else:
-            out_cls, volatile = Tensor, False
+            out_cls = Tensor
+            volatile = False
 
         node = _new(cls)
         node._saved = ()
-        if record:
-            node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
-                                        else _NO_EDGE for x in inputs)
-        else:
-            node.next_functions = _NO_EDGES
+        node.next_functions = tuple(edges) if record else _NO_EDGES
         out = node.forward(*arrays, **params)
         if out.__class__ is tuple:
             return _wrap_outputs(node, inputs, arrays, out, record, out_cls, volatile)
         result = out if out.__class__ is _ndarray else np.asarray(out)
         if not record:
             t = Tensor._make(result, False, None, 0, None, out_cls)
-            if cls.is_view:
-                _make_view(t, inputs[0], cls, params)
             if volatile:
                 t._volatile = True
-            return t
-        node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
-        t = Tensor._make(result, True, node, 0, None, out_cls)
-        if node._saved:
-            node._saved = _resolve_saved(node._saved, inputs, arrays, (out, result), (t,))
+        else:
+            if cast_meta or len(arrays) > 1:
+                node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
+            t = Tensor._make(result, True, node, 0, None, out_cls)
+            if node._saved:
+                node._saved = _resolve_saved(node._saved, inputs, arrays, (out, result), (t,))
         if cls.is_view:
             _make_view(t, inputs[0], cls, params)
         return t
@@ -166,7 +172,7 @@ class Op(Node):
         else:
             volatile = False
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-        cast_meta = _promote(cls, inputs, arrays) if (cls.promotes or cls.float_result) else None
+        cast_meta = _promote(cls, inputs, arrays) if cls._casts else None
         node = _new(cls)
         node._saved = ()
         node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
@@ -288,16 +294,40 @@ def _legacy_flags(inputs):
     return out_cls, volatile
 
 
+def _common_dtype(arrays):
+    """The one dtype of ``arrays`` when NumPy's arithmetic already gives PyTorch's, else None.
+
+    NumPy 2 treats Python scalars as weak, as PyTorch does, except a float scalar with an
+    integer array (NumPy: float64, PyTorch: the default float dtype).
+    """
+    d = None
+    float_scalar = False
+    for a in arrays:
+        cls = a.__class__
+        if cls is _ndarray:
+            if d is None:
+                d = a.dtype
+            elif a.dtype != d:
+                return None
+        elif cls is float:
+            float_scalar = True
+        elif cls is not int and cls is not bool:
+            return None
+    if d is None or (float_scalar and d.kind != 'f'):
+        return None
+    return d
+
+
 def _promote(cls, inputs, arrays):
-    """Cast arrays in place of the list to PyTorch's result dtype; return what was cast."""
+    """Cast, in the list ``arrays``, what PyTorch's promotion casts; return whether it did."""
+    common = _common_dtype(arrays)
+    if common is not None and (common.kind == 'f' or not cls.float_result):
+        return None
     if cls.promotes:
         target = _dtype.result_type(*inputs)
         if cls.float_result and target.category != 2:
             target = _dtype.get_default_dtype()
     else:
-        d = arrays[0].dtype
-        if d.kind == 'f':
-            return None
         target = _dtype.get_default_dtype()
     np_target = target.numpy
     cast = None
@@ -306,9 +336,7 @@ def _promote(cls, inputs, arrays):
             if a.dtype != np_target:
                 arrays[i] = a.astype(np_target)
                 cast = True
-        elif not cls.promotes:
-            pass
-        elif target.category == 2 and not isinstance(a, float):
+        elif cls.promotes and target.category == 2 and not isinstance(a, float):
             arrays[i] = float(a)
     return cast
 

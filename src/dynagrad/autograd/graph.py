@@ -100,6 +100,8 @@ class Node:
     _node_name = 'Node'
     # Rarely set, so they live in the instance dict on demand; these are the defaults.
     _tensor_hooks = _retain_refs = _hooks = _pre_hooks = _metadata = _trace = None
+    _output_meta = None  # (shape, dtype) per output, for nodes with several outputs
+    _hooked = False      # any hook or retain_grad before the node: the engine's slow path
 
     def name(self):
         return self._node_name
@@ -126,6 +128,7 @@ class Node:
         """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
         if self._pre_hooks is None:
             self._pre_hooks = _HookDict()
+        self._hooked = True
         handle = RemovableHandle(self._pre_hooks)
         self._pre_hooks[handle.id] = fn
         return handle
@@ -133,6 +136,7 @@ class Node:
     def _register_tensor_hook(self, output_nr, fn):
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
+        self._hooked = True
         hooks = self._tensor_hooks.get(output_nr)
         if hooks is None:
             hooks = self._tensor_hooks[output_nr] = _HookDict()
@@ -143,14 +147,18 @@ class Node:
     def _retain_grad_of(self, output_nr, tensor):
         if self._retain_refs is None:
             self._retain_refs = {}
+        self._hooked = True
         self._retain_refs[output_nr] = weakref.ref(tensor)
 
     # -- saved tensors -----------------------------------------------------------------
     def _release_saved(self):
         # A node that saved only constants can run again, as PyTorch's can.
         saved = self._saved
-        if saved and any(s.__class__ is SavedTensor for s in saved):
-            self._saved = None
+        if saved:
+            for s in saved:
+                if s.__class__ is SavedTensor:
+                    self._saved = None
+                    return
 
     def _unpack_saved(self, as_tensor):
         saved = self._saved
@@ -158,8 +166,7 @@ class Node:
             raise RuntimeError(ERR_BACKWARD_TWICE + f' (the saved tensors of {self.name()} were '
                                'freed; if this graph reaches back into a previous iteration, '
                                'for example a recurrent state, detach() it there instead.)')
-        return tuple(s.unpack(self, as_tensor) if s.__class__ is SavedTensor else s
-                     for s in saved)
+        return [s.unpack(self, as_tensor) if s.__class__ is SavedTensor else s for s in saved]
 
     def __call__(self, *grads):
         """Run this node's backward directly on gradients (tensors), as PyTorch allows."""
