@@ -168,21 +168,20 @@ def test_volatile_propagates_through_plain_tensor_mix():
 def test_volatile_in_place_makes_target_volatile():
     x = V([1.0, 2.0])
     y = V([5.0], volatile=True)
-    x[0:1] = y      # 0.3 test_volatile_assignment wrote x[0] = y; see the xfail below
+    x[0:1] = y
     assert x.volatile and x.tolist() == [5.0, 2.0]
     z = V([1.0, 2.0])
     z.add_(V([1.0, 1.0], volatile=True))
     assert z.volatile and z.tolist() == [2.0, 3.0]
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: x[0] = value with value of shape (1,) into a 0-dim '
-                   'slot raises "ValueError: setting an array element with a sequence" in '
-                   'ops/indexing.py IndexPut.forward (out[key] = values); torch strips leading '
-                   'size-1 dims of the value and gives tensor([5., 2.])')
 def test_setitem_scalar_slot_with_size_one_value():
     x = dynagrad.tensor([1.0, 2.0])
-    x[0] = dynagrad.tensor([5.0])
+    x[0] = dynagrad.tensor([5.0])  # leading size-1 dims of the value are dropped, as in torch
     assert x.tolist() == [5.0, 2.0]
+    v = V([1.0, 2.0])
+    v[0] = V([7.0], volatile=True)  # 0.3's test_volatile_assignment
+    assert v.volatile
 
 
 def test_backward_on_volatile_result_raises():
@@ -255,6 +254,17 @@ def test_register_hook_doubles_and_remove():
     h.remove()
     v.backward(dynagrad.Tensor([1, 1, 1]))
     assert v.grad.data.tolist() == [3, 3, 3]
+
+
+def test_backward_retain_variables_is_a_deprecated_alias():
+    x = V([2.0], requires_grad=True)
+    y = x * x
+    with pytest.warns(DeprecationWarning, match='retain_variables option is deprecated'):
+        y.backward(retain_variables=True)
+    y.backward()
+    assert x.grad.tolist() == [8.0]
+    with pytest.raises(ValueError, match='only one of retain_graph and retain_variables'):
+        (x * x).backward(retain_graph=True, retain_variables=True)
 
 
 # -- reinforce ---------------------------------------------------------------------------

@@ -194,8 +194,10 @@ class Op(Node):
                 resolved_inputs = (old if old is not None else target,) + others
         target._data[...] = result
         target._vc.value += 1
-        if volatile:
+        if volatile:  # 0.3: writing a volatile value makes the target (and its base) volatile
             target._volatile = True
+            if target._base is not None:
+                target._base._volatile = True
         if record:
             if node._saved:
                 node._saved = _resolve_saved(node._saved, resolved_inputs, arrays, (out, result),

@@ -4,6 +4,8 @@ A Variable is a Tensor; ops on Variables return Variables; ``volatile=True`` mar
 whole computation as inference-only: anything computed from a volatile input is volatile,
 requires no grad and records no graph, whatever ``requires_grad`` says elsewhere.
 """
+import warnings
+
 from ..tensor import Tensor
 from . import function as _function
 
@@ -69,6 +71,18 @@ class Variable(Tensor):
     @grad.setter
     def grad(self, value):
         Tensor.grad.fset(self, value)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False,
+                 retain_variables=None, inputs=None):
+        """As ``Tensor.backward``, also taking 0.3's deprecated ``retain_variables``."""
+        if retain_variables is not None:
+            if retain_graph is not None:
+                raise ValueError('only one of retain_graph and retain_variables can be '
+                                 'specified')
+            warnings.warn('retain_variables option is deprecated and will be removed in 0.3. '
+                          'Use retain_graph instead.', DeprecationWarning, stacklevel=2)
+            retain_graph = retain_variables
+        Tensor.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def reinforce(self, reward):
         raise RuntimeError(

@@ -160,20 +160,20 @@ print(w.grad.item(), x.grad, b.grad.item())
 
     ('Seed 002: backward of a vector with gradient weights',
      'z.backward(g) accumulates g * dz/dx = 2g into x.grad; x.grad.data.zero_() clears it. '
-     'Plain tensors print in the modern form here, as in the seed. Unlike 0.3 (where 2*x '
-     'saved nothing), PyTorch 2.x and dynagrad free the graph after each backward, so the '
-     'first three calls pass retain_graph=True.',
+     'Plain tensors print in the modern form here, as in the seed. The code runs as '
+     'written: z = 2*x saved only the constant 2, and dynagrad (like 0.3) lets such a '
+     'node run again without retain_graph=True (PyTorch 2.x raises on the second call).',
      '''
 x = Variable(dynagrad.FloatTensor([1, 2, 3, 4]), requires_grad=True)
 z = 2 * x
 print(z.data, z.size())
-z.backward(dynagrad.FloatTensor([1, 0, 0, 0]), retain_graph=True)
+z.backward(dynagrad.FloatTensor([1, 0, 0, 0]))
 print(x.grad.data)
 x.grad.data.zero_()
-z.backward(dynagrad.FloatTensor([0, 1, 0, 0]), retain_graph=True)
+z.backward(dynagrad.FloatTensor([0, 1, 0, 0]))
 print(x.grad.data)
 x.grad.data.zero_()
-z.backward(dynagrad.FloatTensor([1, 1, 1, 1]), retain_graph=True)
+z.backward(dynagrad.FloatTensor([1, 1, 1, 1]))
 print(x.grad.data)
 x.grad.data.zero_()
 z.backward(dynagrad.FloatTensor([1, 0.1, 0.01, 0.001]))
@@ -187,13 +187,13 @@ print(x.grad.data)
 x = Variable(dynagrad.FloatTensor([[1, 2, 3, 4]]), requires_grad=True)
 z = 2 * x
 loss = z.sum(dim=1)
-z.backward(dynagrad.FloatTensor([[1, 0, 0, 0]]), retain_graph=True)
+z.backward(dynagrad.FloatTensor([[1, 0, 0, 0]]))
 print(x.grad.data.tolist())
 x.grad.data.zero_()
-z.backward(dynagrad.FloatTensor([[0, 1, 0, 0]]), retain_graph=True)
+z.backward(dynagrad.FloatTensor([[0, 1, 0, 0]]))
 print(x.grad.data.tolist())
 x.grad.data.zero_()
-z.backward(dynagrad.FloatTensor([[1, 1, 1, 1]]), retain_graph=True)
+z.backward(dynagrad.FloatTensor([[1, 1, 1, 1]]))
 print(x.grad.data.tolist())
 x.grad.data.zero_()
 loss.backward()
@@ -202,8 +202,9 @@ print(x.grad.data)
 
     ('Seed 003: z = x + y, backward with retain_graph',
      'z is 10x5, not a scalar, so the seed\'s z.backward(retain_graph=True) raises; pass a '
-     'gradient of ones. x.grad is then a 10x5 tensor of ones (the seed says 10x1). Thanks '
-     'to retain_graph a second backward works and accumulates 2s.',
+     'gradient of ones. x.grad is then a 10x5 tensor of ones (the seed says 10x1). With '
+     'retain_graph=True the graph survives, so a second backward accumulates 2s (an '
+     'addition saves no tensors, so dynagrad would allow that second call anyway).',
      '''
 dynagrad.manual_seed(0)
 a = dynagrad.randn(10, 5)

@@ -26,6 +26,8 @@ class Copy(Op):
     node_name = 'CopyBackwards'
 
     def forward(self, x, src):
+        if src.ndim > x.ndim:  # leading size-1 dimensions of src are dropped, as in PyTorch
+            src = src.reshape(src.shape[src.ndim - x.ndim:])
         return xp_broadcast_to(src, x.shape).astype(x.dtype)
 
     def backward(self, g):
@@ -78,14 +80,20 @@ def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
         raise TypeError(f'copy_(): argument \'other\' must be Tensor, not {type(src).__name__}')
     import numpy as np
+    src_shape, shape = src._data.shape, self._data.shape
+    extra = len(src_shape) - len(shape)
+    trimmed = src_shape[extra:] if extra > 0 and all(d == 1 for d in src_shape[:extra]) \
+        else src_shape
     try:
-        np.broadcast_shapes(src._data.shape, self._data.shape)
-        if np.broadcast_shapes(src._data.shape, self._data.shape) != self._data.shape:
+        if np.broadcast_shapes(trimmed, shape) != shape:
             raise ValueError
     except ValueError:
-        raise RuntimeError(f'The size of tensor a ({self._data.shape[-1] if self.ndim else 1}) '
-                           f'must match the size of tensor b ({src._data.shape[-1]}) at '
-                           f'non-singleton dimension {self.ndim - 1}') from None
+        where = next((f'The size of tensor a ({x}) must match the size of tensor b ({y}) at '
+                      f'non-singleton dimension {len(shape) - k}' for k, (x, y) in
+                      enumerate(zip(shape[::-1], trimmed[::-1]), 1) if x != y and y != 1),
+                     'The source has more dimensions than the destination')
+        raise RuntimeError(f'{where} (copy_: source of shape '
+                           f'{list(src_shape)} into destination of shape {list(shape)})') from None
     return Copy.apply_(self, src)
 
 

@@ -18,6 +18,8 @@ def sum_to(g, shape):
     """Sum ``g`` over the dimensions that broadcasting added to reach it from ``shape``."""
     if g.shape == shape:
         return g
+    if g.ndim < len(shape):  # shape has extra leading size-1 dims (copy_ drops them)
+        return g.reshape(shape)
     lead = g.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
                                       if n == 1 and g.shape[lead + i] != 1)

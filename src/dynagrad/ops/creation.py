@@ -49,8 +49,9 @@ def _infer_dtype(data):
         return result
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{cls.__name__}'")
-    if isinstance(data, (bool, int, float)):  # subclasses of the Python number types
-        return _infer_dtype(cls.__mro__[-2](data))
+    for base in (bool, int, float):    # subclasses of the Python number types (IntEnum...)
+        if isinstance(data, base):
+            return _category_dtype(_PY_SCALAR[base])
     raise RuntimeError(f'Could not infer dtype of {cls.__name__}')
 
 
@@ -68,10 +69,14 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if dtype is not None:
             array = array.astype(_np_dtype(dtype))
         return _finish(array, requires_grad)
-    inferred = _infer_dtype(data)
-    if dtype is None:
-        dtype = inferred if inferred is not None else _dtype.get_default_dtype()
-    array = np.array(_to_nested(data), dtype=_np_dtype(dtype))
+    if isinstance(data, np.ndarray) and dtype is not None and data.dtype.kind in 'biuf':
+        pass    # a numeric array converts to any dtype asked for, even one dynagrad lacks
+    else:
+        inferred = _infer_dtype(data)
+        if dtype is None:
+            dtype = inferred if inferred is not None else _dtype.get_default_dtype()
+    with np.errstate(over='ignore'):  # out-of-range floats become inf, as in PyTorch
+        array = np.array(_to_nested(data), dtype=_np_dtype(dtype))
     return _finish(array, requires_grad)
 
 
@@ -101,14 +106,18 @@ def _shape(size, name):
 
 
 def _check_fill(fill, np_dtype):
-    """PyTorch refuses a Python fill value that overflows an integer dtype."""
-    if np_dtype.kind not in 'iu' or isinstance(fill, (bool, np.bool_)):
+    """PyTorch refuses a fill value that overflows the dtype (a finite float beyond its
+    range, an integer beyond an integer type's; negative integers wrap into uint8)."""
+    if np_dtype.kind == 'b' or isinstance(fill, (bool, np.bool_)):
         return
     value = fill.item() if isinstance(fill, (Tensor, np.generic)) else fill
+    if np_dtype.kind == 'f':
+        if np.isfinite(value) and abs(value) > _builtin_float(np.finfo(np_dtype).max):
+            raise RuntimeError(f'value cannot be converted to type {np_dtype} without overflow')
+        return
     info = np.iinfo(np_dtype)
-    # negative values wrap around in uint8, as in PyTorch
-    low = np.iinfo(np.int8).min if np_dtype == np.uint8 else info.min
-    if not np.isfinite(value) or not low <= value <= info.max:
+    low = -info.max if np_dtype.kind == 'u' and isinstance(value, int) else info.min
+    if not (np.isfinite(value) and low <= value <= info.max):
         raise RuntimeError(f'value cannot be converted to type {np_dtype} without overflow')
 
 
@@ -118,7 +127,7 @@ def _filled(fill, size, dtype, requires_grad, device=None, name='full'):
     np_dtype = _np_dtype(dtype)
     if fill is not None:
         _check_fill(fill, np_dtype)
-        if np_dtype.kind in 'iu' and isinstance(fill, (int, np.integer)) and fill < 0:
+        if np_dtype.kind == 'u' and isinstance(fill, (int, np.integer)) and fill < 0:
             fill = np.array(fill, np.int64).astype(np_dtype)  # wraps, as in PyTorch
     data = np.empty(shape, np_dtype) if fill is None else np.full(shape, fill, np_dtype)
     return _finish(data, requires_grad)
@@ -181,15 +190,15 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         xstart, xend, xstep = (_builtin_float(x) for x in (start, end, step))
     else:
         xstart, xend, xstep = (_builtin_int(x) for x in (start, end, step))
-        if xstep == 0:
+        if xstep == 0 and np_dtype == np.int64:
             raise ValueError('step must be nonzero')
     if not (np.isfinite(xstart) and np.isfinite(xend)):
         raise RuntimeError(f'unsupported range: {xstart} -> {xend}')
-    if not ((xstep > 0 and xend >= xstart) or (xstep < 0 and xend <= xstart)):
+    if not ((step > 0 and xend >= xstart) or (step < 0 and xend <= xstart)):
         raise RuntimeError('upper bound and larger bound inconsistent with step sign')
     if np_dtype == np.int64:
         sign = 1 if xstep > 0 else -1
-        n = -((xend - xstart + xstep - sign) // -xstep)   # ceil of an exact integer division
+        n = (xend - xstart + xstep - sign) // xstep   # both operands share a sign: truncates
     else:
         n = int(np.ceil((_builtin_float(end) - _builtin_float(start)) / _builtin_float(step)))
     if np_dtype.kind == 'f':

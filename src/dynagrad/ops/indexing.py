@@ -22,15 +22,48 @@ def _array_key(key):
     return key
 
 
-def _node_name_for(key):
+def _is_trivial_slice(k, size):
+    return isinstance(k, slice) and k.indices(size) == (0, size, 1)
+
+
+def _node_name_for(key, shape):
+    """torch's node for a basic key: the last op it applies, items taken in order.
+
+    A lone slice is always applied; inside a tuple, slices spanning the whole dim are
+    skipped, and a key applying nothing gives an alias.
+    """
+    if not isinstance(key, tuple):
+        if key is Ellipsis:
+            return 'AliasBackward0'
+        key = (key,)
+        if isinstance(key[0], slice):
+            return 'SliceBackward0'
+    name = 'AliasBackward0'
+    dim = 0
+    for k in key:
+        if k is Ellipsis:
+            dim += len(shape) - sum(1 for j in key if j is not None and j is not Ellipsis)
+        elif k is None:
+            name = 'UnsqueezeBackward0'
+        else:
+            if not _is_trivial_slice(k, shape[dim]):
+                name = 'SliceBackward0' if isinstance(k, slice) else 'SelectBackward0'
+            dim += 1
+    return name
+
+
+def _is_alias_key(key, shape):
+    """Whether ``x[key] = v`` writes all of ``x`` directly (torch then records no CopySlices)."""
     items = key if isinstance(key, tuple) else (key,)
-    if any(isinstance(k, (int, np.integer)) for k in items):
-        return 'SelectBackward0'
-    if any(isinstance(k, slice) for k in items):
-        return 'SliceBackward0'
-    if any(k is None for k in items):
-        return 'UnsqueezeBackward0'
-    return 'AliasBackward0'
+    if any(k is not Ellipsis and not isinstance(k, slice) for k in items):
+        return False
+    dims = iter(range(len(shape)))
+    for k in items:
+        if k is Ellipsis:
+            return len(items) == 1
+        if not _is_trivial_slice(k, shape[next(dims)]):
+            return False
+    return True
 
 
 class BasicIndex(Op):
@@ -40,8 +73,10 @@ class BasicIndex(Op):
     def forward(self, x, key):
         self.in_shape = x.shape
         self.key = key
-        self._node_name = _node_name_for(key)
-        return x[key]
+        self._node_name = _node_name_for(key, x.shape)
+        # A trailing Ellipsis keeps an all-integer key a 0-d view, not a NumPy scalar copy.
+        items = key if isinstance(key, tuple) else (key,)
+        return x[items if any(k is Ellipsis for k in items) else items + (Ellipsis,)]
 
     def backward(self, g):
         return IndexScatter.apply_any(g, self.key, self.in_shape)
@@ -152,8 +187,19 @@ def getitem(x, key):
 
 
 def setitem(x, key, value):
+    """Advanced keys record IndexPut; basic ones write through a view, as torch does
+    (copy_ or fill_ on ``x[key]``, so the history of ``x`` becomes CopySlices)."""
     key = _array_key(key)
-    IndexPut.apply_(x, value, key=key)
+    is_tensor = hasattr(value, '_data')
+    if not _is_basic(key) or not (is_tensor or isinstance(value, (int, float, np.number))):
+        IndexPut.apply_(x, value, key=key)
+        return
+    _check_key(x, key)
+    target = x if _is_alias_key(key, x._data.shape) else BasicIndex.apply(x, key=key)
+    if is_tensor:
+        target.copy_(value)
+    else:
+        target.fill_(value)
 
 
 def nonzero(input, *, as_tuple=False):

@@ -3,6 +3,7 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
+from .. import _dtype
 from . import _formula as fm
 
 # -- arithmetic ---------------------------------------------------------------------------
@@ -19,8 +20,33 @@ class Add(Op):
         return g, (g if self.alpha == 1 else g * self.alpha)
 
 
+def _is_bool(v):
+    return v.__class__ is bool or getattr(v, 'dtype', None) is _dtype.bool
+
+
+def _check_bool_sub(a, b):
+    """torch refuses ``-`` on booleans (NumPy either allows it or raises a TypeError)."""
+    if _is_bool(a) or _is_bool(b):
+        if _is_bool(a) and _is_bool(b):
+            raise RuntimeError('Subtraction, the `-` operator, with two bool tensors is not '
+                               'supported. Use the `^` or `logical_xor()` operator instead.')
+        raise RuntimeError('Subtraction, the `-` operator, with a bool tensor is not supported. '
+                           'If you are trying to invert a mask, use the `~` or `logical_not()` '
+                           'operator instead.')
+
+
 class Sub(Op):
     promotes = True
+
+    @classmethod
+    def apply(cls, a, b, **params):
+        _check_bool_sub(a, b)
+        return super().apply(a, b, **params)
+
+    @classmethod
+    def apply_(cls, a, b, **params):
+        _check_bool_sub(a, b)
+        return super().apply_(a, b, **params)
 
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
@@ -34,6 +60,11 @@ class Rsub(Op):
     """``other - x * alpha`` for a scalar ``other`` (``1 - x``)."""
     node_name = 'RsubBackward1'
     promotes = True
+
+    @classmethod
+    def apply(cls, x, other, **params):
+        _check_bool_sub(x, other)
+        return super().apply(x, other, **params)
 
     def forward(self, x, other, alpha=1):
         self.alpha = alpha
@@ -71,8 +102,8 @@ class Div(Op):
 
 
 class Rdiv(Op):
-    """``other / x`` for a scalar ``other``."""
-    node_name = 'DivBackward0'
+    """``other / x`` for a scalar ``other`` (torch records it as ``other * x.reciprocal()``)."""
+    node_name = 'MulBackward0'
     promotes = True
     float_result = True
 
@@ -149,6 +180,10 @@ def _as_array(x):
 
 class Neg(Op):
     def forward(self, x):
+        if x.dtype == bool:
+            raise RuntimeError('Negation, the `-` operator, on a bool tensor is not supported. If '
+                               'you are trying to invert a mask, use the `~` or `logical_not()` '
+                               'operator instead.')
         return -x
 
     def backward(self, g):
@@ -251,7 +286,7 @@ class Abs(Op):
 class Sign(Op):
     def forward(self, x):
         self.shape = x.shape
-        return xp.sign(x)
+        return x.copy() if x.dtype == bool else xp.sign(x)
 
     def backward(self, g):
         return g * 0
@@ -389,6 +424,10 @@ def pow(input, exponent):
         if not hasattr(input, '_data'):
             return Rpow.apply(exponent, input)
         return PowTensor.apply(input, exponent)
+    if isinstance(exponent, float) and not input.is_floating_point():
+        # The exponent is a parameter, not an input, so promotion does not see it.
+        from .._dtype import get_default_dtype
+        input = input.to(get_default_dtype())
     return Pow.apply(input, exponent=exponent)
 
 

@@ -49,8 +49,11 @@ class Mean(Op):
         self.keepdim = keepdim
         if dim is not None:
             self._node_name = 'MeanBackward1'
-        out = x.mean(axis=dim, keepdims=keepdim, dtype=dtype)
-        self.count = x.size // max(out.size, 1) if x.size else 0
+        if x.size:
+            out = x.mean(axis=dim, keepdims=keepdim, dtype=dtype)
+        else:                                   # NaN, as torch gives, without NumPy's warning
+            out = x.sum(axis=dim, keepdims=keepdim, dtype=dtype) * xp.nan
+        self.count = max(x.size // max(out.size, 1), 1)
         return out
 
     def backward(self, g):
@@ -61,8 +64,8 @@ class Mean(Op):
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'sum')
-    if dims == () and dim is not None and input.ndim:
-        dims = None
+    if dims == () and dim is not None:
+        dims = tuple(range(input.ndim))     # dim=() sums everything (still SumBackward1)
     np_dtype = dtype.numpy if dtype is not None else None
     return Sum.apply(input, dim=dims, keepdim=keepdim, dtype=np_dtype)
 

@@ -33,10 +33,10 @@ class Transpose(Op):
 
     def forward(self, x, dim0, dim1):
         self.dims = (dim0, dim1)
-        return x.swapaxes(dim0, dim1)
+        return x.swapaxes(dim0, dim1) if x.ndim else x.view()
 
     def backward(self, g):
-        return g.swapaxes(*self.dims)
+        return g.swapaxes(*self.dims) if g.ndim else g
 
 
 class T(Transpose):
@@ -63,7 +63,7 @@ class Squeeze(Op):
             return x.squeeze()
         self._node_name = 'SqueezeBackward1' if isinstance(dim, int) else 'SqueezeBackward2'
         dims = (dim,) if isinstance(dim, int) else dim
-        return x.squeeze(tuple(d for d in dims if x.shape[d] == 1))
+        return x.squeeze(tuple(d for d in dims if x.ndim and x.shape[d] == 1))
 
     def backward(self, g):
         return g.reshape(self.in_shape)
@@ -274,8 +274,7 @@ def squeeze(input, dim=None):
     if dim is None:
         return Squeeze.apply(input)
     if isinstance(dim, int):
-        return Squeeze.apply(input, dim=_wrap(dim, nd) if nd else 0) if nd else View.apply(
-            input, shape=())
+        return Squeeze.apply(input, dim=_wrap(dim, nd))
     return Squeeze.apply(input, dim=tuple(_wrap(d, nd) for d in dim))
 
 
@@ -288,8 +287,8 @@ def expand(input, *sizes):
     shp = input._data.shape
     if len(sizes) < len(shp):
         raise RuntimeError(f'expand({input.type()}{{{list(shp)}}}, size={list(sizes)}): the '
-                           'number of sizes provided ({}) must be greater or equal to the number '
-                           'of dimensions in the tensor ({})'.format(len(sizes), len(shp)))
+                           f'number of sizes provided ({len(sizes)}) must be greater or equal to '
+                           f'the number of dimensions in the tensor ({len(shp)})')
     lead = len(sizes) - len(shp)
     target = []
     for i, s in enumerate(sizes):
