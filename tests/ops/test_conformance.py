@@ -1,0 +1,457 @@
+"""Every row of ``tests/op_db.py`` checked against torch the same way.
+
+Per (op, sample): forward value, dtype and shape (function, alias, method and operator
+forms); gradients of every float input for a random upstream gradient shared with torch;
+grad_fn names; ``gradcheck`` and ``gradgradcheck`` in float64 on small samples; the
+in-place variant on a non-leaf (values, gradients, version-counter errors). Per error
+sample: the exception type torch raises.
+"""
+import zlib
+
+import numpy as np
+import pytest
+import torch
+
+import dynagrad
+from dynagrad.autograd import gradcheck, gradgradcheck
+
+import op_db
+from op_db import OPS, NC, DT, STATS
+
+LIBS = (dynagrad, torch)
+pytestmark = pytest.mark.filterwarnings('ignore:The use of `x.T`:UserWarning')
+GRADCHECK_MAX_NUMEL = 12
+GRADGRADCHECK_MAX_NUMEL = 8
+
+FWD_TOL = {'float32': dict(rtol=1e-5, atol=1e-6), 'float64': dict(rtol=1e-10, atol=1e-12),
+           'float16': dict(rtol=1e-3, atol=1e-3)}
+GRAD_TOL = {'float32': dict(rtol=1e-4, atol=1e-5), 'float64': dict(rtol=1e-9, atol=1e-11)}
+
+
+# -- building inputs -----------------------------------------------------------------------
+
+def _tensor(lib, array):
+    array = np.array(array, copy=True)
+    return torch.from_numpy(array) if lib is torch else dynagrad.tensor(array)
+
+
+def build(lib, sample, *, requires_grad=None, float64=False, leaves_in=None, clone_first=False):
+    """The sample's args on ``lib``: (args, kwargs, leaves, first) where ``first`` is the
+    tensor the first argument was made from (its clone when ``clone_first``)."""
+    rg = sample.requires_grad if requires_grad is None else requires_grad
+    leaves = []
+    supplied = iter(leaves_in) if leaves_in is not None else None
+    first = [None]
+
+    def leaf(array):
+        if supplied is not None:
+            t = next(supplied)
+        else:
+            if float64 and array.dtype.kind == 'f':
+                array = array.astype(np.float64)
+            t = _tensor(lib, array)
+            if rg and array.dtype.kind == 'f':
+                t.requires_grad_(True)
+        leaves.append(t)
+        return t
+
+    def conv(a, pos):
+        if isinstance(a, (NC, np.ndarray)) and pos is not None:
+            t = leaf(a.array if isinstance(a, NC) else a)
+            if pos == 0:
+                if clone_first:
+                    t = t.clone()
+                first[0] = t
+            return a.view(t) if isinstance(a, NC) else t
+        if isinstance(a, np.ndarray):           # inside a key: an index tensor
+            return _tensor(lib, a)
+        if isinstance(a, tuple):
+            return tuple(conv(x, None) for x in a)
+        if isinstance(a, list):
+            return [conv(x, None) for x in a]
+        if isinstance(a, DT):
+            return getattr(lib, a.name)
+        return a
+
+    args = tuple(conv(a, i) for i, a in enumerate(sample.args))
+    kwargs = {k: conv(v, None) for k, v in sample.kwargs.items()}
+    return args, kwargs, leaves, first[0]
+
+
+def is_tensor_arg(a):
+    return isinstance(a, (NC, np.ndarray))
+
+
+def _method(op):
+    return lambda lib, x, *a, **k: getattr(x, op.method)(*a, **k)
+
+
+def primary(op, sample):
+    """The form the gradient checks use: the function form, or the method for method-only
+    samples."""
+    return _method(op) if sample.method_only else op.call
+
+
+def variants(op, sample):
+    """(name, call(lib, *args, **kwargs)) for every form of the op this sample can use."""
+    if sample.method_only:
+        return [('method', _method(op))]
+    out = [('fn', op.call)]
+    for alias in op.aliases:
+        out.append((alias, lambda lib, *a, _n=alias, **k: getattr(lib, _n)(*a, **k)))
+    first_is_tensor = sample.args and is_tensor_arg(sample.args[0])
+    if op.method and first_is_tensor and (op.fn is not None or op.method != op.name):
+        out.append(('method', _method(op)))
+    if op.operator and first_is_tensor and not sample.kwargs:
+        out.append(('operator', lambda lib, *a: op.operator(*a)))
+    return out
+
+
+def rng_for(*parts):
+    return np.random.default_rng(zlib.crc32('/'.join(map(str, parts)).encode()))
+
+
+# -- comparing ------------------------------------------------------------------------------
+
+def dtype_name(t):
+    return str(t.dtype).replace('torch.', '').replace('dynagrad.', '')
+
+
+def node_name(fn):
+    return None if fn is None else fn.name().replace('torch::autograd::', '')
+
+
+def assert_same(actual, expected, tol=FWD_TOL, what='result'):
+    assert isinstance(actual, dynagrad.Tensor), f'{what}: got {type(actual).__name__}'
+    assert dtype_name(actual) == dtype_name(expected), f'{what} dtype'
+    assert tuple(actual.shape) == tuple(expected.shape), f'{what} shape'
+    a = actual.detach().numpy()
+    e = expected.detach().numpy()
+    kind = dtype_name(expected)
+    if kind in tol:
+        np.testing.assert_allclose(a, e, equal_nan=True, err_msg=what, **tol[kind])
+    else:
+        np.testing.assert_array_equal(a, e, err_msg=what)
+
+
+def assert_grads(d_leaves, t_leaves, sample):
+    # float32 anywhere in the computation bounds the precision of every gradient
+    tol = GRAD_TOL if sample.all_float64 else {k: GRAD_TOL['float32'] for k in GRAD_TOL}
+    for i, (d, t) in enumerate(zip(d_leaves, t_leaves)):
+        if not t.dtype.is_floating_point:
+            continue
+        if t.grad is None:
+            assert d.grad is None or not np.any(d.grad.numpy()), f'grad of input {i}'
+            continue
+        assert d.grad is not None, f'grad of input {i} is None; torch has one'
+        assert_same(d.grad, t.grad, tol, f'grad of input {i}')
+
+
+def upstream(out, *parts):
+    """The same random upstream gradient for both libraries."""
+    g = rng_for(*parts).standard_normal(tuple(out.shape))
+    g = np.asarray(g, dtype=dtype_name(out))
+    return dynagrad.tensor(g.copy()), torch.from_numpy(g.copy())
+
+
+def same_exception(run, *, exc=None):
+    """Run ``run(lib)`` on both libraries: both succeed (results returned) or both raise."""
+    try:
+        t_out = run(torch)
+    except Exception as e:  # noqa: BLE001 (torch decides what is an error)
+        t_exc = e
+    else:
+        t_exc = None
+    if t_exc is not None:
+        kind = exc or type(t_exc)
+        if exc is not None:
+            assert isinstance(t_exc, exc), f'torch raised {type(t_exc).__name__}: {t_exc}'
+        for base in (IndexError, TypeError, ValueError, RuntimeError):
+            if isinstance(t_exc, base):
+                kind = base
+                break
+        with pytest.raises(kind):
+            run(dynagrad)
+        return None, None
+    return run(dynagrad), t_out
+
+
+# -- parametrization ------------------------------------------------------------------------
+
+def _params(select, kind):
+    out = []
+    for op in OPS:
+        for i, s in enumerate(op.get_samples()):
+            if select(op, s):
+                marks = ()
+                if kind in s.xfail:
+                    marks = pytest.mark.xfail(strict=True, reason=s.xfail[kind])
+                out.append(pytest.param(op, s, i, id=f'{op.name}-{i}-{s.desc}', marks=marks))
+    return out
+
+
+def _wants_grad(op, s):
+    return op.differentiable and s.requires_grad and s.has_float_input
+
+
+ALL = _params(lambda op, s: True, 'forward')
+GRAD = _params(_wants_grad, 'backward')
+GRAD_FN = _params(lambda op, s: _wants_grad(op, s) and s.check_grad_fn, 'grad_fn')
+GRADCHECK = _params(lambda op, s: _wants_grad(op, s) and s.gradcheck
+                    and 0 < s.numel <= GRADCHECK_MAX_NUMEL, 'gradcheck')
+# (empty tensors are left out: see test_gradgradcheck_empty_input)
+GRADGRADCHECK = _params(lambda op, s: _wants_grad(op, s) and s.gradcheck and not s.has_empty
+                        and op.twice_differentiable and s.numel <= GRADGRADCHECK_MAX_NUMEL,
+                        'gradgradcheck')
+INPLACE = _params(lambda op, s: op.inplace and s.args and is_tensor_arg(s.args[0]), 'inplace')
+ERRORS = [pytest.param(op, e, i, id=f'{op.name}-{i}-{e.desc}', marks=(
+              pytest.mark.xfail(strict=True, reason=e.xfail) if e.xfail else ()))
+          for op in OPS for i, e in enumerate(op.get_errors())
+          if e.variant == 'fn' or getattr(op, e.variant) is not None]
+INPLACE_OPS = [pytest.param(op, id=op.name, marks=(
+                   pytest.mark.xfail(strict=True, reason=op.inplace_xfail)
+                   if op.inplace_xfail else ()))
+               for op in OPS if op.inplace]
+
+
+def _record(op, i, kind='sample'):
+    STATS['ops'].add(op.name)
+    STATS['samples'].add((op.name, kind, i))
+
+
+# -- the checks -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize('op,sample,i', ALL)
+def test_forward(op, sample, i):
+    _record(op, i)
+    for name, call in variants(op, sample):
+        d_args, d_kw, _, _ = build(dynagrad, sample)
+        t_args, t_kw, _, _ = build(torch, sample)
+        expected = call(torch, *t_args, **t_kw)
+        actual = call(dynagrad, *d_args, **d_kw)
+        assert_same(actual, expected, what=f'{name} form')
+        assert actual.requires_grad == expected.requires_grad, f'{name}: requires_grad'
+
+
+@pytest.mark.parametrize('op,sample,i', GRAD)
+def test_backward(op, sample, i):
+    d_args, d_kw, d_leaves, _ = build(dynagrad, sample)
+    t_args, t_kw, t_leaves, _ = build(torch, sample)
+    t_out = primary(op, sample)(torch, *t_args, **t_kw)
+    d_out = primary(op, sample)(dynagrad, *d_args, **d_kw)
+    assert d_out.requires_grad == t_out.requires_grad
+    if not t_out.requires_grad:
+        return
+    gd, gt = upstream(t_out, op.name, i)
+    t_out.backward(gt)
+    d_out.backward(gd)
+    assert_grads(d_leaves, t_leaves, sample)
+
+
+@pytest.mark.parametrize('op,sample,i', GRAD_FN)
+def test_grad_fn_name(op, sample, i):
+    d_args, d_kw, _, _ = build(dynagrad, sample)
+    t_args, t_kw, _, _ = build(torch, sample)
+    t_out = primary(op, sample)(torch, *t_args, **t_kw)
+    d_out = primary(op, sample)(dynagrad, *d_args, **d_kw)
+    if t_out.grad_fn is None:
+        assert d_out.grad_fn is None or d_out is d_args[0]
+        return
+    assert node_name(d_out.grad_fn) == node_name(t_out.grad_fn)
+
+
+def _func_of_leaves(op, sample):
+    args, kwargs, leaves, _ = build(dynagrad, sample, float64=True)
+
+    def f(*ls):
+        a, k, _, _ = build(dynagrad, sample, leaves_in=ls)
+        return primary(op, sample)(dynagrad, *a, **k)
+    return f, leaves
+
+
+@pytest.mark.parametrize('op,sample,i', GRADCHECK)
+def test_gradcheck(op, sample, i):
+    f, leaves = _func_of_leaves(op, sample)
+    assert gradcheck(f, leaves, eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+@pytest.mark.parametrize('op,sample,i', GRADGRADCHECK)
+def test_gradgradcheck(op, sample, i):
+    f, leaves = _func_of_leaves(op, sample)
+    assert gradgradcheck(f, leaves, eps=1e-6, atol=1e-5, rtol=1e-3)
+
+
+def _inplace_runner(op, sample, i, use_operator=False):
+    def run(lib):
+        args, kwargs, leaves, base = build(lib, sample, clone_first=True)
+        target = args[0]
+        if use_operator:
+            result = op.inplace_operator(target, *args[1:])
+        else:
+            result = getattr(target, op.inplace)(*args[1:], **kwargs)
+        assert result is target, 'an in-place op returns its target'
+        grads = None
+        if base.requires_grad:
+            g = rng_for(op.name, i, 'inplace').standard_normal(tuple(base.shape))
+            g = np.asarray(g, dtype=dtype_name(base))
+            names = (node_name(target.grad_fn), node_name(base.grad_fn))
+            base.backward(_tensor(lib, g))
+            grads = names
+        return target, base, leaves, grads
+    return run
+
+
+@pytest.mark.parametrize('op,sample,i', INPLACE)
+def test_inplace(op, sample, i):
+    _record(op, i)
+    forms = [False] + ([True] if op.inplace_operator and not sample.kwargs else [])
+    for use_operator in forms:
+        d, t = same_exception(_inplace_runner(op, sample, i, use_operator))
+        if t is None:
+            continue
+        (d_target, d_base, d_leaves, d_names), (t_target, t_base, t_leaves, t_names) = d, t
+        assert_same(d_target, t_target, what='target')
+        assert_same(d_base, t_base, what='base')
+        if isinstance(sample.args[0], NC):
+            # torch regenerates a view's history as AsStridedBackward0; dynagrad replays the
+            # view ops. Only the base's CopySlices is compared.
+            d_names, t_names = d_names[1:], t_names[1:]
+        assert d_names == t_names, 'grad_fn names of target and base'
+        assert_grads(d_leaves, t_leaves, sample)
+
+
+def _first_inplace_sample(op):
+    """A sample whose in-place form succeeds in torch on a float tensor (no views)."""
+    for i, s in enumerate(op.get_samples()):
+        if not (s.args and isinstance(s.args[0], np.ndarray) and s.args[0].dtype.kind == 'f'
+                and s.args[0].size):
+            continue
+        try:
+            args, kw, _, _ = build(torch, s, requires_grad=False, clone_first=True)
+            getattr(args[0], op.inplace)(*args[1:], **kw)
+        except Exception:  # noqa: BLE001
+            continue
+        return s
+    raise AssertionError(f'{op.name}: no sample works in place')
+
+
+# Scenarios: (id, make(y) -> (z, victim), raises). ``victim`` (y, a view of y, or z) is
+# modified in place before ``z.sum().backward()``; torch raises exactly when a tensor
+# saved for backward was modified.
+SCENARIOS = [
+    ('input_saved_by_mul', lambda y: (y * y, y), True),
+    ('output_saved_by_exp', lambda y: (y.exp(),) * 2, True),
+    ('nothing_saved_by_add', lambda y: (y + 1, y), False),
+    ('view_of_saved_input', lambda y: (y * y, y.view(tuple(y.shape))), True),
+]
+
+
+@pytest.mark.parametrize('scenario', SCENARIOS, ids=[s[0] for s in SCENARIOS])
+@pytest.mark.parametrize('op', INPLACE_OPS)
+def test_inplace_version_check(op, scenario):
+    _, make, raises = scenario
+    sample = _first_inplace_sample(op)
+
+    def run(lib):
+        args, kw, _, _ = build(lib, sample, requires_grad=True)
+        z, victim = make(args[0].clone())
+        getattr(victim, op.inplace)(*args[1:], **kw)
+        z.sum().backward()
+
+    try:
+        run(torch)
+    except RuntimeError as e:
+        assert raises, f'torch raised unexpectedly: {e}'
+        assert 'modified by an inplace operation' in str(e)
+        with pytest.raises(RuntimeError, match='modified by an inplace operation'):
+            run(dynagrad)
+    else:
+        assert not raises, 'torch did not raise'
+        run(dynagrad)
+
+
+@pytest.mark.parametrize('op', [pytest.param(op, id=op.name) for op in OPS if op.inplace])
+def test_inplace_on_leaf_raises(op):
+    sample = _first_inplace_sample(op)
+    for lib in LIBS:
+        args, kw, _, _ = build(lib, sample, requires_grad=True)
+        with pytest.raises(RuntimeError, match='leaf Variable that requires grad'):
+            getattr(args[0], op.inplace)(*args[1:], **kw)
+
+
+@pytest.mark.parametrize('op,err,i', ERRORS)
+def test_error(op, err, i):
+    _record(op, i, 'error')
+
+    def run(lib):
+        args, kw, _, _ = build(lib, err, requires_grad=False, clone_first=err.variant == 'inplace')
+        if err.variant == 'fn':
+            return op.call(lib, *args, **kw)
+        name = op.inplace if err.variant == 'inplace' else (op.method or op.name)
+        return getattr(args[0], name)(*args[1:], **kw)
+
+    with pytest.raises(err.exc) as t_info:
+        run(torch)
+    with pytest.raises(err.exc) as d_info:
+        run(dynagrad)
+    for base in (IndexError, TypeError, ValueError):
+        assert isinstance(d_info.value, base) == isinstance(t_info.value, base), (
+            f'torch raised {type(t_info.value).__name__}, dynagrad {type(d_info.value).__name__}')
+
+
+# -- minimal reproductions of bugs outside the op files (strict xfails, for the lead) -------
+
+@pytest.mark.xfail(strict=True, reason=op_db.BUG_BROADCAST)
+def test_bug_broadcast_error_is_runtime_error():
+    with pytest.raises(RuntimeError):
+        dynagrad.ones(2, 3) + dynagrad.ones(4)
+
+
+@pytest.mark.xfail(strict=True, reason=op_db.BUG_FILL_NAME)
+def test_bug_fill_and_zero_node_names():
+    x = dynagrad.ones(3, requires_grad=True)
+    assert x.clone().fill_(2.0).grad_fn.name() == 'FillBackward2'
+    assert x.clone().zero_().grad_fn.name() == 'ZeroBackward0'
+
+
+@pytest.mark.xfail(strict=True, reason=op_db.BUG_INT_TARGET)
+def test_bug_inplace_into_int_target_records_no_graph():
+    y = dynagrad.zeros(3, dtype=dynagrad.int64)
+    y.copy_(dynagrad.ones(3, requires_grad=True))
+    assert not y.requires_grad and y.grad_fn is None
+
+
+@pytest.mark.xfail(strict=True, reason=op_db.BUG_POW_)
+def test_bug_pow_inplace_tensor_exponent():
+    x = dynagrad.tensor([1.5, 2.0], requires_grad=True)
+    e = dynagrad.tensor([2.0, 3.0], requires_grad=True)
+    y = x.clone()
+    y.pow_(e)
+    y.sum().backward()
+    assert y.grad_fn.name() == 'PowBackward1' and e.grad is not None
+
+
+@pytest.mark.xfail(strict=True, reason=op_db.BUG_SCALAR_SAVED)
+def test_bug_double_backward_through_0dim_saved_output():
+    x = dynagrad.tensor(0.5, dtype=dynagrad.float64, requires_grad=True)
+    gx, = dynagrad.autograd.grad(x.exp(), [x], create_graph=True)
+    ggx, = dynagrad.autograd.grad(gx, [x])
+    assert abs(ggx.item() - np.exp(0.5)) < 1e-12
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    'BUG: gradgradcheck fails with a ValueError (broadcast (3,0) vs (0,0)) when an input is '
+    'empty: the numerical Jacobian of an empty input is np.zeros((0, 0)) instead of '
+    '(output numel, 0) (autograd/gradcheck.py: _numerical_jacobians)'))
+def test_bug_gradgradcheck_empty_input():
+    a = dynagrad.tensor(np.zeros((0, 3)), requires_grad=True)
+    b = dynagrad.tensor(np.ones(3), requires_grad=True)
+    assert gradgradcheck(lambda a, b: a * b, (a, b))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "BUG: Tensor.copy_ raises TypeError for a Python scalar src; torch 2.13 accepts it and "
+    "fills (ops/__init__.py: copy_)"))
+def test_bug_copy_scalar_src():
+    assert torch.zeros(2).copy_(1.5).tolist() == [1.5, 1.5]
+    assert dynagrad.zeros(2).copy_(1.5).tolist() == [1.5, 1.5]
