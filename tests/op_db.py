@@ -753,39 +753,7 @@ BINARY_ERRORS = binary_errors
 # gradgradcheck, inplace, error. Fixing a bug turns its entries into XPASS failures: delete
 # them then.
 
-BUG_BROADCAST = ("BUG: NumPy's ValueError (non-broadcastable shapes; integers to negative "
-                 "integer powers) escapes Op.apply; torch raises RuntimeError (autograd/function.py: Op.apply/apply_ should re-raise "
-                 "NumPy's ValueError/TypeError from forward as RuntimeError)")
-BUG_FILL_NAME = ("BUG: fill_ records FillBackward0 (torch: FillBackward2 for a Python scalar) and "
-                 "zero_ records FillBackward0 (torch: ZeroBackward0) (ops/__init__.py: Fill)")
-BUG_INT_TARGET = ("BUG: an in-place op into an integer target records a graph when the source "
-                  "requires grad (int_t.copy_(float_t_requiring_grad).requires_grad is True; "
-                  "torch: False) (autograd/function.py: Op.apply_ should not record non-float "
-                  "results)")
-BUG_POW_ = ("BUG: Tensor.pow_(tensor) goes to Pow (scalar exponent) instead of PowTensor: "
-            "'Boolean value of Tensor ... ambiguous', or PowBackward0 with no exponent gradient "
-            "for a 0-dim exponent (ops/__init__.py: _pow_)")
-BUG_SCALAR_SAVED = ("BUG: a NumPy scalar returned by forward for a 0-dim input (np.exp of a 0-d "
-                    "array) and saved for backward is not resolved to the output tensor, so "
-                    "double backward treats it as a constant (autograd/function.py: "
-                    "_resolve_saved checks `s.__class__ is np.ndarray` only)")
-
-_SHAPE_ERRORS = ('shape_mismatch', 'shape_mismatch_2d')
-KNOWN_BUGS = [
-    *[(n, 'error', _SHAPE_ERRORS, BUG_BROADCAST) for n in (
-        'add', 'add_alpha', 'sub', 'mul', 'div', 'pow', 'where', 'eq', 'ne', 'lt', 'le', 'gt',
-        'ge')],
-    ('pow', 'error', ('int_negative_power',), BUG_BROADCAST),
-    ('fill_', 'grad_fn', ('pyfloat', 'pyint', '0dim', 'noncontig'), BUG_FILL_NAME),
-    ('fill_', 'inplace', ('pyfloat', 'pyint', '0dim'), BUG_FILL_NAME),
-    ('zero_', 'grad_fn', ('2d', '0dim', 'noncontig'), BUG_FILL_NAME),
-    ('zero_', 'inplace', ('2d', '0dim'), BUG_FILL_NAME),
-    *[('copy_', k, ('float_into_int',), BUG_INT_TARGET)
-      for k in ('forward', 'backward', 'grad_fn', 'inplace')],
-    ('pow_tensor', 'inplace', ('same_shape', '0dim_exp', 'noncontig', 'f32_i64', 'i64_i64',
-                               'f32_f64_0dim'), BUG_POW_),
-    *[(n, 'gradgradcheck', ('0dim',), BUG_SCALAR_SAVED) for n in ('exp', 'sqrt', 'tanh', 'rpow')],
-]
+KNOWN_BUGS = []  # (op name, check kind, sample descs, reason) for bugs not yet fixed
 
 OPS = [
     # arithmetic
@@ -817,8 +785,7 @@ OPS = [
                                ErrorSample((R(rng, 2, 3), R(rng, 3, 3)), desc='shape_mismatch')],
            domain='positive base for fractional exponents, nonzero for negative'),
     OpInfo('pow_tensor', lambda lib, a, b: lib.pow(a, b), pow_tensor_samples, method='pow',
-           inplace='pow_', operator=lambda a, b: a ** b, domain='positive base',
-           inplace_xfail=BUG_POW_),
+           inplace='pow_', operator=lambda a, b: a ** b, domain='positive base'),
     OpInfo('rpow', lambda lib, x, base: base ** x, rpow_samples, domain='positive base'),
     OpInfo('neg', None, unary_samples(), method='neg', inplace='neg_',
            operator=lambda a: -a, aliases=('negative',),

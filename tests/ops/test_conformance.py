@@ -399,30 +399,28 @@ def test_error(op, err, i):
             f'torch raised {type(t_info.value).__name__}, dynagrad {type(d_info.value).__name__}')
 
 
-# -- minimal reproductions of bugs outside the op files (strict xfails, for the lead) -------
+# -- regressions: bugs found by this suite in the mechanism, fixed there -------------------
 
-@pytest.mark.xfail(strict=True, reason=op_db.BUG_BROADCAST)
-def test_bug_broadcast_error_is_runtime_error():
-    with pytest.raises(RuntimeError):
+def test_broadcast_error_is_runtime_error():
+    with pytest.raises(RuntimeError, match=r'The size of tensor a \(3\) must match the size of '
+                                           r'tensor b \(4\) at non-singleton dimension 1 '
+                                           r'\(add: shapes \[2, 3\] and \[4\]\)'):
         dynagrad.ones(2, 3) + dynagrad.ones(4)
 
 
-@pytest.mark.xfail(strict=True, reason=op_db.BUG_FILL_NAME)
-def test_bug_fill_and_zero_node_names():
+def test_fill_and_zero_node_names():
     x = dynagrad.ones(3, requires_grad=True)
     assert x.clone().fill_(2.0).grad_fn.name() == 'FillBackward2'
     assert x.clone().zero_().grad_fn.name() == 'ZeroBackward0'
 
 
-@pytest.mark.xfail(strict=True, reason=op_db.BUG_INT_TARGET)
-def test_bug_inplace_into_int_target_records_no_graph():
+def test_inplace_into_int_target_records_no_graph():
     y = dynagrad.zeros(3, dtype=dynagrad.int64)
     y.copy_(dynagrad.ones(3, requires_grad=True))
     assert not y.requires_grad and y.grad_fn is None
 
 
-@pytest.mark.xfail(strict=True, reason=op_db.BUG_POW_)
-def test_bug_pow_inplace_tensor_exponent():
+def test_pow_inplace_tensor_exponent():
     x = dynagrad.tensor([1.5, 2.0], requires_grad=True)
     e = dynagrad.tensor([2.0, 3.0], requires_grad=True)
     y = x.clone()
@@ -431,27 +429,19 @@ def test_bug_pow_inplace_tensor_exponent():
     assert y.grad_fn.name() == 'PowBackward1' and e.grad is not None
 
 
-@pytest.mark.xfail(strict=True, reason=op_db.BUG_SCALAR_SAVED)
-def test_bug_double_backward_through_0dim_saved_output():
+def test_double_backward_through_0dim_saved_output():
     x = dynagrad.tensor(0.5, dtype=dynagrad.float64, requires_grad=True)
     gx, = dynagrad.autograd.grad(x.exp(), [x], create_graph=True)
     ggx, = dynagrad.autograd.grad(gx, [x])
     assert abs(ggx.item() - np.exp(0.5)) < 1e-12
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'BUG: gradgradcheck fails with a ValueError (broadcast (3,0) vs (0,0)) when an input is '
-    'empty: the numerical Jacobian of an empty input is np.zeros((0, 0)) instead of '
-    '(output numel, 0) (autograd/gradcheck.py: _numerical_jacobians)'))
-def test_bug_gradgradcheck_empty_input():
+def test_gradgradcheck_empty_input():
     a = dynagrad.tensor(np.zeros((0, 3)), requires_grad=True)
     b = dynagrad.tensor(np.ones(3), requires_grad=True)
     assert gradgradcheck(lambda a, b: a * b, (a, b))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG: Tensor.copy_ raises TypeError for a Python scalar src; torch 2.13 accepts it and "
-    "fills (ops/__init__.py: copy_)"))
-def test_bug_copy_scalar_src():
+def test_copy_scalar_src():
     assert torch.zeros(2).copy_(1.5).tolist() == [1.5, 1.5]
     assert dynagrad.zeros(2).copy_(1.5).tolist() == [1.5, 1.5]

@@ -139,7 +139,10 @@ class Op(Node):
         node = _new(cls)
         node._saved = ()
         node.next_functions = tuple(edges) if record else _NO_EDGES
-        out = node.forward(*arrays, **params)
+        try:
+            out = node.forward(*arrays, **params)
+        except ValueError as e:
+            raise _as_runtime_error(cls, arrays, e) from None
         if out.__class__ is tuple:
             return _wrap_outputs(node, inputs, arrays, out, record, out_cls, volatile)
         result = out if out.__class__ is _ndarray else np.asarray(out)
@@ -162,7 +165,7 @@ class Op(Node):
         """The in-place variant: write the result into ``target`` and rewrite its history."""
         inputs = (target,) + others
         grad_on = _grad_state.grad_enabled
-        record = grad_on and cls.differentiable and any(
+        record = grad_on and cls.differentiable and target._data.dtype.kind == 'f' and any(
             isinstance(x, Tensor) and x._requires_grad for x in inputs)
         if grad_on and target._requires_grad:
             _check_inplace_allowed(target)
@@ -177,7 +180,10 @@ class Op(Node):
         node._saved = ()
         node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
                                     else _NO_EDGE for x in inputs) if record else _NO_EDGES
-        out = node.forward(*arrays, **params)
+        try:
+            out = node.forward(*arrays, **params)
+        except ValueError as e:
+            raise _as_runtime_error(cls, arrays, e) from None
         result = out if out.__class__ is _ndarray else np.asarray(out)
         _check_inplace_result(cls, target, result)
 
@@ -223,6 +229,22 @@ class Op(Node):
 _as_tensors_default = False
 Op._as_tensors = _as_tensors_default
 Op._input_meta = None
+
+
+def _as_runtime_error(cls, arrays, error):
+    """NumPy's ValueError for bad input, as the RuntimeError PyTorch raises, naming op and shapes."""
+    shapes = [a.shape for a in arrays if a.__class__ is _ndarray]
+    op = cls._node_name[:-9].lower() if cls._node_name.endswith('Backward0') else cls.__name__
+    if len(shapes) >= 2 and 'broadcast' in str(error):
+        a, b = shapes[0], shapes[1]
+        for k in range(1, min(len(a), len(b)) + 1):
+            if a[-k] != b[-k] and a[-k] != 1 and b[-k] != 1:
+                dim = max(len(a), len(b)) - k
+                return RuntimeError(f'The size of tensor a ({a[-k]}) must match the size of '
+                                    f'tensor b ({b[-k]}) at non-singleton dimension {dim} '
+                                    f'({op}: shapes {list(a)} and {list(b)})')
+    described = ', '.join(f'{list(a.shape)} {a.dtype}' for a in arrays if a.__class__ is _ndarray)
+    return RuntimeError(f'{op}: {error} (inputs: {described})')
 
 
 def _check_inplace_allowed(target):
@@ -376,7 +398,7 @@ def _resolve_saved(saved, inputs, arrays, out_arrays, out_tensors):
     """Turn the arrays an op saved into SavedTensors tied to the inputs or outputs they are."""
     resolved = []
     for s in saved:
-        if s.__class__ is _ndarray:
+        if s.__class__ is _ndarray or isinstance(s, np.generic):
             for i, a in enumerate(arrays):
                 if s is a:
                     x = inputs[i]

@@ -21,10 +21,11 @@ def _differentiable_outputs(outputs):
     return [o for o in outputs if hasattr(o, '_data') and o._data.dtype.kind == 'f']
 
 
-def _numerical_jacobians(func, inputs, wrt, n_outputs, eps):
+def _numerical_jacobians(func, inputs, wrt, outputs, eps):
     """J[o][i] has shape (output numel, input numel), by central differences."""
     # Inputs are perturbed through their arrays (no version bump), and func runs with grad
     # mode as the caller has it, because gradgradcheck's func itself calls autograd.grad.
+    n_outputs = len(outputs)
     jac = [[None] * len(wrt) for _ in range(n_outputs)]
     for col, i in enumerate(wrt):
         data = inputs[i]._data
@@ -44,7 +45,7 @@ def _numerical_jacobians(func, inputs, wrt, n_outputs, eps):
                 columns[j].append((plus[j] - minus[j]) / (2 * eps))
         for j in range(n_outputs):
             jac[j][col] = (np.stack(columns[j], axis=1) if columns[j]
-                           else np.zeros((0, 0)))
+                           else np.zeros((outputs[j]._data.size, 0)))
     return jac
 
 
@@ -85,7 +86,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
     outputs = _differentiable_outputs(_tensors(func(*inputs)))
     analytical = _analytical_jacobians(outputs, inputs, wrt)
-    numerical = _numerical_jacobians(func, inputs, wrt, len(outputs), eps)
+    numerical = _numerical_jacobians(func, inputs, wrt, outputs, eps)
     for j in range(len(outputs)):
         for col, i in enumerate(wrt):
             a, n = analytical[j][col], numerical[j][col]

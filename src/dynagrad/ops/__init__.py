@@ -14,11 +14,17 @@ from .pointwise import (Add, Sub, Rsub, Mul, Div, Rdiv, Rpow, Neg, Abs, Eq, Ne, 
 
 
 class Fill(Op):
+    node_name = 'FillBackward2'
+
     def forward(self, x, value):
         return xp_full_like(x, value)
 
     def backward(self, g):
         return g * 0
+
+
+class Zero(Fill):
+    pass
 
 
 class Copy(Op):
@@ -68,7 +74,7 @@ def clamp_(self, min=None, max=None):
 
 
 def zero_(self):
-    return Fill.apply_(self, value=0)
+    return Zero.apply_(self, value=0)
 
 
 def fill_(self, value):
@@ -78,6 +84,8 @@ def fill_(self, value):
 
 def copy_(self, src, non_blocking=False):
     if not isinstance(src, Tensor):
+        if isinstance(src, (int, float, bool)):
+            return fill_(self, src)
         raise TypeError(f'copy_(): argument \'other\' must be Tensor, not {type(src).__name__}')
     import numpy as np
     src_shape, shape = src._data.shape, self._data.shape
@@ -105,6 +113,8 @@ def _unary_inplace(op_cls):
 
 
 def _pow_(self, exponent):
+    if isinstance(exponent, Tensor):
+        return pointwise.PowTensor.apply_(self, exponent)
     return pointwise.Pow.apply_(self, exponent=exponent)
 
 
