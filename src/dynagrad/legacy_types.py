@@ -12,7 +12,7 @@ class _LegacyTypeMeta(type):
         return isinstance(obj, Tensor) and obj._data.dtype == cls._dtype.numpy
 
     def __call__(cls, *args, **kwargs):
-        return Tensor._from_legacy_args(args, kwargs, cls._dtype)
+        return Tensor._from_legacy_args(args, kwargs, cls._dtype, typed=True)
 
     def __repr__(cls):
         return f"<class 'dynagrad.{cls.__name__}'>"

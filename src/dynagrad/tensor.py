@@ -55,23 +55,34 @@ class Tensor:
         return cls._from_legacy_args(args, kwargs, _dtype.get_default_dtype())
 
     @classmethod
-    def _from_legacy_args(cls, args, kwargs, dtype):
-        if kwargs.get('device', 'cpu') not in ('cpu', None):
-            raise RuntimeError(f"dynagrad runs on the CPU only; got device={kwargs['device']!r}")
+    def _from_legacy_args(cls, args, kwargs, dtype, typed=False):
+        """PyTorch's legacy constructor: sizes, data, or a tensor to alias."""
+        unknown = set(kwargs) - {'device'}
+        if unknown:
+            raise TypeError(f'new() received an invalid combination of arguments: unexpected '
+                            f'keyword {sorted(unknown)[0]!r}; pass sizes or data, and use '
+                            'dynagrad.tensor(data, dtype=..., requires_grad=...) for the rest')
+        _check_device(kwargs.get('device'))
         np_dtype = dtype.numpy
         if not args:
             data = np.empty((0,), np_dtype)
         elif len(args) == 1 and isinstance(args[0], Tensor):
             src = args[0]
-            if src._data.dtype != np_dtype:
+            if typed and src._data.dtype != np_dtype:
                 raise TypeError(f'expected {dtype.legacy_name} (got {src.type()})')
             return Tensor._make(src._data, False, None, 0, src._vc, cls)
-        elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-            data = np.empty(tuple(int(a) for a in args), np_dtype)
-        elif len(args) == 1 and isinstance(args[0], (Size,)):
-            data = np.empty(tuple(args[0]), np_dtype)
-        elif len(args) == 1:
+        elif all(isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
+                 for a in args) or (len(args) == 1 and isinstance(args[0], Size)):
+            shape = tuple(int(a) for a in (args[0] if isinstance(args[0], Size) else args))
+            negative = [d for d in shape if d < 0]
+            if negative:
+                raise RuntimeError(f'Trying to create tensor with negative dimension '
+                                   f'{negative[0]}: {list(shape)}')
+            data = np.empty(shape, np_dtype)
+        elif len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
             data = np.array(_to_nested(args[0]), dtype=np_dtype)
+        elif len(args) == 1:
+            raise TypeError(f'new(): data must be a sequence (got {type(args[0]).__name__})')
         else:
             raise TypeError(f'{cls.__name__}(): pass sizes as ints or data as one sequence, '
                             f'got {args!r}')
@@ -107,6 +118,14 @@ class Tensor:
 
     def element_size(self):
         return self._data.itemsize
+
+    @property
+    def itemsize(self):
+        return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return self._data.nbytes
 
     def stride(self, dim=None):
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
@@ -295,6 +314,8 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if self._requires_grad and _grad_state.grad_enabled:
+            self.numpy()  # raises PyTorch's error
         if dtype is not None:
             return self._data.astype(dtype, copy=False)
         return self._data
@@ -308,11 +329,16 @@ class Tensor:
     def tolist(self):
         return self._data.tolist()
 
+    def _scalar(self):
+        if self._data.size != 1:
+            raise ValueError('only one element tensors can be converted to Python scalars')
+        return self._data.reshape(()).item()
+
     def __float__(self):
-        return float(self.item())
+        return float(self._scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._scalar())
 
     def __index__(self):
         if self._data.dtype.kind not in 'iub' or self._data.size != 1:
@@ -344,7 +370,9 @@ class Tensor:
     def __format__(self, spec):
         if self._data.ndim == 0 or (spec and self._data.size == 1):
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError('unsupported format string passed to Tensor.__format__')
+        return repr(self)
 
     def __reduce_ex__(self, protocol):
         return (_rebuild, (type(self), self._data, self._requires_grad))
@@ -468,7 +496,8 @@ class Tensor:
         elif self._requires_grad:
             suffixes.append('requires_grad=True')
         return _tensor_str.format_tensor(self._data, dtype_name=self.dtype.name,
-                                         suffixes=suffixes)
+                                         suffixes=suffixes,
+                                         default_dtype_name=_dtype.get_default_dtype().name)
 
     __str__ = __repr__
 
