@@ -364,3 +364,10 @@ def is_tensor(obj):
 
 def numel(input):
     return input.numel()
+
+
+__all__ = ['tensor', 'as_tensor', 'from_numpy', 'zeros', 'ones', 'empty', 'full', 'zeros_like',
+           'ones_like', 'empty_like', 'full_like', 'arange', 'linspace', 'eye', 'Generator',
+           'default_generator', 'manual_seed', 'initial_seed', 'seed', 'get_rng_state',
+           'set_rng_state', 'rand', 'randn', 'randint', 'rand_like', 'randn_like',
+           'randint_like', 'randperm', 'is_tensor', 'numel']

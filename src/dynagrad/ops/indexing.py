@@ -208,3 +208,7 @@ def nonzero(input, *, as_tuple=False):
     if as_tuple:
         return tuple(Tensor._make(i.astype(np.int64), False, None, 0, None, Tensor) for i in idx)
     return Tensor._make(np.stack(idx, axis=1).astype(np.int64), False, None, 0, None, Tensor)
+
+
+__all__ = ['nonzero']
+METHODS = {name: globals()[name] for name in __all__}

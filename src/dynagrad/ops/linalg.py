@@ -69,3 +69,7 @@ def mm(input, mat2):
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError('self must be a matrix' if input.ndim != 2 else 'mat2 must be a matrix')
     return matmul(input, mat2)
+
+
+__all__ = ['matmul', 'mm']
+METHODS = {name: globals()[name] for name in __all__}

@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..backend import xp
+from ..tensor import Tensor
 from ..autograd.function import Op
 from .. import _dtype
 from . import _formula as fm
@@ -524,3 +525,116 @@ def ge(input, other):
 
 
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+
+# -- in-place ops -----------------------------------------------------------------------
+
+class Fill(Op):
+    node_name = 'FillBackward2'
+
+    def forward(self, x, value):
+        return xp.full_like(x, value)
+
+    def backward(self, g):
+        return g * 0
+
+
+class Zero(Fill):
+    pass
+
+
+class Copy(Op):
+    """``x.copy_(src)``: src broadcast to x's shape and cast to its dtype."""
+    node_name = 'CopyBackwards'
+
+    def forward(self, x, src):
+        if src.ndim > x.ndim:  # leading size-1 dimensions of src are dropped, as in PyTorch
+            src = src.reshape(src.shape[src.ndim - x.ndim:])
+        return xp.broadcast_to(src, x.shape).astype(x.dtype)
+
+    def backward(self, g):
+        return g * 0, g
+
+
+# -- in-place variants --------------------------------------------------------------------
+
+def add_(self, other, *, alpha=1):
+    return Add.apply_(self, other, alpha=alpha)
+
+
+def sub_(self, other, *, alpha=1):
+    return Sub.apply_(self, other, alpha=alpha)
+
+
+def mul_(self, other):
+    return Mul.apply_(self, other)
+
+
+def div_(self, other, *, rounding_mode=None):
+    if self._data.dtype.kind != 'f':
+        raise RuntimeError(f'result type Float can\'t be cast to the desired output type '
+                           f'{self.dtype.legacy_name[:-6]}')
+    return Div.apply_(self, other)
+
+
+def clamp_(self, min=None, max=None):
+    return Clamp.apply_(self, min=min, max=max)
+
+
+def zero_(self):
+    return Zero.apply_(self, value=0)
+
+
+def fill_(self, value):
+    value = value.item() if hasattr(value, '_data') else value
+    return Fill.apply_(self, value=value)
+
+
+def copy_(self, src, non_blocking=False):
+    if not hasattr(src, '_data'):
+        if isinstance(src, (int, float, bool)):
+            return fill_(self, src)
+        raise TypeError(f'copy_(): argument \'other\' must be Tensor, not {type(src).__name__}')
+    src_shape, shape = src._data.shape, self._data.shape
+    extra = len(src_shape) - len(shape)
+    trimmed = src_shape[extra:] if extra > 0 and all(d == 1 for d in src_shape[:extra]) \
+        else src_shape
+    try:
+        if np.broadcast_shapes(trimmed, shape) != shape:
+            raise ValueError
+    except ValueError:
+        where = next((f'The size of tensor a ({x}) must match the size of tensor b ({y}) at '
+                      f'non-singleton dimension {len(shape) - k}' for k, (x, y) in
+                      enumerate(zip(shape[::-1], trimmed[::-1]), 1) if x != y and y != 1),
+                     'The source has more dimensions than the destination')
+        raise RuntimeError(f'{where} (copy_: source of shape '
+                           f'{list(src_shape)} into destination of shape {list(shape)})') from None
+    return Copy.apply_(self, src)
+
+
+def _unary_inplace(op_cls):
+    def method(self):
+        return op_cls.apply_(self)
+    method.__name__ = op_cls.__name__.lower() + '_'
+    return method
+
+
+def pow_(self, exponent):
+    if hasattr(exponent, '_data'):
+        return PowTensor.apply_(self, exponent)
+    return Pow.apply_(self, exponent=exponent)
+
+
+__all__ = ['add', 'sub', 'subtract', 'rsub', 'mul', 'multiply', 'div', 'divide', 'true_divide',
+           'pow', 'neg', 'negative', 'exp', 'log', 'sqrt', 'tanh', 'sigmoid', 'relu', 'abs',
+           'absolute', 'sign', 'clamp', 'clip', 'where', 'clone', 'eq', 'ne', 'lt', 'le', 'gt',
+           'ge', 'greater', 'greater_equal', 'less', 'less_equal', 'not_equal']
+
+# Tensor methods (bound in ops/__init__.py): the function forms, then the in-place ones.
+METHODS = {name: globals()[name] for name in __all__ if name != 'rsub'}
+METHODS.update(add_=add_, sub_=sub_, subtract_=sub_, mul_=mul_, multiply_=mul_, div_=div_,
+               divide_=div_, true_divide_=div_, clamp_=clamp_, clip_=clamp_, zero_=zero_,
+               fill_=fill_, copy_=copy_, pow_=pow_)
+METHODS.update({name + '_': _unary_inplace(cls) for name, cls in (
+    ('exp', Exp), ('log', Log), ('sqrt', Sqrt), ('tanh', Tanh), ('sigmoid', Sigmoid),
+    ('relu', Relu), ('abs', Abs), ('neg', Neg), ('negative', Neg), ('sign', Sign))})

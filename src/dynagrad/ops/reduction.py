@@ -74,3 +74,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'mean')
     np_dtype = dtype.numpy if dtype is not None else None
     return Mean.apply(input, dim=dims, keepdim=keepdim, dtype=np_dtype)
+
+
+__all__ = ['sum', 'mean']
+METHODS = {name: globals()[name] for name in __all__}

@@ -313,3 +313,9 @@ def expand_as(input, other):
 
 def broadcast_to(input, shape):
     return expand(input, shape)
+
+
+__all__ = ['reshape', 'view', 'view_as', 'reshape_as', 'flatten', 'transpose', 'swapaxes',
+           'swapdims', 't', 'permute', 'squeeze', 'unsqueeze', 'expand', 'expand_as',
+           'broadcast_to']
+METHODS = {name: globals()[name] for name in __all__}
