@@ -134,6 +134,27 @@ def assert_same(actual, expected, tol=FWD_TOL, what='result'):
         np.testing.assert_array_equal(a, e, err_msg=what)
 
 
+def outputs(result):
+    """An op's result as a list of tensors (ops like max(dim) and split return several)."""
+    if isinstance(result, (tuple, list)):
+        return list(result)
+    return [result]
+
+
+def assert_same_outputs(actual, expected, what='result'):
+    a, e = outputs(actual), outputs(expected)
+    assert len(a) == len(e), f'{what}: {len(a)} outputs, torch has {len(e)}'
+    if isinstance(expected, tuple) and hasattr(expected, '_fields'):
+        assert getattr(actual, '_fields', None) == expected._fields, f'{what}: named fields'
+    for k, (x, y) in enumerate(zip(a, e)):
+        assert_same(x, y, what=what if len(a) == 1 else f'{what}, output {k}')
+        assert x.requires_grad == y.requires_grad, f'{what}, output {k}: requires_grad'
+
+
+def differentiable_outputs(result):
+    return [o for o in outputs(result) if o.requires_grad]
+
+
 def assert_grads(d_leaves, t_leaves, sample):
     # float32 anywhere in the computation bounds the precision of every gradient
     tol = GRAD_TOL if sample.all_float64 else {k: GRAD_TOL['float32'] for k in GRAD_TOL}
@@ -229,22 +250,21 @@ def test_forward(op, sample, i):
         t_args, t_kw, _, _ = build(torch, sample)
         expected = call(torch, *t_args, **t_kw)
         actual = call(dynagrad, *d_args, **d_kw)
-        assert_same(actual, expected, what=f'{name} form')
-        assert actual.requires_grad == expected.requires_grad, f'{name}: requires_grad'
+        assert_same_outputs(actual, expected, what=f'{name} form')
 
 
 @pytest.mark.parametrize('op,sample,i', GRAD)
 def test_backward(op, sample, i):
     d_args, d_kw, d_leaves, _ = build(dynagrad, sample)
     t_args, t_kw, t_leaves, _ = build(torch, sample)
-    t_out = primary(op, sample)(torch, *t_args, **t_kw)
-    d_out = primary(op, sample)(dynagrad, *d_args, **d_kw)
-    assert d_out.requires_grad == t_out.requires_grad
-    if not t_out.requires_grad:
+    t_outs = differentiable_outputs(primary(op, sample)(torch, *t_args, **t_kw))
+    d_outs = differentiable_outputs(primary(op, sample)(dynagrad, *d_args, **d_kw))
+    assert len(d_outs) == len(t_outs), 'number of outputs requiring grad'
+    if not t_outs:
         return
-    gd, gt = upstream(t_out, op.name, i)
-    t_out.backward(gt)
-    d_out.backward(gd)
+    pairs = [upstream(t, op.name, i, k) for k, t in enumerate(t_outs)]
+    torch.autograd.backward(t_outs, [gt for _, gt in pairs])
+    dynagrad.autograd.backward(d_outs, [gd for gd, _ in pairs])
     assert_grads(d_leaves, t_leaves, sample)
 
 
@@ -252,12 +272,13 @@ def test_backward(op, sample, i):
 def test_grad_fn_name(op, sample, i):
     d_args, d_kw, _, _ = build(dynagrad, sample)
     t_args, t_kw, _, _ = build(torch, sample)
-    t_out = primary(op, sample)(torch, *t_args, **t_kw)
-    d_out = primary(op, sample)(dynagrad, *d_args, **d_kw)
-    if t_out.grad_fn is None:
-        assert d_out.grad_fn is None or d_out is d_args[0]
-        return
-    assert node_name(d_out.grad_fn) == node_name(t_out.grad_fn)
+    t_outs = outputs(primary(op, sample)(torch, *t_args, **t_kw))
+    d_outs = outputs(primary(op, sample)(dynagrad, *d_args, **d_kw))
+    for d_out, t_out in zip(d_outs, t_outs):
+        if t_out.grad_fn is None:
+            assert d_out.grad_fn is None or d_out is d_args[0]
+        else:
+            assert node_name(d_out.grad_fn) == node_name(t_out.grad_fn)
 
 
 def _func_of_leaves(op, sample):

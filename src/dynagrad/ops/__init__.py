@@ -4,16 +4,17 @@ Each family module lists its public functions in ``__all__`` (``dynagrad.<name>`
 its Tensor methods in ``METHODS`` (``tensor.<name>``, in-place variants included).
 """
 from ..tensor import Tensor
-from . import pointwise, reduction, shape, indexing, linalg, creation
+from . import pointwise, reduction, shape, indexing, linalg, random, creation
 from .pointwise import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .random import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .pointwise import Add, Sub, Rsub, Mul, Div, Rdiv, Rpow, Neg, Abs, Eq, Ne, Lt, Le, Gt, Ge
 
-FAMILIES = (pointwise, reduction, shape, indexing, linalg)
+FAMILIES = (pointwise, reduction, shape, indexing, linalg, random)
 __all__ = [name for module in FAMILIES + (creation,) for name in module.__all__]
 
 
