@@ -28,7 +28,7 @@ def legacy_type_name(np_dtype):
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
-    __slots__ = ('_data', '_requires_grad', '_grad', '_grad_fn', '_output_nr', '_vc',
+    __slots__ = ('_data', '_requires_grad', '_grad', '_grad_fn', '_output_nr', '_vc_slot',
                  '__weakref__', '__dict__')
 
     # Rarely used state: class-level defaults, set per instance only when needed.
@@ -47,8 +47,20 @@ class Tensor:
         t._grad = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        t._vc = vc if vc is not None else VersionCounter()
+        t._vc_slot = vc
         return t
+
+    @property
+    def _vc(self):
+        """The version counter, made on first use: most tensors are never saved or written."""
+        vc = self._vc_slot
+        if vc is None:
+            vc = self._vc_slot = VersionCounter()
+        return vc
+
+    @_vc.setter
+    def _vc(self, vc):
+        self._vc_slot = vc
 
     def __new__(cls, *args, **kwargs):
         """Legacy constructor: ``Tensor(3, 4)`` allocates a size, ``Tensor([1, 2])`` copies data."""

@@ -77,7 +77,8 @@ class Op(Node):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls._casts = cls.promotes or cls.float_result
+        # 0: no dtype rule; 1: integer inputs go float; 2: PyTorch's promotion.
+        cls._casts = 2 if cls.promotes else 1 if cls.float_result else 0
         if 'node_name' in cls.__dict__:
             cls._node_name = cls.node_name
         else:
@@ -109,32 +110,32 @@ class Op(Node):
     @classmethod
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
+        # The hot path of every op: kept flat, the rare cases pushed into helpers.
+        arrays = []
+        edges = []
         record = False
-        if _grad_state.grad_enabled and cls.differentiable:
-            arrays = []
-            edges = []
-            for x in inputs:
-                if isinstance(x, Tensor):
-                    arrays.append(x._data)
-                    if x._requires_grad:
-                        record = True
-                        fn = x._grad_fn
-                        edges.append((fn, x._output_nr) if fn is not None
-                                     else (x._grad_accumulator(), 0))
-                        continue
-                else:
-                    arrays.append(x)
-                edges.append(_NO_EDGE)
-        else:
-            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-        cast_meta = _promote(cls, inputs, arrays) if cls._casts else None
+        for x in inputs:
+            if isinstance(x, Tensor):
+                arrays.append(x._data)
+                if x._requires_grad:
+                    record = True
+                    fn = x._grad_fn
+                    edges.append((fn, x._output_nr) if fn is not None
+                                 else (x._grad_accumulator(), 0))
+                    continue
+            else:
+                arrays.append(x)
+            edges.append(_NO_EDGE)
+        if record and not (_grad_state.grad_enabled and cls.differentiable):
+            record = False
+        casts = cls._casts
+        cast_meta = _promote(cls, inputs, arrays) if casts and (
+            casts == 2 or arrays[0].dtype.kind != 'f') else None
+        out_cls = Tensor
         if legacy.active:
             out_cls, volatile = _legacy_flags(inputs)
             if volatile:
-                record = False
-        else:
-            out_cls = Tensor
-            volatile = False
+                return _volatile_result(cls, arrays, params, out_cls)
 
         node = _new(cls)
         node._saved = ()
@@ -143,19 +144,24 @@ class Op(Node):
             out = node.forward(*arrays, **params)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
-        if out.__class__ is tuple:
-            return _wrap_outputs(node, inputs, arrays, out, record, out_cls, volatile)
-        result = out if out.__class__ is _ndarray else np.asarray(out)
-        if not record:
-            t = Tensor._make(result, False, None, 0, None, out_cls)
-            if volatile:
-                t._volatile = True
+        if out.__class__ is not _ndarray:
+            if out.__class__ is tuple:
+                return _wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
+            result = np.asarray(out)
         else:
+            result = out
+        if record:
             if cast_meta or len(arrays) > 1:
                 node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
             t = Tensor._make(result, True, node, 0, None, out_cls)
-            if node._saved:
-                node._saved = _resolve_saved(node._saved, inputs, arrays, (out, result), (t,))
+            saved = node._saved
+            if saved:
+                if saved.__class__ is tuple and len(saved) == 1 and saved[0] is out:
+                    node._saved = (SavedTensor(result, None, t._vc, 0),)  # exp, tanh, ...
+                else:
+                    node._saved = _resolve_saved(saved, inputs, arrays, out, t)
+        else:
+            t = Tensor._make(result, False, None, 0, None, out_cls)
         if cls.is_view:
             _make_view(t, inputs[0], cls, params)
         return t
@@ -226,8 +232,6 @@ class Op(Node):
         return self._run_backward(grads, True)
 
 
-_as_tensors_default = False
-Op._as_tensors = _as_tensors_default
 Op._input_meta = None
 
 
@@ -295,16 +299,36 @@ def _rebase_history(target, node):
     target._requires_grad = True
 
 
-def _make_view(out, source, cls, params):
-    """Record that ``out`` views ``source``: one storage, one version counter."""
+def _make_view(out, source, cls, params, index=None):
+    """Record that ``out`` views ``source``: one storage, one version counter.
+
+    ``_view_fn`` says how to take the view again from the base: the view ops with their
+    parameters (and which output, for ops that return several views).
+    """
     out._vc = source._vc
     base = source._base
+    step = ((cls, params, index),)
     if base is None:
         out._base = source
-        out._view_fn = ((cls, params),)
+        out._view_fn = step
     else:
         out._base = base
-        out._view_fn = source._view_fn + ((cls, params),)
+        out._view_fn = source._view_fn + step
+
+
+def _volatile_result(cls, arrays, params, out_cls):
+    """0.3: anything computed from a volatile input is volatile and records nothing."""
+    node = _new(cls)
+    node._saved = ()
+    node.next_functions = _NO_EDGES
+    out = node.forward(*arrays, **params)
+    outs = out if out.__class__ is tuple else (out,)
+    tensors = []
+    for o in outs:
+        t = Tensor._make(np.asarray(o), False, None, 0, None, out_cls)
+        t._volatile = True
+        tensors.append(t)
+    return tuple(tensors) if out.__class__ is tuple else tensors[0]
 
 
 def _legacy_flags(inputs):
@@ -394,42 +418,53 @@ def _fit_grad(g, meta):
     return g
 
 
-def _resolve_saved(saved, inputs, arrays, out_arrays, out_tensors):
-    """Turn the arrays an op saved into SavedTensors tied to the inputs or outputs they are."""
+def _resolve_saved(saved, inputs, arrays, out, outputs):
+    """Turn the arrays an op saved into SavedTensors tied to the inputs or outputs they are.
+
+    ``out`` is what forward returned (an array, a NumPy scalar, or a tuple of them) and
+    ``outputs`` the tensor or tensors made of it.
+    """
+    single = outputs.__class__ is not tuple
     resolved = []
     for s in saved:
         if s.__class__ is _ndarray or isinstance(s, np.generic):
-            for i, a in enumerate(arrays):
-                if s is a:
-                    x = inputs[i]
-                    if isinstance(x, Tensor):
-                        s = SavedTensor(s, x, x._vc)
-                    break
+            if single and s is out:
+                s = SavedTensor(outputs._data, None, outputs._vc, 0)
             else:
-                for k, o in enumerate(out_arrays):
-                    if s is o:
-                        t = out_tensors[0] if len(out_tensors) == 1 else out_tensors[k]
-                        s = SavedTensor(t._data, None, t._vc, t._output_nr)
+                for i, a in enumerate(arrays):
+                    if s is a:
+                        x = inputs[i]
+                        if isinstance(x, Tensor):
+                            s = SavedTensor(s, x, x._vc)
                         break
+                else:
+                    if not single:
+                        for k, o in enumerate(out):
+                            if s is o:
+                                t = outputs[k]
+                                s = SavedTensor(t._data, None, t._vc, t._output_nr)
+                                break
         resolved.append(s)
     return tuple(resolved)
 
 
-def _wrap_outputs(node, inputs, arrays, outs, record, out_cls, volatile):
-    outs = tuple(o if o.__class__ is _ndarray else np.asarray(o) for o in outs)
+def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
+    """Tensors for an op with several outputs; integer outputs never require grad."""
+    arrays_out = tuple(o if o.__class__ is _ndarray else np.asarray(o) for o in out)
     if record:
-        node._input_meta = _input_meta(inputs, arrays, outs[0].shape, None)
-        node._output_meta = tuple((o.shape, o.dtype) for o in outs)
+        node._input_meta = _input_meta(inputs, arrays, arrays_out[0].shape, None)
+        node._output_meta = tuple((o.shape, o.dtype) for o in arrays_out)
     tensors = []
-    for k, o in enumerate(outs):
+    for k, o in enumerate(arrays_out):
         diff = record and o.dtype.kind == 'f'
         t = Tensor._make(o, diff, node if diff else None, k if diff else 0, None, out_cls)
-        if volatile:
-            t._volatile = True
+        if node.is_view:
+            _make_view(t, inputs[0], type(node), params, k)
         tensors.append(t)
+    tensors = tuple(tensors)
     if record and node._saved:
-        node._saved = _resolve_saved(node._saved, inputs, arrays, outs, tensors)
-    return tuple(tensors)
+        node._saved = _resolve_saved(node._saved, inputs, arrays, out, tensors)
+    return tensors
 
 
 # ---------------------------------------------------------------------------------------

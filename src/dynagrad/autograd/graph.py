@@ -95,7 +95,7 @@ class Node:
     the node that produced that input (an ``AccumulateGrad`` for a leaf) or ``None`` when
     the input needs no gradient.
     """
-    __slots__ = ('next_functions', '_saved', '__weakref__', '__dict__')
+    __slots__ = ('next_functions', '_saved', '_as_tensors', '__weakref__', '__dict__')
 
     _node_name = 'Node'
     # Rarely set, so they live in the instance dict on demand; these are the defaults.
@@ -166,7 +166,17 @@ class Node:
             raise RuntimeError(ERR_BACKWARD_TWICE + f' (the saved tensors of {self.name()} were '
                                'freed; if this graph reaches back into a previous iteration, '
                                'for example a recurrent state, detach() it there instead.)')
-        return [s.unpack(self, as_tensor) if s.__class__ is SavedTensor else s for s in saved]
+        if as_tensor:
+            return [s.unpack(self, True) if s.__class__ is SavedTensor else s for s in saved]
+        values = []  # the fast path, inlined: arrays, after the version check
+        for s in saved:
+            if s.__class__ is SavedTensor:
+                if s.version_counter.value != s.version:
+                    s.check_version(self)
+                values.append(s.data)
+            else:
+                values.append(s)
+        return values
 
     def __call__(self, *grads):
         """Run this node's backward directly on gradients (tensors), as PyTorch allows."""

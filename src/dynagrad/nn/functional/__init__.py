@@ -1,15 +1,11 @@
 """dynagrad.nn.functional: the stateless forms of the layers in dynagrad.nn."""
 from ... import ops as _ops
 
-__all__ = ['linear', 'relu', 'tanh', 'sigmoid', 'mse_loss']
+from .linear import linear  # noqa: E402
+from .loss import log_softmax, softmax, nll_loss, cross_entropy  # noqa: E402
 
-
-def linear(input, weight, bias=None):
-    """``input @ weight.T + bias``."""
-    out = _ops.matmul(input, weight.mT)
-    if bias is not None:
-        out = out + bias
-    return out
+__all__ = ['linear', 'relu', 'tanh', 'sigmoid', 'mse_loss', 'log_softmax', 'softmax',
+           'nll_loss', 'cross_entropy']
 
 
 def relu(input, inplace=False):
