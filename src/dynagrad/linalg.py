@@ -1,3 +1,14 @@
-"""dynagrad.linalg: PyTorch's torch.linalg namespace (the ops live in ops/linalg.py)."""
+"""dynagrad.linalg: PyTorch's torch.linalg namespace (the ops live in ops/linalg.py).
 
-__all__ = []
+Everything is batched over leading dimensions. Real dtypes only (float32, float64).
+Gradients of ``svd``/``eigh`` need distinct singular values / eigenvalues (as PyTorch's).
+"""
+from .ops.linalg import (LinAlgError, matmul, vector_norm, matrix_norm, inv, det, solve,  # noqa
+                         cholesky, qr, svd, svdvals, eigh, eigvalsh, pinv, matrix_power, lstsq,
+                         matrix_rank, multi_dot)
+from .ops.linalg import linalg_norm as norm, linalg_slogdet as slogdet  # noqa: F401
+from .ops.linalg import linalg_cross as cross  # noqa: F401
+
+__all__ = ['LinAlgError', 'matmul', 'norm', 'vector_norm', 'matrix_norm', 'inv', 'det',
+           'slogdet', 'solve', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh', 'eigvalsh', 'pinv',
+           'matrix_power', 'lstsq', 'matrix_rank', 'cross', 'multi_dot']

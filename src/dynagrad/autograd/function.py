@@ -111,23 +111,24 @@ class Op(Node):
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
         # The hot path of every op: kept flat, the rare cases pushed into helpers.
-        arrays = []
-        edges = []
         record = False
-        for x in inputs:
-            if isinstance(x, Tensor):
-                arrays.append(x._data)
-                if x._requires_grad:
-                    record = True
-                    fn = x._grad_fn
-                    edges.append((fn, x._output_nr) if fn is not None
-                                 else (x._grad_accumulator(), 0))
-                    continue
-            else:
-                arrays.append(x)
-            edges.append(_NO_EDGE)
-        if record and not (_grad_state.grad_enabled and cls.differentiable):
-            record = False
+        if _grad_state.grad_enabled and cls.differentiable:
+            arrays = []
+            edges = []
+            for x in inputs:
+                if isinstance(x, Tensor):
+                    arrays.append(x._data)
+                    if x._requires_grad:
+                        record = True
+                        fn = x._grad_fn
+                        edges.append((fn, x._output_nr) if fn is not None
+                                     else (x._grad_accumulator(), 0))
+                        continue
+                else:
+                    arrays.append(x)
+                edges.append(_NO_EDGE)
+        else:
+            arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         casts = cls._casts
         cast_meta = _promote(cls, inputs, arrays) if casts and (
             casts == 2 or arrays[0].dtype.kind != 'f') else None

@@ -72,3 +72,8 @@ def zeros_like(x):
         return np.zeros_like(x)
     from .creation import zeros_like as z
     return z(x)
+
+
+# ``flip(g, dims)`` (dims: an int or a tuple of non-negative ints): a reversed view of an
+# array, or the recorded ``Tensor.flip`` (FlipBackward0), whose backward is flip again.
+flip = _dual(np.flip, 'flip')

@@ -1,4 +1,4 @@
-"""Tensor constructors and the random number generator."""
+"""Deterministic tensor constructors (the random ones live in ops/random.py)."""
 import numpy as np
 
 from .. import _dtype
@@ -241,123 +241,6 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 _builtin_float, _builtin_int = float, int
 
 
-# -- random numbers ---------------------------------------------------------------------
-
-
-class Generator:
-    """A seeded source of random numbers (NumPy's PCG64 underneath)."""
-
-    def __init__(self, device='cpu'):
-        self._seed = 67280421310721
-        self._rng = np.random.default_rng(self._seed)
-
-    def manual_seed(self, seed):
-        self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed)
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-    def seed(self):
-        return self.manual_seed(np.random.SeedSequence().entropy % (2 ** 63))._seed
-
-    def get_state(self):
-        return _make(np.frombuffer(repr(self._rng.bit_generator.state).encode(), np.uint8).copy(),
-                     False, None, 0, None, Tensor)
-
-    def set_state(self, state):
-        import ast
-        self._rng.bit_generator.state = ast.literal_eval(bytes(state._data).decode())
-        return self
-
-
-default_generator = Generator()
-
-
-def manual_seed(seed):
-    return default_generator.manual_seed(seed)
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def seed():
-    return default_generator.seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(state):
-    default_generator.set_state(state)
-
-
-def _rng(generator):
-    return (generator or default_generator)._rng
-
-
-def _float_only(np_dtype, kernel):
-    if np_dtype.kind != 'f':
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{_dtype.FROM_NUMPY[np_dtype].legacy_name[:-6]}'")
-    return np_dtype
-
-
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
-    np_dtype = _float_only(_np_dtype(dtype), 'check_uniform_bounds')
-    data = _rng(generator).random(_shape(size, 'rand'), dtype=np.float64).astype(np_dtype)
-    return _finish(data, requires_grad)
-
-
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
-    np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
-    data = _rng(generator).standard_normal(_shape(size, 'randn')).astype(np_dtype)
-    return _finish(data, requires_grad)
-
-
-def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
-    if size is None and isinstance(high, (tuple, list)):
-        low, high, size = 0, low, high          # randint(high, size)
-    elif high is None:
-        low, high = 0, low
-    if size is None:
-        raise TypeError('randint() missing required argument: size')
-    _check_device(device)
-    if not low < high:
-        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
-                           f'from={low} >= to={high}')
-    np_dtype = _np_dtype(dtype, _dtype.int64)
-    data = _rng(generator).integers(low, high, size=tuple(size)).astype(np_dtype)
-    return _finish(data, requires_grad)
-
-
-def rand_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return rand(input.shape, dtype=dtype or input.dtype, device=device,
-                requires_grad=requires_grad)
-
-
-def randn_like(input, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    return randn(input.shape, dtype=dtype or input.dtype, device=device,
-                 requires_grad=requires_grad)
-
-
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
-                 memory_format=None):
-    return randint(low, high, input.shape, dtype=dtype or input.dtype, device=device,
-                   requires_grad=requires_grad)
-
-
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
-    data = _rng(generator).permutation(n).astype(_np_dtype(dtype, _dtype.int64))
-    return _finish(data, requires_grad)
-
-
 def is_tensor(obj):
     return isinstance(obj, Tensor)
 
@@ -367,7 +250,17 @@ def numel(input):
 
 
 __all__ = ['tensor', 'as_tensor', 'from_numpy', 'zeros', 'ones', 'empty', 'full', 'zeros_like',
-           'ones_like', 'empty_like', 'full_like', 'arange', 'linspace', 'eye', 'Generator',
-           'default_generator', 'manual_seed', 'initial_seed', 'seed', 'get_rng_state',
-           'set_rng_state', 'rand', 'randn', 'randint', 'rand_like', 'randn_like',
-           'randint_like', 'randperm', 'is_tensor', 'numel']
+           'ones_like', 'empty_like', 'full_like', 'arange', 'linspace', 'eye', 'is_tensor',
+           'numel']
+
+_MOVED = ('Generator', 'default_generator', 'manual_seed', 'initial_seed', 'seed',
+          'get_rng_state', 'set_rng_state', 'rand', 'randn', 'randint', 'rand_like',
+          'randn_like', 'randint_like', 'randperm')
+
+
+def __getattr__(name):
+    """The random constructors moved to ops/random.py; old imports from here still work."""
+    if name in _MOVED:
+        from . import random
+        return getattr(random, name)
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

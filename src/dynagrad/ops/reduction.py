@@ -1,31 +1,266 @@
-"""Reductions."""
+"""Reductions, scans, sorting and selection.
+
+Three kinds of backward appear here:
+
+* smooth reductions (``sum``, ``prod``, ``var``, ``norm``, ``logsumexp``, ...) broadcast the
+  gradient back over the reduced dimensions with their own formula;
+* ties-aware reductions (``max()``, ``amax``, ``median()``, ``inf`` norms) split the gradient
+  evenly among the elements equal to the result, as PyTorch does;
+* selections (``max(dim)``, ``sort``, ``topk``, ``kthvalue``, ``median(dim)``, ``mode``,
+  ``cummax``) scatter the gradient to the selected indices with ``_PutAlong``, whose own
+  backward is a gather (``_TakeAlong``): double backward comes from those two ops.
+"""
+import builtins
+import collections
+import warnings
+
+import numpy as np
+
 from ..backend import xp
 from ..autograd.function import Op
-from ._formula import broadcast_to, unsqueeze_dims
+from ..tensor import Tensor
+from .. import _dtype
+from ._formula import broadcast_to, unsqueeze_dims, is_array, where, sign, exp
+
+_py_max, _py_min, _py_sorted = builtins.max, builtins.min, builtins.sorted
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+def _arr(x):
+    """The array behind ``x`` (saved values are tensors under ``create_graph=True``)."""
+    return x._data if hasattr(x, '_data') else x
+
+
+def _wrap(array):
+    """A tensor without history (integer and boolean results)."""
+    return Tensor._make(np.asarray(array), False, None, 0, None, Tensor)
+
+
+def _check_int(value, op, name):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{op}(): argument '{name}' must be int, not {type(value).__name__}")
+    return int(value)
 
 
 def _dims(dim, ndim, op):
     """Normalise ``dim`` (int, tuple or None) to a sorted tuple of non-negative axes."""
     if dim is None:
         return None
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    n = max(ndim, 1)
+    if isinstance(dim, (int, np.integer)) and not isinstance(dim, bool):
+        dims = (dim,)
+    elif isinstance(dim, (tuple, list)):
+        dims = tuple(dim)
+    else:
+        raise TypeError(f"{op}(): argument 'dim' must be int or tuple of ints, not "
+                        f'{type(dim).__name__}')
+    n = _py_max(ndim, 1)
     out = []
     for d in dims:
+        d = _check_int(d, op, 'dim')
         if not -n <= d < n:
             raise IndexError(f'{op}(): Dimension out of range (expected to be in range of '
                              f'[{-n}, {n - 1}], but got {d})')
         out.append(d % n)
     if len(set(out)) != len(out):
         raise RuntimeError(f'{op}(): dim {out} appears multiple times in the list of dims')
-    return tuple(sorted(out)) if ndim else ()
+    return tuple(_py_sorted(out)) if ndim else ()
 
+
+def _all_dims(dim, ndim, op):
+    """``dim`` for reductions where None, () and [] all mean every dimension."""
+    dims = _dims(dim, ndim, op)
+    if dims is None or (dims == () and ndim):
+        return tuple(range(ndim))
+    return dims
+
+
+def _dim1(dim, ndim, op):
+    """One dimension, normalised (0 for a 0-dim tensor, as PyTorch allows dim 0 and -1)."""
+    dim = _check_int(dim, op, 'dim')
+    n = _py_max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f'{op}(): Dimension out of range (expected to be in range of '
+                         f'[{-n}, {n - 1}], but got {dim})')
+    return dim % n
+
+
+def _check_nonempty_dim(input, dim, op):
+    shape = input._data.shape
+    if shape and shape[dim] == 0:
+        raise IndexError(f'{op}(): Expected reduction dim {dim} to have non-zero size. '
+                         f'(input shape {list(shape)}; reduce over a non-empty dim instead)')
+
+
+def _np_dtype(dtype):
+    return None if dtype is None else dtype.numpy
+
+
+def _cast(g, np_dtype):
+    """``g`` in the NumPy dtype ``np_dtype`` (array or tensor)."""
+    if is_array(g):
+        return g if g.dtype == np_dtype else g.astype(np_dtype)
+    return g if g._data.dtype == np_dtype else g.to(_dtype.FROM_NUMPY[np_dtype])
+
+
+def _keep(g, dims, ndim, keepdim):
+    """``g`` with the reduced ``dims`` re-inserted (size 1), unless they were kept."""
+    if keepdim or dims is None or not ndim:
+        return g
+    return unsqueeze_dims(g, dims, ndim)
+
+
+def _count(shape, dims):
+    if dims is None:
+        return int(np.prod(shape, dtype=np.int64))
+    return int(np.prod([shape[d] for d in dims], dtype=np.int64))
+
+
+def _along(n, axis, ndim):
+    """``arange(n)`` shaped to broadcast along ``axis`` of an ``ndim``-dim array."""
+    shape = [1] * ndim
+    shape[axis] = n
+    return np.arange(n).reshape(shape)
+
+
+def _flip(a, axis):
+    """``a`` reversed along ``axis`` (array or tensor)."""
+    if is_array(a):
+        return np.flip(a, axis)
+    return _Flip.apply(a, axis=axis)
+
+
+class _Flip(Op):
+    node_name = 'FlipBackward0'
+
+    def forward(self, x, axis):
+        self.axis = axis
+        return np.flip(x, axis).copy()
+
+    def backward(self, g):
+        return _flip(g, self.axis)
+
+
+def _require_float(input, op, message=None):
+    kind = input._data.dtype.kind
+    if kind not in 'fc':
+        name = _dtype.FROM_NUMPY[input._data.dtype].legacy_name[:-6]
+        raise RuntimeError(message or f'{op}(): expected a floating point or complex tensor as '
+                           f'input. Got {name}')
+
+
+def _return_type(name, fields=('values', 'indices')):
+    """A named tuple like ``torch.return_types.<name>``, with its repr."""
+    cls = collections.namedtuple(name, fields)
+    cls.__module__ = 'dynagrad.return_types'
+
+    def __repr__(self):
+        body = ',\n'.join(f'{f}={v!r}' for f, v in zip(fields, self))
+        return f'dynagrad.return_types.{name}(\n{body})'
+    cls.__repr__ = __repr__
+    return cls
+
+
+class return_types:
+    """The named-tuple types of ops returning values and indices (``torch.return_types``)."""
+    max = _return_type('max')
+    min = _return_type('min')
+    sort = _return_type('sort')
+    topk = _return_type('topk')
+    kthvalue = _return_type('kthvalue')
+    median = _return_type('median')
+    nanmedian = _return_type('nanmedian')
+    mode = _return_type('mode')
+    cummax = _return_type('cummax')
+    cummin = _return_type('cummin')
+
+
+# -- gather and scatter along one axis: the backward of every selection ----------------------
+
+def _along_key(idx, axis):
+    key = list(np.ogrid[tuple(slice(n) for n in idx.shape)])
+    key[axis] = idx
+    return tuple(key)
+
+
+class _PutAlong(Op):
+    """Zeros of ``shape`` with ``g`` put at ``idx`` along ``axis`` (added where idx repeats)."""
+    node_name = 'ScatterAddBackward0'
+
+    def forward(self, g, idx, axis, shape, accumulate=False):
+        self.idx, self.axis, self.accumulate = idx, axis, accumulate
+        out = np.zeros(shape, g.dtype)
+        if accumulate:
+            np.add.at(out, _along_key(idx, axis), g)
+        else:
+            np.put_along_axis(out, idx, g, axis)
+        return out
+
+    def backward(self, gg):
+        return _TakeAlong.apply_any(gg, self.idx, self.axis, self.accumulate)
+
+    @classmethod
+    def apply_any(cls, g, idx, axis, shape, accumulate=False):
+        if is_array(g):
+            return Op.__new__(cls).forward(g, idx, axis, shape, accumulate)
+        return cls.apply(g, idx=idx, axis=axis, shape=shape, accumulate=accumulate)
+
+
+class _TakeAlong(Op):
+    """``x`` gathered at ``idx`` along ``axis``."""
+    node_name = 'GatherBackward0'
+
+    def forward(self, x, idx, axis, accumulate=False):
+        self.idx, self.axis, self.accumulate, self.shape = idx, axis, accumulate, x.shape
+        return np.take_along_axis(x, idx, axis)
+
+    def backward(self, g):
+        return _PutAlong.apply_any(g, self.idx, self.axis, self.shape, self.accumulate)
+
+    @classmethod
+    def apply_any(cls, x, idx, axis, accumulate=False):
+        if is_array(x):
+            return np.take_along_axis(x, idx, axis)
+        return cls.apply(x, idx=idx, axis=axis, accumulate=accumulate)
+
+
+class _Select(Op):
+    """Base of ops returning (values, indices) selected along ``self.axis``."""
+    accumulate = False
+
+    def _finish(self, x, vals, idx, keepdim):
+        """Record what backward needs; shape the outputs (``idx`` has ``vals``'s shape)."""
+        self.in_shape = x.shape
+        self.keepdim = keepdim
+        idx = idx.astype(np.int64, copy=False)
+        if self.needs_input_grad[0]:
+            self.idx = idx
+        if x.ndim == 0:
+            return vals.reshape(()), idx.reshape(())
+        if not keepdim:
+            return vals.squeeze(self.axis), idx.squeeze(self.axis)
+        return vals, idx
+
+    def backward(self, g, gi=None):
+        if not self.in_shape:
+            return g
+        if not self.keepdim:
+            g = unsqueeze_dims(g, (self.axis,), len(self.in_shape))
+        return _PutAlong.apply_any(g, self.idx, self.axis, self.in_shape, self.accumulate)
+
+
+def _as1d(x):
+    return x.reshape(1) if x.ndim == 0 else x
+
+
+# -- sum and mean -------------------------------------------------------------------------------
 
 class Sum(Op):
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         self.shape = x.shape
         self.dims = dim
         self.keepdim = keepdim
+        self.in_dtype = x.dtype
         if dtype is None and x.dtype.kind in 'biu':
             dtype = xp.int64
         if dim is not None:
@@ -35,7 +270,7 @@ class Sum(Op):
     def backward(self, g):
         if self.dims is not None and not self.keepdim:
             g = unsqueeze_dims(g, self.dims, len(self.shape))
-        return broadcast_to(g, self.shape)
+        return broadcast_to(_cast(g, self.in_dtype), self.shape)
 
 
 class Mean(Op):
@@ -47,34 +282,832 @@ class Mean(Op):
         self.shape = x.shape
         self.dims = dim
         self.keepdim = keepdim
+        self.in_dtype = x.dtype
         if dim is not None:
             self._node_name = 'MeanBackward1'
         if x.size:
             out = x.mean(axis=dim, keepdims=keepdim, dtype=dtype)
         else:                                   # NaN, as torch gives, without NumPy's warning
             out = x.sum(axis=dim, keepdims=keepdim, dtype=dtype) * xp.nan
-        self.count = max(x.size // max(out.size, 1), 1)
+        self.count = _py_max(x.size // _py_max(out.size, 1), 1)
         return out
 
     def backward(self, g):
         if self.dims is not None and not self.keepdim:
             g = unsqueeze_dims(g, self.dims, len(self.shape))
-        return broadcast_to(g / self.count, self.shape)
+        return broadcast_to(_cast(g, self.in_dtype) / self.count, self.shape)
+
+
+class Nansum(Op):
+    def forward(self, x, dim=None, keepdim=False, dtype=None):
+        self.dims, self.keepdim, self.in_dtype = dim, keepdim, x.dtype
+        if dtype is None and x.dtype.kind in 'biu':
+            dtype = xp.int64
+        if x.dtype.kind == 'f' and self.needs_input_grad[0]:
+            self.save_for_backward(x)
+        return xp.nansum(x, axis=dim, keepdims=keepdim, dtype=dtype)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        xa = _arr(x)
+        g = _cast(_keep(g, self.dims, xa.ndim, self.keepdim), self.in_dtype)
+        return where(np.isnan(xa), 0.0, broadcast_to(g, xa.shape))
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'sum')
     if dims == () and dim is not None:
         dims = tuple(range(input.ndim))     # dim=() sums everything (still SumBackward1)
-    np_dtype = dtype.numpy if dtype is not None else None
-    return Sum.apply(input, dim=dims, keepdim=keepdim, dtype=np_dtype)
+    return Sum.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'mean')
-    np_dtype = dtype.numpy if dtype is not None else None
-    return Mean.apply(input, dim=dims, keepdim=keepdim, dtype=np_dtype)
+    return Mean.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
-__all__ = ['sum', 'mean']
-METHODS = {name: globals()[name] for name in __all__}
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    dims = _dims(dim, input.ndim, 'nansum')
+    if dims == () and dim is not None:
+        dims = tuple(range(input.ndim))
+    return Nansum.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """``nansum / (number of non-NaN elements)``, recorded as a division, as in PyTorch."""
+    if input._data.dtype.kind not in 'fc' and dtype is None:
+        name = _dtype.FROM_NUMPY[input._data.dtype].legacy_name[:-6]
+        raise RuntimeError('nanmean(): expected input to have floating point or complex dtype '
+                           f'but got {name}')
+    dims = _dims(dim, input.ndim, 'nanmean')
+    if dims == () and dim is not None:
+        dims = tuple(range(input.ndim))
+    count = (~np.isnan(input._data)).sum(axis=dims, keepdims=keepdim)
+    return nansum(input, dims, keepdim, dtype=dtype) / _wrap(count.astype(np.int64))
+
+
+# -- prod and cumulative ops -----------------------------------------------------------------------
+
+def _cumsum_any(a, axis):
+    if is_array(a):
+        return np.cumsum(a, axis)
+    return Cumsum.apply(a, axis=axis, dtype=None)
+
+
+def _cumprod_any(a, axis):
+    if is_array(a):
+        return np.cumprod(a, axis)
+    return Cumprod.apply(a, axis=axis, dtype=None)
+
+
+def _revcumsum(a, axis):
+    """``r[i] = sum(a[i:])`` along ``axis``."""
+    return _flip(_cumsum_any(_flip(a, axis), axis), axis)
+
+
+def _prod_others(x, axis, cumulative=False):
+    """Products of all other elements along ``axis``, exact with zeros (array or tensor).
+
+    Row ``k`` of ``Y`` is ``x`` with element ``k`` replaced by 1, so ``Y.prod`` gives
+    ``prod_{j != k} x[j]`` and ``Y.cumprod`` gives ``prod_{j <= i, j != k} x[j]`` in column
+    ``i``: no division, so zeros need no special case and the result differentiates
+    again exactly. It costs ``n`` times the input: used only when ``x`` has zeros.
+    """
+    nd = _arr(x).ndim
+    last = nd - 1
+    if axis != last:
+        x = x.swapaxes(axis, last)
+    n = _arr(x).shape[last]
+    y = where(np.eye(n, dtype=bool), 1.0, x[..., None, :])
+    return y.cumprod(nd) if cumulative else y.prod(nd)
+
+
+def _cumprod_grad(x, g, axis, out=None):
+    """Gradient of ``cumprod(x, axis)`` for upstream ``g``, exact with zeros in ``x``.
+
+    With no zero, ``revcumsum(g * out) / x``; otherwise
+    ``gx[k] = sum_{i >= k} g[i] * prod_{j <= i, j != k} x[j]`` from ``_prod_others``.
+    """
+    xa = _arr(x)
+    if not (xa == 0).any():
+        if out is None:
+            out = _cumprod_any(x, axis)
+        return _revcumsum(g * out, axis) / x
+    nd = xa.ndim
+    last = nd - 1
+    c = _prod_others(x, axis, cumulative=True)          # [..., k, i]
+    gs = g if axis == last else g.swapaxes(axis, last)
+    n = xa.shape[axis]
+    upper = np.triu(np.ones((n, n), dtype=bool))      # i >= k
+    gx = where(upper, gs[..., None, :] * c, 0.0).sum((nd,))
+    return gx if axis == last else gx.swapaxes(axis, last)
+
+
+class Prod(Op):
+    def forward(self, x, dim=None, keepdim=False, dtype=None):
+        self.in_dtype = x.dtype
+        if dtype is None and x.dtype.kind in 'biu':
+            dtype = xp.int64
+        if dim is not None:
+            self._node_name = 'ProdBackward1'
+        self.dim, self.keepdim = dim, keepdim
+        out = xp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x, out)
+        return out
+
+    def backward(self, g):
+        x, out = self.saved_tensors
+        xa = _arr(x)
+        g = _cast(g, self.in_dtype)
+        out = _cast(out, self.in_dtype)
+        axis = self.dim
+        if axis is None:
+            if (xa == 0).any():
+                return g * _prod_others(x.reshape((xa.size,)), 0).reshape(xa.shape)
+            return g * out / x
+        if xa.ndim == 0:
+            return g
+        if not self.keepdim:
+            g = unsqueeze_dims(g, (axis,), xa.ndim)
+            out = unsqueeze_dims(out, (axis,), xa.ndim)
+        if (xa == 0).any():
+            others = _prod_others(x, axis)
+            return g * (others if axis == xa.ndim - 1 else others.swapaxes(axis, xa.ndim - 1))
+        return g * out / x
+
+
+class Cumsum(Op):
+    def forward(self, x, axis, dtype=None):
+        self.axis, self.in_dtype, self.ndim = axis, x.dtype, x.ndim
+        if dtype is None and x.dtype.kind in 'biu':
+            dtype = xp.int64
+        return xp.cumsum(_as1d(x), axis, dtype=dtype).reshape(x.shape)
+
+    def backward(self, g):
+        g = _cast(g, self.in_dtype)
+        return g if self.ndim == 0 else _revcumsum(g, self.axis)
+
+
+class Cumprod(Op):
+    def forward(self, x, axis, dtype=None):
+        self.axis, self.in_dtype = axis, x.dtype
+        if dtype is None and x.dtype.kind in 'biu':
+            dtype = xp.int64
+        out = xp.cumprod(_as1d(x), axis, dtype=dtype).reshape(x.shape)
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x, out)
+        return out
+
+    def backward(self, g):
+        x, out = self.saved_tensors
+        g = _cast(g, self.in_dtype)
+        if _arr(x).ndim == 0:
+            return g
+        return _cumprod_grad(x, g, self.axis, _cast(out, self.in_dtype))
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dim is not None:
+        dim = _dim1(dim, input.ndim, 'prod')
+    return Prod.apply(input, dim=dim, keepdim=keepdim, dtype=_np_dtype(dtype))
+
+
+def cumsum(input, dim, *, dtype=None):
+    return Cumsum.apply(input, axis=_dim1(dim, input.ndim, 'cumsum'), dtype=_np_dtype(dtype))
+
+
+def cumprod(input, dim, *, dtype=None):
+    return Cumprod.apply(input, axis=_dim1(dim, input.ndim, 'cumprod'), dtype=_np_dtype(dtype))
+
+
+def _inplace_scan(op_cls, name):
+    def fn(self, dim, *, dtype=None):
+        if dtype is not None and dtype.numpy != self._data.dtype:
+            raise RuntimeError(f'Bad in-place call: input tensor dtype {self.dtype} and output '
+                               f'tensor dtype {dtype} should match ({name}_)')
+        return op_cls.apply_(self, axis=_dim1(dim, self.ndim, name), dtype=_np_dtype(dtype))
+    fn.__name__ = name + '_'
+    return fn
+
+
+cumsum_ = _inplace_scan(Cumsum, 'cumsum')
+cumprod_ = _inplace_scan(Cumprod, 'cumprod')
+
+
+class Cummax(_Select):
+    accumulate = True
+
+    def forward(self, x, axis, largest=True):
+        self.axis = axis
+        if not largest:
+            self._node_name = 'CumminBackward0'
+        x1 = _as1d(x)
+        acc = np.maximum.accumulate if largest else np.minimum.accumulate
+        vals = acc(x1, axis) if x1.size else x1.copy()
+        new = x1 == vals                         # ties move the index on, as in PyTorch
+        if x1.dtype.kind == 'f':
+            new |= np.isnan(x1)
+        pos = np.where(new, _along(x1.shape[axis], axis, x1.ndim), 0)
+        idx = np.maximum.accumulate(pos, axis) if x1.size else pos
+        return self._finish(x, vals, idx, True)
+
+
+def cummax(input, dim):
+    v, i = Cummax.apply(input, axis=_dim1(dim, input.ndim, 'cummax'), largest=True)
+    return return_types.cummax(v, i)
+
+
+def cummin(input, dim):
+    v, i = Cummax.apply(input, axis=_dim1(dim, input.ndim, 'cummin'), largest=False)
+    return return_types.cummin(v, i)
+
+
+# -- max, min and friends -----------------------------------------------------------------------
+
+class _EvenSplit(Op):
+    """Reductions whose gradient is split evenly among the elements equal to the result.
+
+    NaN results: ``max()``, ``min()`` and ``median()`` send the gradient to the NaNs;
+    ``amax``/``amin`` give NaN gradients over the slice, as PyTorch does.
+    """
+    nan_aware = True
+
+    def _save(self, x, out, dims, keepdim):
+        self.dims, self.keepdim = dims, keepdim
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x, out)
+        return out
+
+    def backward(self, g):
+        x, out = self.saved_tensors
+        xa, oa = _arr(x), _arr(out)
+        if not self.keepdim and self.dims is not None:
+            oa = oa.reshape(_kept_shape(xa.shape, self.dims))
+            g = unsqueeze_dims(g, self.dims, xa.ndim)
+        mask = xa == oa
+        if xa.dtype.kind == 'f' and self.nan_aware:
+            mask |= np.isnan(xa) & np.isnan(oa)
+        count = mask.sum(axis=self.dims, keepdims=True)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return g * (mask / count).astype(xa.dtype)
+
+
+def _kept_shape(shape, dims):
+    return tuple(1 if d in dims else n for d, n in enumerate(shape))
+
+
+class Amax(_EvenSplit):
+    def forward(self, x, dims, keepdim, largest=True, name='AmaxBackward0'):
+        self._node_name = name
+        self.nan_aware = not name.startswith('Am')   # not for amax / amin
+        out = np.asarray((xp.max if largest else xp.min)(x, axis=dims, keepdims=keepdim))
+        return self._save(x, out, dims, keepdim)
+
+
+class MaxDim(_Select):
+    node_name = 'MaxBackward0'
+
+    def forward(self, x, axis, keepdim, largest=True):
+        self.axis = axis
+        if not largest:
+            self._node_name = 'MinBackward0'
+        x1 = _as1d(x)
+        idx = (xp.argmax if largest else xp.argmin)(x1, axis=axis, keepdims=True)
+        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, keepdim)
+
+
+def _reduce_all_check(input, op):
+    if input._data.size == 0:
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+
+
+def _max_min(input, dim, keepdim, largest, other=None):
+    op = 'max' if largest else 'min'
+    if other is not None or isinstance(dim, Tensor):
+        other = dim if other is None else other
+        from . import pointwise
+        fn = getattr(pointwise, 'maximum' if largest else 'minimum', None)
+        if fn is None:
+            raise NotImplementedError(f'{op}(input, other): the elementwise form needs '
+                                      f"{'maximum' if largest else 'minimum'}, not yet available")
+        return fn(input, other)
+    if dim is None:
+        if keepdim:
+            raise TypeError(f'{op}() received an invalid combination of arguments: keepdim '
+                            'needs dim (use amax/amin for a full reduction with keepdim)')
+        _reduce_all_check(input, op)
+        return Amax.apply(input, dims=None, keepdim=False, largest=largest,
+                          name='MaxBackward1' if largest else 'MinBackward1')
+    axis = _dim1(dim, input.ndim, op)
+    _check_nonempty_dim(input, axis, op)
+    v, i = MaxDim.apply(input, axis=axis, keepdim=keepdim, largest=largest)
+    return (return_types.max if largest else return_types.min)(v, i)
+
+
+def max(input, dim=None, keepdim=False, *, other=None):
+    return _max_min(input, dim, keepdim, True, other)
+
+
+def min(input, dim=None, keepdim=False, *, other=None):
+    return _max_min(input, dim, keepdim, False, other)
+
+
+def _amax_amin(input, dim, keepdim, largest):
+    op = 'amax' if largest else 'amin'
+    dims = _all_dims(dim, input.ndim, op)
+    shape = input._data.shape
+    if input._data.size == 0:
+        if len(dims) == input.ndim and shape:
+            _reduce_all_check(input, op)
+        for d in dims:
+            _check_nonempty_dim(input, d, op)
+    return Amax.apply(input, dims=dims, keepdim=keepdim, largest=largest,
+                      name='AmaxBackward0' if largest else 'AminBackward0')
+
+
+def amax(input, dim=(), keepdim=False):
+    return _amax_amin(input, dim, keepdim, True)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _amax_amin(input, dim, keepdim, False)
+
+
+def _argmax_argmin(input, dim, keepdim, largest):
+    op = 'argmax' if largest else 'argmin'
+    x = input._data
+    if x.dtype == np.bool_:
+        raise RuntimeError(f'{op}(): does not support bool input (convert it with .long() or '
+                           '.float() first)')
+    fn = np.argmax if largest else np.argmin
+    if dim is None:
+        if x.size == 0:
+            raise IndexError(f'{op}(): Expected reduction dim to be specified for input.numel() '
+                             '== 0.')
+        out = np.asarray(fn(x.reshape(-1)), dtype=np.int64)
+        if keepdim:
+            out = out.reshape((1,) * x.ndim)
+        return _wrap(out)
+    axis = _dim1(dim, x.ndim, op)
+    _check_nonempty_dim(input, axis, op)
+    out = fn(_as1d(x), axis=axis, keepdims=keepdim).astype(np.int64)
+    return _wrap(out.reshape(()) if x.ndim == 0 else out)
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _argmax_argmin(input, dim, keepdim, True)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _argmax_argmin(input, dim, keepdim, False)
+
+
+# -- logsumexp ------------------------------------------------------------------------------------
+
+class Logsumexp(Op):
+    float_result = True
+
+    def forward(self, x, dims, keepdim):
+        self.dims, self.keepdim = dims, keepdim
+        m = xp.max(x, axis=dims, keepdims=True, initial=-np.inf)
+        m = np.where(np.isfinite(m), m, 0).astype(x.dtype, copy=False)
+        with np.errstate(divide='ignore'):
+            out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+        if not keepdim:
+            out = out.reshape(tuple(n for d, n in enumerate(x.shape) if d not in dims))
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x, out)
+        return out
+
+    def backward(self, g):
+        x, out = self.saved_tensors
+        nd = _arr(x).ndim
+        g = _keep(g, self.dims, nd, self.keepdim)
+        out = _keep(out, self.dims, nd, self.keepdim)
+        return g * exp(x - out)
+
+
+def logsumexp(input, dim, keepdim=False):
+    dims = _dims(dim, input.ndim, 'logsumexp')
+    if dims == () and input.ndim:
+        raise RuntimeError('logsumexp(): dim=() is not supported; pass the dims to reduce')
+    return Logsumexp.apply(input, dims=dims, keepdim=keepdim)
+
+
+# -- var and std ----------------------------------------------------------------------------------
+
+def _mean_keep(x, dims, n):
+    """Mean of ``x`` over ``dims`` keeping them (array or tensor)."""
+    nd = _arr(x).ndim
+    if not nd:
+        return x
+    return unsqueeze_dims(x.sum(dims), dims, nd) / n
+
+
+class VarStd(Op):
+    """``var`` / ``std`` (one output) or ``var_mean`` / ``std_mean`` (two outputs)."""
+    node_name = 'VarBackward0'
+
+    def forward(self, x, dims, correction, keepdim, take_sqrt, with_mean):
+        self._node_name = (('Std' if take_sqrt else 'Var') + ('Mean' if with_mean else '')
+                           + 'Backward0')
+        self.dims, self.keepdim, self.sqrt = dims, keepdim, take_sqrt
+        n = self.n = _count(x.shape, dims)
+        self.dof = _py_max(n - correction, 0)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            mean = x.sum(axis=dims, keepdims=True) / x.dtype.type(n)
+            d = x - mean
+            out = np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim)
+                             / x.dtype.type(self.dof))
+            if take_sqrt:
+                out = np.sqrt(out)
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x, out if take_sqrt else None)
+        if with_mean:
+            return out, (mean if keepdim else mean.reshape(out.shape))
+        return out
+
+    def backward(self, g, gmean=None):
+        x, out = self.saved_tensors
+        xa = _arr(x)
+        dims = self.dims if self.dims is not None else tuple(range(xa.ndim))
+        g = _keep(g, dims, xa.ndim, self.keepdim)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            d = x - _mean_keep(x, dims, self.n)
+        if self.sqrt:
+            out = _keep(out, dims, xa.ndim, self.keepdim)
+            zero = _arr(out) == 0
+            with np.errstate(divide='ignore', invalid='ignore'):
+                gx = where(zero, 0.0, g / (where(zero, 1.0, out) * float(self.dof))) * d
+        else:
+            with np.errstate(divide='ignore', invalid='ignore'):
+                gx = g * (2.0 / self.dof if self.dof else np.inf) * d
+        if gmean is not None:
+            gx = gx + _keep(gmean, dims, xa.ndim, self.keepdim) / float(_py_max(self.n, 1))
+        return gx
+
+
+def _var_args(op, input, dim, unbiased, keepdim, correction):
+    if isinstance(dim, bool):               # var(x, True): the legacy unbiased flag
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f'{op}() received an invalid combination of arguments: pass either '
+                        'unbiased or correction, not both')
+    _require_float(input, op, 'std and var only support floating point and complex dtypes')
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    dims = _dims(dim, input.ndim, op)
+    if dims == () and input.ndim:
+        dims = None
+    if dims is not None and len(dims) == input.ndim:
+        dims = None if not keepdim else dims
+    return dims, correction
+
+
+def _var_std(op, input, dim, unbiased, keepdim, correction, take_sqrt, with_mean):
+    dims, corr = _var_args(op, input, dim, unbiased, keepdim, correction)
+    if keepdim and dims is None:
+        dims = tuple(range(input.ndim))
+    if _count(input._data.shape, dims) - corr <= 0:
+        warnings.warn(f'{op}(): degrees of freedom is <= 0. Correction should be strictly less '
+                      'than the reduction factor (input numel divided by output numel).',
+                      UserWarning, stacklevel=3)
+    return VarStd.apply(input, dims=dims, correction=corr, keepdim=keepdim,
+                        take_sqrt=take_sqrt, with_mean=with_mean)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std('var', input, dim, unbiased, keepdim, correction, False, False)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std('std', input, dim, unbiased, keepdim, correction, True, False)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std('var_mean', input, dim, unbiased, keepdim, correction, False, True)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std('std_mean', input, dim, unbiased, keepdim, correction, True, True)
+
+
+# -- norms ----------------------------------------------------------------------------------------
+
+class VectorNorm(Op):
+    node_name = 'LinalgVectorNormBackward0'
+
+    def forward(self, x, ord, dims, keepdim):
+        self.ord, self.dims, self.keepdim = ord, dims, keepdim
+        a = np.abs(x)
+        if ord == 2:
+            out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+        elif ord == 1:
+            out = np.sum(a, axis=dims, keepdims=keepdim)
+        elif ord == np.inf:
+            out = np.max(a, axis=dims, keepdims=keepdim)
+        elif ord == -np.inf:
+            out = np.min(a, axis=dims, keepdims=keepdim)
+        elif ord == 0:
+            out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
+        else:
+            with np.errstate(divide='ignore'):
+                out = np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+        out = np.asarray(out, dtype=x.dtype)
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x, out)
+        return out
+
+    def backward(self, g):
+        x, out = self.saved_tensors
+        xa = _arr(x)
+        p = self.ord
+        g = _cast(_keep(g, self.dims, xa.ndim, self.keepdim), xa.dtype)
+        out = _keep(out, self.dims, xa.ndim, self.keepdim)
+        oa = _arr(out)
+        if p == 0:
+            gx = g * 0 * x
+        elif p == 1:
+            gx = g * sign(x)
+        elif p == 2:
+            gx = g * x / where(oa == 0, 1.0, out)
+        elif p in (np.inf, -np.inf):
+            mask = np.abs(xa) == oa
+            w = mask / np.maximum(mask.sum(axis=self.dims, keepdims=True), 1)
+            gx = g * sign(x) * w.astype(xa.dtype)
+        else:
+            zero = xa == 0
+            ax = where(zero, 1.0, x * sign(x))
+            ratio = (ax / where(oa == 0, 1.0, out)) ** (p - 1)
+            gx = where(zero | (oa == 0), 0.0, g * sign(x) * ratio)
+        return gx
+
+
+def _vector_norm(input, ord, dims, keepdim, dtype):
+    x = input._data
+    if x.dtype.kind not in 'fc' and dtype is None:
+        name = _dtype.FROM_NUMPY[x.dtype].legacy_name[:-6]
+        raise RuntimeError('linalg.vector_norm: Expected a floating point or complex tensor '
+                           f'as input. Got {name}')
+    if ord in (np.inf, -np.inf) and x.size == 0:
+        reduced = range(x.ndim) if dims is None else dims
+        for d in reduced:
+            if x.shape[d] == 0:
+                raise RuntimeError(f'linalg.vector_norm cannot compute the {ord} norm on the '
+                                   f'dimension {d} because this dimension is empty and the '
+                                   'operation does not have an identity')
+        if not x.ndim:
+            raise RuntimeError(f'linalg.vector_norm cannot compute the {ord} norm on an empty '
+                               'tensor because the operation does not have an identity')
+    if dtype is not None and dtype.numpy != x.dtype:
+        input = input.to(dtype)                 # recorded, so double backward sees the cast
+    return VectorNorm.apply(input, ord=ord, dims=dims, keepdim=keepdim)
+
+
+def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
+    dims = _dims(dim, input.ndim, 'norm')
+    if dims == () and input.ndim:
+        dims = None
+    if isinstance(p, str):
+        if p == 'fro':
+            if dims is not None and len(dims) > 2:
+                raise RuntimeError(f'linalg.matrix_norm: dim must be a 2-tuple. Got '
+                                   f"{' '.join(map(str, dims))}")
+            p = 2
+        elif p == 'nuc':
+            raise NotImplementedError("norm(p='nuc') is not yet supported (needs an SVD "
+                                      'with its backward)')
+        else:
+            raise RuntimeError(f'linalg.matrix_norm: Order {p} not supported.')
+    if keepdim and dims is None:
+        dims = tuple(range(input.ndim))
+    return _vector_norm(input, float(p), dims, keepdim, dtype)
+
+
+# -- all, any, count_nonzero ----------------------------------------------------------------------
+
+def _logical(input, dim, keepdim, fn, op):
+    x = input._data
+    dims = _all_dims(dim, x.ndim, op) if dim is not None else None
+    out = fn(x, axis=dims, keepdims=keepdim)
+    return _wrap(np.asarray(out, dtype=np.uint8 if x.dtype == np.uint8 else np.bool_))
+
+
+def all(input, dim=None, keepdim=False):
+    return _logical(input, dim, keepdim, np.all, 'all')
+
+
+def any(input, dim=None, keepdim=False):
+    return _logical(input, dim, keepdim, np.any, 'any')
+
+
+def count_nonzero(input, dim=None):
+    x = input._data
+    dims = _all_dims(dim, x.ndim, 'count_nonzero') if dim is not None else None
+    return _wrap(np.asarray(np.count_nonzero(x, axis=dims), dtype=np.int64))
+
+
+# -- sorting and order statistics -----------------------------------------------------------------
+
+def _argsort(x, axis, descending):
+    """Stable argsort along ``axis`` (NaN is the largest value, as in PyTorch)."""
+    if not descending:
+        return np.argsort(x, axis=axis, kind='stable')
+    n = x.shape[axis]
+    p = np.argsort(np.flip(x, axis), axis=axis, kind='stable')
+    return np.flip(n - 1 - p, axis)
+
+
+def _topk_indices(x, k, axis, largest):
+    """Indices of the ``k`` largest (smallest) along ``axis``, sorted, equal values by index.
+
+    A partition finds the candidates in linear time; only those ``k`` are then sorted.
+    """
+    n = x.shape[axis]
+    head = (slice(None),) * axis
+    if k == 0 or 2 * k > n:
+        return _argsort(x, axis, largest)[head + (slice(0, k),)]
+    if largest:
+        cand = np.argpartition(x, n - k, axis=axis)[head + (slice(n - k, None),)]
+    else:
+        cand = np.argpartition(x, k - 1, axis=axis)[head + (slice(0, k),)]
+    cand = np.sort(cand, axis=axis)                  # index order, so ties sort stably
+    order = _argsort(np.take_along_axis(x, cand, axis), axis, largest)
+    return np.take_along_axis(cand, order, axis)
+
+
+class Sort(_Select):
+    def forward(self, x, axis, descending=False, stable=False, k=None):
+        self.axis = axis
+        if stable:
+            self._node_name = 'SortBackward1'
+        x1 = _as1d(x)
+        if k is None:
+            idx = _argsort(x1, axis, descending)
+        else:
+            self._node_name = 'TopkBackward0'
+            idx = _topk_indices(x1, k, axis, descending)
+        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, True)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    axis = _dim1(dim, input.ndim, 'sort')
+    v, i = Sort.apply(input, axis=axis, descending=bool(descending), stable=bool(stable))
+    return return_types.sort(v, i)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    axis = _dim1(dim, input.ndim, 'argsort')
+    x = input._data
+    idx = _argsort(_as1d(x), axis, descending).astype(np.int64)
+    return _wrap(idx.reshape(x.shape))
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    k = _check_int(k, 'topk', 'k')
+    axis = _dim1(dim, input.ndim, 'topk')
+    n = input._data.shape[axis] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError(f'selected index k out of range (topk: k={k}, dim {axis} has size {n})')
+    v, i = Sort.apply(input, axis=axis, descending=bool(largest), stable=False, k=k)
+    return return_types.topk(v, i)
+
+
+class Kthvalue(_Select):
+    def forward(self, x, k, axis, keepdim):
+        self.axis = axis
+        x1 = _as1d(x)
+        idx = np.argsort(x1, axis=axis, kind='stable')[(slice(None),) * axis + (slice(k - 1, k),)]
+        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, keepdim)
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    k = _check_int(k, 'kthvalue', 'k')
+    axis = _dim1(dim, input.ndim, 'kthvalue')
+    _check_nonempty_dim(input, axis, 'kthvalue')
+    n = input._data.shape[axis] if input.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f'kthvalue(): selected number k out of range for dimension {axis} '
+                           f'(k={k}, size {n})')
+    v, i = Kthvalue.apply(input, k=k, axis=axis, keepdim=keepdim)
+    return return_types.kthvalue(v, i)
+
+
+class MedianAll(_EvenSplit):
+    """``median()`` / ``nanmedian()`` of all elements: the lower median."""
+    node_name = 'MedianBackward0'
+
+    def forward(self, x, ignore_nan=False):
+        if ignore_nan:
+            self._node_name = 'NanmedianBackward0'
+        flat = x.reshape(-1)
+        nan = np.isnan(flat) if flat.dtype.kind == 'f' else None
+        m = flat.size - (int(nan.sum()) if nan is not None else 0)
+        if flat.size == 0 or (nan is not None and (m == 0 or (not ignore_nan and m < flat.size))):
+            out = np.asarray(np.nan, dtype=x.dtype)
+        else:
+            k = (m - 1) // 2
+            out = np.asarray(np.partition(flat, k)[k])
+        return self._save(x, out, None, False)
+
+
+class MedianDim(_Select):
+    node_name = 'MedianBackward1'
+
+    def forward(self, x, axis, keepdim, ignore_nan=False):
+        self.axis = axis
+        if ignore_nan:
+            self._node_name = 'NanmedianBackward1'
+        x1 = _as1d(x)
+        n = x1.shape[axis]
+        perm = np.argsort(x1, axis=axis, kind='stable')
+        shape = _kept_shape(x1.shape, (axis,))
+        if x1.dtype.kind == 'f':
+            nans = np.isnan(x1).sum(axis=axis, keepdims=True)
+            if ignore_nan:
+                pos = np.where(nans == n, 0, (n - nans - 1) // 2)
+            else:                                # a NaN makes the median NaN (the first one)
+                pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+        else:
+            pos = np.full(shape, (n - 1) // 2)
+        idx = np.take_along_axis(perm, pos, axis)
+        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, keepdim)
+
+
+def _median(input, dim, keepdim, ignore_nan):
+    op = 'nanmedian' if ignore_nan else 'median'
+    if dim is None:
+        if keepdim:
+            raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
+        return MedianAll.apply(input, ignore_nan=ignore_nan)
+    axis = _dim1(dim, input.ndim, op)
+    _check_nonempty_dim(input, axis, op)
+    v, i = MedianDim.apply(input, axis=axis, keepdim=keepdim, ignore_nan=ignore_nan)
+    return (return_types.nanmedian if ignore_nan else return_types.median)(v, i)
+
+
+def median(input, dim=None, keepdim=False):
+    return _median(input, dim, keepdim, False)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    return _median(input, dim, keepdim, True)
+
+
+class Mode(_Select):
+    """Most frequent value (the smallest among equally frequent ones), its last index."""
+
+    def forward(self, x, axis, keepdim):
+        self.axis = axis
+        x1 = _as1d(x)
+        n = x1.shape[axis]
+        perm = np.argsort(x1, axis=axis, kind='stable')
+        s = np.take_along_axis(x1, perm, axis)
+        pos = _along(n, axis, x1.ndim)
+        head = (slice(None),) * axis
+        change = s[head + (slice(1, None),)] != s[head + (slice(None, -1),)]
+        starts = np.ones(s.shape, bool)
+        starts[head + (slice(1, None),)] = change
+        ends = np.ones(s.shape, bool)
+        ends[head + (slice(None, -1),)] = change
+        start = np.maximum.accumulate(np.where(starts, pos, 0), axis)
+        end = _flip(np.minimum.accumulate(_flip(np.where(ends, pos, n), axis), axis), axis)
+        best = np.argmax(end - start, axis=axis, keepdims=True)   # first: the smallest value
+        idx = np.take_along_axis(perm, np.take_along_axis(end, best, axis), axis)
+        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, keepdim)
+
+
+def mode(input, dim=-1, keepdim=False):
+    axis = _dim1(dim, input.ndim, 'mode')
+    _check_nonempty_dim(input, axis, 'mode')
+    v, i = Mode.apply(input, axis=axis, keepdim=keepdim)
+    return return_types.mode(v, i)
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """Unique values (always sorted, as PyTorch on CPU); not differentiable."""
+    x = input._data
+    if dim is None:
+        vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        inv = inv.reshape(x.shape)
+    else:
+        axis = _dim1(dim, x.ndim, 'unique')
+        vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
+        inv = inv.reshape(-1)
+    out = [_wrap(vals)]
+    if return_inverse:
+        out.append(_wrap(inv.astype(np.int64)))
+    if return_counts:
+        out.append(_wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+__all__ = ['sum', 'mean', 'nansum', 'nanmean', 'prod', 'cumsum', 'cumprod', 'cummax', 'cummin',
+           'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'logsumexp', 'var', 'std',
+           'var_mean', 'std_mean', 'norm', 'all', 'any', 'count_nonzero', 'sort', 'argsort',
+           'topk', 'kthvalue', 'median', 'nanmedian', 'mode', 'unique', 'return_types']
+_NOT_METHODS = ('var_mean', 'std_mean', 'return_types')
+METHODS = {name: globals()[name] for name in __all__ if name not in _NOT_METHODS}
+METHODS.update(cumsum_=cumsum_, cumprod_=cumprod_)

@@ -1,11 +1,13 @@
 """Shape ops. Most are views: they share storage and version counter with their input."""
 import math
+import warnings
 
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op
-from ._formula import sum_to, is_array
+from ..autograd.function import Op, _NO_EDGES
+from ._formula import sum_to, is_array, broadcast_to as _bcast
+from .indexing import BasicIndex, IndexScatter
 
 
 class View(Op):
@@ -91,21 +93,313 @@ class Expand(Op):
         return sum_to(g, self.in_shape)
 
 
+# -- helpers shared by the ops below -----------------------------------------------------
+
+
+def _run(cls, *inputs, **params):
+    """Run op ``cls`` inside a backward formula: on arrays its forward (fast path), on
+    tensors ``cls.apply`` so that it is recorded (its own backward gives the next order)."""
+    if is_array(inputs[0]):
+        node = Op.__new__(cls)
+        node._saved = ()
+        node.next_functions = _NO_EDGES
+        return node.forward(*inputs, **params)
+    return cls.apply(*inputs, **params)
+
+
+def _along(dim, index):
+    """The key selecting ``index`` (an int or a slice) along ``dim``."""
+    return (slice(None),) * dim + (index,)
+
+
+def _diag_view(a, offset, dim1, dim2):
+    """A writable NumPy view of the diagonal of ``a`` in the (dim1, dim2) plane, appended last."""
+    rest = [d for d in range(a.ndim) if d != dim1 and d != dim2]
+    v = a.transpose(rest + [dim1, dim2])
+    v = v[..., :, offset:] if offset >= 0 else v[..., -offset:, :]
+    n = min(v.shape[-2], v.shape[-1])
+    return np.lib.stride_tricks.as_strided(
+        v, v.shape[:-2] + (n,), v.strides[:-2] + (v.strides[-2] + v.strides[-1],))
+
+
+# -- reordering ---------------------------------------------------------------------------
+
+
+class Repeat(Op):
+    """``x.repeat(*repeats)``: ``x`` tiled; ``len(repeats) >= x.ndim``."""
+
+    def forward(self, x, repeats):
+        self.in_shape = x.shape
+        lead = len(repeats) - x.ndim
+        sizes = (1,) * lead + x.shape
+        self.inter = tuple(v for r, s in zip(repeats, sizes) for v in (r, s))
+        out = xp.empty(tuple(r * s for r, s in zip(repeats, sizes)), x.dtype)
+        out.reshape(self.inter)[...] = x.reshape(tuple(v for s in sizes for v in (1, s)))
+        return out
+
+    def backward(self, g):
+        g = g.reshape(self.inter).sum(tuple(range(0, len(self.inter), 2)))
+        return g.reshape(self.in_shape)
+
+
+class RepeatInterleave(Op):
+    """``x.repeat_interleave(int, dim)``: each slice along ``dim`` repeated ``repeats`` times."""
+    node_name = 'ViewBackward0'   # torch: expand + reshape
+
+    def forward(self, x, repeats, dim):
+        self.in_shape = x.shape
+        self.dim = dim
+        self.repeats = repeats
+        return xp.repeat(x, repeats, axis=dim)
+
+    def backward(self, g):
+        d, shp = self.dim, self.in_shape
+        return g.reshape(shp[:d + 1] + (self.repeats,) + shp[d + 1:]).sum((d + 1,))
+
+
+class IndexSelect(Op):
+    """``x`` indexed by an int64 array along ``dim`` (repeat_interleave with tensor repeats)."""
+
+    def forward(self, x, index, dim):
+        self.in_shape = x.shape
+        self.key = _along(dim, index)
+        return xp.take(x, index, axis=dim)
+
+    def backward(self, g):
+        return IndexScatter.apply_any(g, self.key, self.in_shape)
+
+
+class Flip(Op):
+    def forward(self, x, dims):
+        self.dims = dims
+        return xp.flip(x, dims).copy() if dims else x.copy()
+
+    def backward(self, g):
+        return _run(Flip, g, dims=self.dims)
+
+
+class Roll(Op):
+    def forward(self, x, shifts, dims):
+        self.shifts, self.dims = shifts, dims
+        if dims is None:
+            return xp.roll(x.reshape(-1), shifts).reshape(x.shape)
+        return xp.roll(x, shifts, axis=dims)
+
+    def backward(self, g):
+        back = tuple(-s for s in self.shifts) if isinstance(self.shifts, tuple) else -self.shifts
+        return _run(Roll, g, shifts=back, dims=self.dims)
+
+
+class Rot90(Op):
+    def forward(self, x, k, dims):
+        self.k, self.dims = k, dims
+        return xp.rot90(x, k, axes=dims).copy()
+
+    def backward(self, g):
+        return _run(Rot90, g, k=(4 - self.k) % 4, dims=self.dims)
+
+
+# -- joining --------------------------------------------------------------------------
+
+
+def _skipped(a):
+    """torch's legacy rule: 1-d empty tensors are left out of a concatenation."""
+    return a.shape == (0,)
+
+
+class Cat(Op):
+    """``cat(tensors, dim)``: one input per tensor; backward gives each its slice."""
+    promotes = True
+
+    def forward(self, *arrays, dim):
+        self.dim = dim
+        kept = [a for a in arrays if not _skipped(a)]
+        if not kept:
+            self.sizes = None
+            return xp.concatenate(arrays)
+        self.sizes = [None if _skipped(a) else a.shape[dim] for a in arrays]
+        return xp.concatenate(kept, axis=dim)
+
+    def backward(self, g):
+        if self.sizes is None:
+            return tuple(g for _ in self.next_functions)
+        grads = []
+        start = 0
+        for n in self.sizes:
+            if n is None:
+                grads.append(g.reshape((-1,))[0:0])
+            else:
+                grads.append(g[_along(self.dim, slice(start, start + n))])
+                start += n
+        return tuple(grads)
+
+
+class Stack(Op):
+    promotes = True
+
+    def forward(self, *arrays, dim):
+        self.dim = dim
+        self.n = len(arrays)
+        return xp.stack(arrays, axis=dim)
+
+    def backward(self, g):
+        return tuple(g[_along(self.dim, k)] for k in range(self.n))
+
+
+# -- splitting: several views of one input ----------------------------------------------
+
+
+class _MultiView(Op):
+    """An op whose outputs are views ``x[key]`` for the ``keys`` it is given: each output
+    shares the storage and version counter of ``x`` and replays as that basic index."""
+
+    @classmethod
+    def apply(cls, x, keys, **params):
+        outs = super().apply(x, keys=keys, **params)
+        if x._base is None:
+            base, prefix = x, ()
+        else:
+            base, prefix = x._base, x._view_fn
+        for t, key in zip(outs, keys):
+            t._vc = x._vc
+            t._base = base
+            t._view_fn = prefix + ((BasicIndex, {'key': key}),)
+        return outs
+
+    def forward(self, x, keys, dim):
+        self.dim = dim
+        return tuple(x[k] for k in keys)
+
+
+class Split(_MultiView):
+    """``split``/``chunk``: consecutive pieces along ``dim``; backward concatenates."""
+
+    def forward(self, x, keys, dim, with_sizes=False):
+        if with_sizes:
+            self._node_name = 'SplitWithSizesBackward0'
+        return super().forward(x, keys, dim)
+
+    def backward(self, *grads):
+        return _run(Cat, *grads, dim=self.dim)
+
+
+class Unbind(_MultiView):
+    def backward(self, *grads):
+        return _run(Stack, *grads, dim=self.dim)
+
+
+class Narrow(Op):
+    """``x.narrow(dim, start, length)``: a view (torch records a slice)."""
+    node_name = 'SliceBackward0'
+    is_view = True
+
+    def forward(self, x, key):
+        self.in_shape = x.shape
+        self.key = key
+        return x[key]
+
+    def backward(self, g):
+        return IndexScatter.apply_any(g, self.key, self.in_shape)
+
+
+# -- triangles and diagonals ---------------------------------------------------------------
+
+
+class Tril(Op):
+    def forward(self, x, diagonal=0):
+        self.diagonal = diagonal
+        return xp.tril(x, diagonal)
+
+    def backward(self, g):
+        return _run(Tril, g, diagonal=self.diagonal)
+
+
+class Triu(Op):
+    def forward(self, x, diagonal=0):
+        self.diagonal = diagonal
+        return xp.triu(x, diagonal)
+
+    def backward(self, g):
+        return _run(Triu, g, diagonal=self.diagonal)
+
+
+class Diagonal(Op):
+    """``x.diagonal(offset, dim1, dim2)``: a view, the diagonal as the last dim."""
+    is_view = True
+
+    def forward(self, x, offset, dim1, dim2):
+        self.in_shape = x.shape
+        self.args = dict(offset=offset, dim1=dim1, dim2=dim2)
+        return _diag_view(x, offset, dim1, dim2)
+
+    def backward(self, g):
+        return _run(DiagonalScatter, g, shape=self.in_shape, **self.args)
+
+
+class DiagCopy(Diagonal):
+    """``diag`` of a matrix: the diagonal, copied."""
+    node_name = 'DiagonalBackward0_copy'
+    is_view = False
+
+    def forward(self, x, offset, dim1, dim2):
+        return super().forward(x, offset, dim1, dim2).copy()
+
+
+class DiagonalScatter(Op):
+    """Zeros of ``shape`` with ``g`` on the diagonal (the adjoint of ``Diagonal``)."""
+
+    def forward(self, g, shape, offset, dim1, dim2):
+        self.args = dict(offset=offset, dim1=dim1, dim2=dim2)
+        out = xp.zeros(shape, g.dtype)
+        _diag_view(out, offset, dim1, dim2)[...] = g
+        return out
+
+    def backward(self, gg):
+        if is_array(gg):
+            return _diag_view(gg, **self.args).copy()
+        return Diagonal.apply(gg, **self.args)
+
+
+class DiagEmbed(DiagonalScatter):
+    """``x.diag_embed(offset, dim1, dim2)``: the last dim of ``x`` put on a diagonal."""
+
+    def forward(self, x, offset, dim1, dim2):
+        m = x.shape[-1] + abs(offset)
+        batch = iter(x.shape[:-1])
+        shape = tuple(m if d == dim1 or d == dim2 else next(batch) for d in range(x.ndim + 1))
+        return super().forward(x, shape, offset, dim1, dim2)
+
+
+class Trace(Op):
+    def forward(self, x):
+        self.shape = x.shape
+        return xp.trace(x, dtype=xp.int64 if x.dtype.kind in 'biu' else None)
+
+    def backward(self, g):
+        n = min(self.shape)
+        return _run(DiagonalScatter, _bcast(g, (n,)), shape=self.shape, offset=0, dim1=0,
+                    dim2=1)
+
+
 # -- in-place writes through views ----------------------------------------------------
 
 
 def replay_view(base, chain):
     """Re-derive a view from its base by re-running the view ops (recorded, on tensors)."""
     v = base
-    for cls, params in chain:
+    for cls, params, index in chain:
         v = cls.apply(v, **params)
+        if index is not None:
+            v = v[index]
     return v
 
 
 def view_of_array(array, chain):
     """The same view, taken of a plain array (a NumPy view, so writes go through)."""
-    for cls, params in chain:
+    for cls, params, index in chain:
         array = Op.__new__(cls).forward(array, **params)
+        if index is not None:
+            array = array[index]
     return array
 
 
@@ -275,7 +569,9 @@ def squeeze(input, dim=None):
         return Squeeze.apply(input)
     if isinstance(dim, int):
         return Squeeze.apply(input, dim=_wrap(dim, nd))
-    return Squeeze.apply(input, dim=tuple(_wrap(d, nd) for d in dim))
+    dims = tuple(_wrap(d, nd) for d in dim)
+    _no_duplicates(dims)
+    return Squeeze.apply(input, dim=dims)
 
 
 def unsqueeze(input, dim):
@@ -315,7 +611,530 @@ def broadcast_to(input, shape):
     return expand(input, shape)
 
 
+def _is_tensor(x):
+    return hasattr(x, '_data')
+
+
+def _tensor_list(tensors, op):
+    """The tensors of a sequence argument (``cat(tensors)``), refusing a lone tensor."""
+    if _is_tensor(tensors) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                        f'not {type(tensors).__name__}')
+    for i, t in enumerate(tensors):
+        if not _is_tensor(t):
+            raise TypeError(f"{op}(): argument 'tensors' (position 1) must be tuple of Tensors, "
+                            f'but found element of type {type(t).__name__} at pos {i}')
+    return tuple(tensors)
+
+
+def _varargs_tensors(tensors):
+    """``f(a, b)``, ``f([a, b])`` or ``f((a, b))`` -> (tuple of tensors, given as one?)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        return tuple(tensors[0]), False
+    return tuple(tensors), len(tensors) == 1
+
+
+def _dim_list(dims, ndim):
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    return tuple(_wrap(int(d), ndim) for d in dims)
+
+
+def _no_duplicates(dims):
+    seen = set()
+    for d in dims:
+        if d in seen:
+            raise RuntimeError(f'dim {d} appears multiple times in the list of dims')
+        seen.add(d)
+
+
+def unflatten(input, dim, sizes):
+    nd = input.ndim
+    dim = _wrap(dim, nd)
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError('unflatten: sizes must be non-empty')
+    shp = input._data.shape
+    n = shp[dim]
+    if sizes.count(-1) > 1:
+        raise RuntimeError('only one dimension can be inferred')
+    known = math.prod(s for s in sizes if s != -1)
+    if (-1 in sizes and (known == 0 or n % known)) or (-1 not in sizes and known != n):
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the "
+                           f'size of dim {dim} ({n}) in the input tensor')
+    if -1 in sizes:
+        sizes = tuple(n // known if s == -1 else s for s in sizes)
+    return reshape(input, shp[:dim] + sizes + shp[dim + 1:])
+
+
+def movedim(input, source, destination):
+    nd = input.ndim
+    src = _dim_list(source, nd)
+    dst = _dim_list(destination, nd)
+    if len(src) != len(dst):
+        raise RuntimeError(f'movedim: Invalid source or destination dims: source ({list(src)} '
+                           f'dims) should contain the same number of dims as destination '
+                           f'({list(dst)} dims)')
+    for name, dims in (('source', src), ('destination', dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f'movedim: repeated dim in `{name}` ({list(dims)})')
+    if nd == 0:
+        return BasicIndex.apply(input, key=Ellipsis)    # torch: an alias
+    order = [None] * nd
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(nd) if d not in src)
+    order = tuple(o if o is not None else next(rest) for o in order)
+    return Permute.apply(input, dims=order)
+
+
+moveaxis = movedim
+
+
+def repeat(input, *repeats):
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = _shape_arg(repeats)
+    if len(repeats) < input.ndim:
+        raise RuntimeError('Number of dimensions of repeat dims can not be smaller than number '
+                           'of dimensions of tensor')
+    lead = (1,) * (len(repeats) - input.ndim)
+    _check_sizes(tuple(r * s for r, s in zip(repeats, lead + input._data.shape)))
+    return Repeat.apply(input, repeats=repeats)
+
+
+def _check_sizes(shape):
+    for s in shape:
+        if s < 0:
+            raise RuntimeError(f'Trying to create tensor with negative dimension {s}: '
+                               f'{list(shape)}')
+
+
+def tile(input, dims):
+    dims = _shape_arg((dims,))
+    nd = input.ndim
+    if len(dims) < nd:
+        dims = (1,) * (nd - len(dims)) + dims
+    return repeat(input, dims)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    from ..tensor import Tensor
+    if repeats is None:             # repeat_interleave(counts): indices repeated counts times
+        counts = input._data
+        if counts.ndim != 1 or counts.dtype.kind not in 'iu':
+            raise RuntimeError('repeat_interleave only accept 1D vector as repeat')
+        if counts.size and counts.min() < 0:
+            raise RuntimeError('repeats can not be negative')
+        idx = np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)
+        return Tensor._make(idx, False, None, 0, None, Tensor)
+    if dim is None:
+        input = reshape(input, -1)
+        dim = 0
+    else:
+        dim = _wrap(dim, input.ndim)
+        if input.ndim == 0:
+            input = reshape(input, 1)
+    n = input._data.shape[dim]
+    if _is_tensor(repeats):
+        r = repeats._data
+        if r.dtype.kind not in 'iu':
+            raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for '
+                                      f"'{str(repeats.dtype).split('.')[-1].capitalize()}'")
+        if r.ndim > 1:
+            raise RuntimeError('repeats must be 0-dim or 1-dim tensor')
+        if r.size == 1:
+            r = np.broadcast_to(r.reshape(-1), (n,))
+        elif r.shape[0] != n:
+            raise RuntimeError(f'repeats must have the same size as input along dim, but got '
+                               f'repeats.size(0) = {r.shape[0]} and input.size({dim}) = {n}')
+        if r.size and r.min() < 0:
+            raise RuntimeError('repeats can not be negative')
+        index = np.repeat(np.arange(n, dtype=np.int64), r)
+        return IndexSelect.apply(input, index=index, dim=dim)
+    repeats = int(repeats)
+    if repeats < 0:
+        raise RuntimeError('Repeats must be non-negative')
+    return RepeatInterleave.apply(input, repeats=repeats, dim=dim)
+
+
+def flip(input, *dims):
+    dims = _shape_arg(dims)
+    dims = tuple(_wrap(d, input.ndim) for d in dims)
+    _no_duplicates(dims)
+    return Flip.apply(input, dims=dims)
+
+
+def fliplr(input):
+    if input.ndim < 2:
+        raise RuntimeError('Input must be >= 2-d.')
+    return Flip.apply(input, dims=(1,))
+
+
+def flipud(input):
+    if input.ndim < 1:
+        raise RuntimeError('Input must be >= 1-d.')
+    return Flip.apply(input, dims=(0,))
+
+
+def roll(input, shifts, dims=None):
+    nd = input.ndim
+    shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(
+        int(s) for s in shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f'shifts and dimensions must align. shifts: {len(shifts)}, '
+                               f'dims:0')
+        return Roll.apply(input, shifts=shifts[0], dims=None)
+    dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+    if not shifts:
+        raise RuntimeError('`shifts` required')
+    if len(shifts) != len(dims):
+        raise RuntimeError(f'shifts and dimensions must align. shifts: {len(shifts)}, '
+                           f'dims:{len(dims)}')
+    dims = tuple(_wrap(d, nd) for d in dims)
+    return Roll.apply(input, shifts=shifts, dims=dims)
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    dims = tuple(dims)
+    nd = input.ndim
+    if len(dims) != 2:
+        raise RuntimeError(f'expected total rotation dims == 2, but got dims = {len(dims)}')
+    if nd < 2:
+        raise RuntimeError(f'expected total dims >= 2, but got total dims = {nd}')
+    d0, d1 = _wrap(dims[0], nd), _wrap(dims[1], nd)
+    if d0 == d1:
+        raise RuntimeError(f'expected rotation dims to be different, but got dim0 = {d0} and '
+                           f'dim1 = {d1}')
+    return Rot90.apply(input, k=int(k) % 4, dims=(d0, d1))
+
+
+# -- joining -------------------------------------------------------------------------------
+
+
+def cat(tensors, dim=0):
+    tensors = _tensor_list(tensors, 'cat')
+    if not tensors:
+        raise ValueError('torch.cat(): expected a non-empty list of Tensors')
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:
+            raise RuntimeError(f'zero-dimensional tensor (at position {i}) cannot be '
+                               'concatenated')
+    kept = [(i, t) for i, t in enumerate(tensors) if not _skipped(t._data)]
+    if not kept:                        # only 1-d empty tensors: torch ignores dim
+        return Cat.apply(*tensors, dim=0)
+    i0, first = kept[0]
+    nd = first.ndim
+    dim = _wrap(dim, nd)
+    shp = first._data.shape
+    for i, t in kept[1:]:
+        s = t._data.shape
+        if len(s) != nd:
+            raise RuntimeError(f'Tensors must have same number of dimensions: got {nd} and '
+                               f'{len(s)}')
+        for d in range(nd):
+            if d != dim and s[d] != shp[d]:
+                raise RuntimeError(f'Sizes of tensors must match except in dimension {dim}. '
+                                   f'Expected size {shp[d]} but got size {s[d]} for tensor '
+                                   f'number {i} in the list.')
+    return Cat.apply(*tensors, dim=dim)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = _tensor_list(tensors, 'stack')
+    if not tensors:
+        raise RuntimeError('stack expects a non-empty TensorList')
+    shp = tensors[0]._data.shape
+    for i, t in enumerate(tensors[1:], 1):
+        if t._data.shape != shp:
+            raise RuntimeError(f'stack expects each tensor to be equal size, but got '
+                               f'{list(shp)} at entry 0 and {list(t._data.shape)} at entry {i}')
+    dim = _wrap(dim, len(shp) + 1)
+    return Stack.apply(*tensors, dim=dim)
+
+
+def _nonempty(tensors, op):
+    tensors = _tensor_list(tensors, op)
+    if not tensors:
+        raise RuntimeError(f'{op} expects a non-empty TensorList')
+    return tensors
+
+
+def hstack(tensors):
+    tensors = atleast_1d(_nonempty(tensors, 'hstack'))
+    dim = 0 if tensors[0].ndim == 1 else 1
+    return cat(tensors, dim)
+
+
+def vstack(tensors):
+    return cat(atleast_2d(_nonempty(tensors, 'vstack')), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    return cat(atleast_3d(_nonempty(tensors, 'dstack')), 2)
+
+
+def column_stack(tensors):
+    tensors = _nonempty(tensors, 'column_stack')
+    cols = tuple(reshape(t, t._data.size, 1) if t.ndim <= 1 else t for t in tensors)
+    return cat(cols, 1)
+
+
+def atleast_1d(*tensors):
+    tensors, single = _varargs_tensors(tensors)
+    out = tuple(reshape(t, 1) if t.ndim == 0 else t for t in tensors)
+    return out[0] if single else out
+
+
+def atleast_2d(*tensors):
+    tensors, single = _varargs_tensors(tensors)
+    out = tuple(reshape(t, 1, 1) if t.ndim == 0 else unsqueeze(t, 0) if t.ndim == 1 else t
+                for t in tensors)
+    return out[0] if single else out
+
+
+def _to_3d(t):
+    nd = t.ndim
+    if nd == 0:
+        return reshape(t, 1, 1, 1)
+    if nd == 1:
+        return unsqueeze(unsqueeze(t, 0), -1)
+    if nd == 2:
+        return unsqueeze(t, -1)
+    return t
+
+
+def atleast_3d(*tensors):
+    tensors, single = _varargs_tensors(tensors)
+    out = tuple(_to_3d(t) for t in tensors)
+    return out[0] if single else out
+
+
+def meshgrid(*tensors, indexing=None):
+    tensors, _ = _varargs_tensors(tensors)
+    if not tensors:
+        raise RuntimeError('meshgrid expects a non-empty TensorList')
+    if indexing is None:
+        warnings.warn('torch.meshgrid: in an upcoming release, it will be required to pass the '
+                      'indexing argument.', UserWarning, stacklevel=2)
+        indexing = 'ij'
+    if indexing not in ('ij', 'xy'):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but '
+                           f'received: {indexing}')
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f'torch.meshgrid: Expected 0D or 1D tensor in the tensor list '
+                               f'but got: {t}')
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError('meshgrid expects all tensors to have the same dtype')
+    n = len(tensors)
+    pos = list(range(n))
+    if indexing == 'xy' and n >= 2:
+        pos[0], pos[1] = 1, 0
+    shape = [0] * n
+    for p, t in zip(pos, tensors):
+        shape[p] = t._data.size
+    out = []
+    for p, t in zip(pos, tensors):
+        s = [1] * n
+        s[p] = -1
+        out.append(expand(reshape(t, tuple(s)), tuple(shape)))
+    return tuple(out)
+
+
+# -- splitting -------------------------------------------------------------------------------
+
+
+def _split_dim(input, dim, op='split'):
+    if input.ndim == 0:
+        raise RuntimeError(f'{op} expects at least a 1-dimensional tensor')
+    return _wrap(dim, input.ndim)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    dim = _split_dim(tensor, dim)
+    n = tensor._data.shape[dim]
+    s = split_size_or_sections
+    if isinstance(s, (list, tuple)) or (_is_tensor(s) and s.ndim == 1):
+        sizes = [int(v) for v in s]
+        if sum(sizes) != n or any(v < 0 for v in sizes):
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} "
+                               f"(input tensor's size at dimension {dim}), but got "
+                               f'split_sizes={sizes}')
+        return _split_pieces(tensor, sizes, dim, True)
+    s = int(s)
+    if s < 0:
+        raise RuntimeError(f'split expects split_size be non-negative, but got split_size={s}')
+    if s == 0:
+        if n:
+            raise RuntimeError(f'split_size can only be 0 if dimension size is 0, but got '
+                               f'dimension size of {n}')
+        return _split_pieces(tensor, [0], dim, False)
+    sizes = [s] * (n // s) + ([n % s] if n % s else [])
+    return _split_pieces(tensor, sizes or [0], dim, False)
+
+
+def _split_pieces(tensor, sizes, dim, with_sizes):
+    keys = []
+    start = 0
+    for v in sizes:
+        keys.append(_along(dim, slice(start, start + v)))
+        start += v
+    return Split.apply(tensor, keys=tuple(keys), dim=dim, with_sizes=with_sizes)
+
+
+def split_with_sizes(input, split_sizes, dim=0):
+    return split(input, list(split_sizes), dim)
+
+
+def chunk(input, chunks, dim=0):
+    chunks = int(chunks)
+    if chunks <= 0:
+        raise RuntimeError(f'chunk expects `chunks` to be greater than 0, got: {chunks}')
+    dim = _split_dim(input, dim, 'chunk')
+    n = input._data.shape[dim]
+    if n == 0:
+        return _split_pieces(input, [0] * chunks, dim, True)   # torch: split_with_sizes
+    return split(input, -(-n // chunks), dim)
+
+
+def unbind(input, dim=0):
+    if input.ndim == 0:
+        raise IndexError('Dimension specified as 0 but tensor has no dimensions')
+    dim = _wrap(dim, input.ndim)
+    keys = tuple(_along(dim, k) for k in range(input._data.shape[dim]))
+    return Unbind.apply(input, keys=keys, dim=dim)
+
+
+def narrow(input, dim, start, length):
+    if input.ndim == 0:
+        raise RuntimeError('narrow() cannot be applied to a 0-dim tensor.')
+    dim = _wrap(dim, input.ndim)
+    n = input._data.shape[dim]
+    start, length = int(start), int(length)
+    if length < 0:
+        raise RuntimeError('narrow(): length must be non-negative.')
+    if not -n <= start <= n:
+        raise IndexError(f'start out of range (expected to be in range of [{-n}, {n}], but got '
+                         f'{start})')
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise RuntimeError(f'start ({start}) + length ({length}) exceeds dimension size ({n}).')
+    return Narrow.apply(input, key=_along(dim, slice(start, start + length)))
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    if input.ndim == 0:
+        raise RuntimeError('tensor_split expected at least a 1-dimensional tensor, but got a '
+                           'tensor with 0 dims')
+    dim = _wrap(dim, input.ndim)
+    n = input._data.shape[dim]
+    s = indices_or_sections
+    if _is_tensor(s):
+        if s.dtype.is_floating_point or s.ndim > 1:
+            raise RuntimeError('tensor_split expected tensor_indices_or_sections to have a '
+                               'integral dtype and to be either a zero-dimensional (scalar) or '
+                               'one-dimensional tensor')
+        s = s.item() if s.ndim == 0 else s.tolist()
+    if isinstance(s, (list, tuple)):
+        bounds = [0] + [min(max(int(i) + n if int(i) < 0 else int(i), 0), n) for i in s] + [n]
+    else:
+        k = int(s)
+        if k <= 0:
+            raise RuntimeError(f'number of sections must be larger than 0, got {k}')
+        q, r = divmod(n, k)
+        sizes = [q + 1] * r + [q] * (k - r)
+        bounds = [0]
+        for v in sizes:
+            bounds.append(bounds[-1] + v)
+    out = []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        out.append(Narrow.apply(input, key=_along(dim, slice(a, max(a, b)))))
+    return tuple(out)
+
+
+# -- triangles and diagonals -------------------------------------------------------------
+
+
+def _check_matrix(input, op):
+    if input.ndim < 2:
+        raise RuntimeError(f'{op}: input tensor must have at least 2 dimensions')
+
+
+def tril(input, diagonal=0):
+    _check_matrix(input, 'tril')
+    return Tril.apply(input, diagonal=int(diagonal))
+
+
+def triu(input, diagonal=0):
+    _check_matrix(input, 'triu')
+    return Triu.apply(input, diagonal=int(diagonal))
+
+
+def tril_(input, diagonal=0):
+    _check_matrix(input, 'tril')
+    return Tril.apply_(input, diagonal=int(diagonal))
+
+
+def triu_(input, diagonal=0):
+    _check_matrix(input, 'triu')
+    return Triu.apply_(input, diagonal=int(diagonal))
+
+
+def _diag_dims(nd, dim1, dim2):
+    d1, d2 = _wrap(dim1, nd), _wrap(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f'diagonal dimensions cannot be identical {dim1}, {dim2}')
+    return d1, d2
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    d1, d2 = _diag_dims(input.ndim, dim1, dim2)
+    return Diagonal.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    if input.ndim == 0:
+        _wrap(dim1, 2), _wrap(dim2, 2)      # torch checks dims against ndim + 1 = 1
+        raise IndexError('Dimension out of range (expected to be in range of [-1, 0], but got '
+                         f'{dim1})')
+    d1, d2 = _diag_dims(input.ndim + 1, dim1, dim2)
+    return DiagEmbed.apply(input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag(input, diagonal=0):
+    nd = input.ndim
+    if nd == 1:
+        return DiagEmbed.apply(input, offset=int(diagonal), dim1=0, dim2=1)
+    if nd == 2:
+        return DiagCopy.apply(input, offset=int(diagonal), dim1=0, dim2=1)
+    raise RuntimeError(f'diag(): Supports 1D or 2D tensors. Got {nd}D')
+
+
+def trace(input):
+    if input.ndim != 2:
+        raise RuntimeError(f'trace: expected a matrix, but got tensor with dim {input.ndim}')
+    if input.dtype.numpy == np.bool_:
+        raise NotImplementedError('"trace" not implemented for \'Bool\'')
+    return Trace.apply(input)
+
+
 __all__ = ['reshape', 'view', 'view_as', 'reshape_as', 'flatten', 'transpose', 'swapaxes',
            'swapdims', 't', 'permute', 'squeeze', 'unsqueeze', 'expand', 'expand_as',
-           'broadcast_to']
-METHODS = {name: globals()[name] for name in __all__}
+           'broadcast_to', 'unflatten', 'movedim', 'moveaxis', 'repeat_interleave', 'tile',
+           'flip', 'fliplr', 'flipud', 'roll', 'rot90', 'cat', 'concat', 'concatenate', 'stack',
+           'hstack', 'vstack', 'row_stack', 'dstack', 'column_stack', 'split',
+           'split_with_sizes', 'chunk', 'unbind', 'narrow', 'tensor_split', 'tril', 'triu',
+           'diagonal', 'diag_embed', 'diag', 'trace', 'meshgrid', 'atleast_1d', 'atleast_2d',
+           'atleast_3d']
+_NOT_METHODS = {'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'row_stack',
+                'dstack', 'column_stack', 'meshgrid', 'atleast_1d', 'atleast_2d', 'atleast_3d'}
+METHODS = {name: globals()[name] for name in __all__ if name not in _NOT_METHODS}
+METHODS.update(repeat=repeat, tril_=tril_, triu_=triu_)
