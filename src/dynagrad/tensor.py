@@ -33,10 +33,11 @@ class Tensor:
 
     # Rarely used state: class-level defaults, set per instance only when needed.
     _base = None          # the tensor this one is a view of
-    _view_fn = None       # how to re-derive this view from _base: ((op class, params), ...)
+    _view_fn = None       # how to re-derive this view from _base: ((op, params, output), ...)
     _grad_acc = None      # weak reference to this leaf's AccumulateGrad node
     _hooks = None         # hooks of a leaf, run before its gradient is accumulated
     _volatile = False     # 0.3 semantics, only ever set on Variables and what they compute
+    _multi_view_of = None  # name of the node when this is one of several views it returned
     __array_ufunc__ = None  # make NumPy defer to our reflected operators
 
     @staticmethod
@@ -190,6 +191,10 @@ class Tensor:
                                f'gradients (got {self.dtype}; convert with .float() first)')
         if requires_grad and self._volatile:
             raise RuntimeError("Variable can't be volatile and require_grad at the same time!")
+        if requires_grad and self._base is not None:
+            # A view made a leaf that requires grad is the root of its own views' history,
+            # so writing through them is caught as writing into a leaf.
+            self._base = self._view_fn = None
         self._requires_grad = requires_grad
         return self
 

@@ -176,11 +176,6 @@ def test_nonzero_0dim_as_tuple(value):
 
 # -- bugs found outside this family -----------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason='BUG: autograd/function.py _check_inplace_allowed: a view '
-                   'of a view-leaf (x = base.reshape(...).requires_grad_(); x[0] = 1.0) is '
-                   'written in place without error; torch raises "a view of a leaf Variable '
-                   'that requires grad" (the check only looks at the storage base, which does '
-                   'not require grad)')
 def test_inplace_on_view_of_view_leaf_raises():
     x = dynagrad.arange(6.0).reshape(2, 3).requires_grad_()
     with pytest.raises(RuntimeError, match='leaf Variable that requires grad'):

@@ -223,11 +223,8 @@ def test_integer_inplace_errors(fn, exc):
             fn(lib)
 
 
-@pytest.mark.xfail(strict=True, reason='BUG: autograd/function.py Op.apply_ runs '
-                   '_check_inplace_allowed for ops with differentiable = False; torch lets a '
-                   'non-differentiable in-place op (logical_and_, bitwise ops, comparisons) '
-                   'write into a leaf that requires grad and leaves its history alone')
 def test_nondifferentiable_inplace_on_leaf():
+    """torch lets a non-differentiable in-place op write into a leaf requiring grad."""
     for lib in (torch, dynagrad):
         x = lib.tensor([1.0, 0.0, 2.0], requires_grad=True)
         x.logical_and_(lib.tensor([1.0, 1.0, 0.0]))

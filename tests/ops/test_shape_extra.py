@@ -109,12 +109,6 @@ def test_inplace_on_split_outputs_without_grad_is_allowed():
         assert _np(x)[2:].sum() == 0
 
 
-@pytest.mark.xfail(strict=True, reason='BUG (mechanism: function.py _check_inplace_allowed): '
-                   'no hook to refuse in-place writes into outputs of multi-view ops '
-                   '(split/chunk/unbind) when grad is involved; torch raises "Output 0 of '
-                   'SplitBackward0 is a view and is being modified inplace. This view is the '
-                   'output of a function that returns multiple views." dynagrad accepts the '
-                   'write (and computes correct gradients through CopySlices).')
 def test_inplace_on_multi_view_output_raises():
     x = torch.ones(4, 2, requires_grad=True)
     with pytest.raises(RuntimeError, match='returns multiple views'):

@@ -74,6 +74,7 @@ class Op(Node):
     float_result = False   # integer inputs are computed in the default float dtype
     promotes = False       # tensor inputs are cast to PyTorch's common dtype first
     differentiable = True  # False for ops with integer or boolean results
+    guards_leaves = False  # a non-differentiable in-place op still refuses grad leaves (eq_)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -174,7 +175,7 @@ class Op(Node):
         grad_on = _grad_state.grad_enabled
         record = grad_on and cls.differentiable and target._data.dtype.kind == 'f' and any(
             isinstance(x, Tensor) and x._requires_grad for x in inputs)
-        if grad_on and target._requires_grad:
+        if grad_on and target._requires_grad and (cls.differentiable or cls.guards_leaves):
             _check_inplace_allowed(target)
         if legacy.active:
             _, volatile = _legacy_flags(inputs)
@@ -253,6 +254,13 @@ def _as_runtime_error(cls, arrays, error):
 
 
 def _check_inplace_allowed(target):
+    multi = target._multi_view_of
+    if multi is not None:
+        raise RuntimeError(
+            f'Output {target._output_nr} of {multi} is a view and is being modified inplace. '
+            'This view is the output of a function that returns multiple views. Such functions '
+            'do not allow the output views to be modified inplace. You should replace the '
+            'inplace operation by an out-of-place one (or .clone() the output first).')
     if target._grad_fn is None:
         raise RuntimeError('a leaf Variable that requires grad is being used in an in-place '
                            'operation. (Wrap the update in `with dynagrad.no_grad():`, as '
@@ -461,6 +469,8 @@ def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
         t = Tensor._make(o, diff, node if diff else None, k if diff else 0, None, out_cls)
         if node.is_view:
             _make_view(t, inputs[0], type(node), params, k)
+            if diff:
+                t._multi_view_of = node.name()
         tensors.append(t)
     tensors = tuple(tensors)
     if record and node._saved:

@@ -18,7 +18,10 @@ def _tensors(x):
 
 
 def _differentiable_outputs(outputs):
-    return [o for o in outputs if hasattr(o, '_data') and o._data.dtype.kind == 'f']
+    # Outputs that do not require grad (an integer result, a value the op does not
+    # differentiate) are left out, as torch's gradcheck leaves them out.
+    return [o for o in outputs if hasattr(o, '_data') and o._data.dtype.kind == 'f'
+            and o._requires_grad]
 
 
 def _numerical_jacobians(func, inputs, wrt, outputs, eps):

@@ -1819,6 +1819,8 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 def _scalar_bound_input(input, bounds):
     """Scalar bounds take part in promotion: ``clamp(int_tensor, 0.5)`` is float."""
+    if input._data.dtype.kind == 'f':
+        return input
     target = _dtype.result_type(input, *[b for b in bounds if b is not None])
     return input if target is input.dtype else input.to(target)
 

@@ -263,7 +263,9 @@ class _MultiView(Op):
         for t, key in zip(outs, keys):
             t._vc = x._vc
             t._base = base
-            t._view_fn = prefix + ((BasicIndex, {'key': key}),)
+            t._view_fn = prefix + ((BasicIndex, {'key': key}, None),)
+            if t._grad_fn is not None:  # torch refuses in-place writes into these views
+                t._multi_view_of = t._grad_fn.name()
         return outs
 
     def forward(self, x, keys, dim):
