@@ -1,40 +1,23 @@
-"""dynagrad.nn.functional: the stateless forms of the layers in dynagrad.nn."""
-from ... import ops as _ops
+"""dynagrad.nn.functional: the stateless forms of the layers in dynagrad.nn.
 
-from .linear import linear  # noqa: E402
-from .loss import log_softmax, softmax, nll_loss, cross_entropy  # noqa: E402
+One module per family; each lists its functions in ``__all__``.
+"""
+from importlib import import_module
 
-__all__ = ['linear', 'relu', 'tanh', 'sigmoid', 'mse_loss', 'log_softmax', 'softmax',
-           'nll_loss', 'cross_entropy']
+from .linear import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .activation import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .vision import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
 
-
-def relu(input, inplace=False):
-    if inplace:
-        return input.relu_()
-    return _ops.relu(input)
-
-
-def tanh(input):
-    return _ops.tanh(input)
-
-
-def sigmoid(input):
-    return _ops.sigmoid(input)
-
-
-def mse_loss(input, target, size_average=None, reduce=None, reduction='mean'):
-    """Mean (or sum, or none) of the squared differences; shapes broadcast as in PyTorch."""
-    if size_average is not None or reduce is not None:
-        # The legacy flags, resolved as torch's _Reduction.legacy_get_string does.
-        size_average = True if size_average is None else size_average
-        reduce = True if reduce is None else reduce
-        reduction = ('mean' if size_average else 'sum') if reduce else 'none'
-    diff = input - target
-    sq = diff * diff
-    if reduction == 'mean':
-        return _ops.mean(sq)
-    if reduction == 'sum':
-        return _ops.sum(sq)
-    if reduction == 'none':
-        return sq
-    raise ValueError(f'{reduction} is not a valid value for reduction')
+# Some modules share a name with a function (linear, dropout): reach them by import.
+_FAMILIES = [import_module(f'{__name__}.{name}') for name in (
+    'linear', 'conv', 'pooling', 'activation', 'dropout', 'normalization', 'sparse',
+    'vision', 'attention', 'distance', 'loss')]
+__all__ = [name for module in _FAMILIES for name in module.__all__]

@@ -44,3 +44,6 @@ def linear(input, weight, bias=None):
     if bias is None:
         return Linear.apply(input, weight)
     return Linear.apply(input, weight, bias)
+
+
+__all__ = ['linear']

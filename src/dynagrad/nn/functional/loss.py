@@ -1,45 +1,9 @@
-"""Softmax-family activations and the classification losses built on them."""
+"""Loss functions."""
 from ...backend import xp
 from ...autograd.function import Op
 from ...ops import _formula as fm
-
-
-class LogSoftmax(Op):
-    float_result = True
-
-    def forward(self, x, dim):
-        self.dim = dim
-        shifted = x - x.max(axis=dim, keepdims=True)
-        out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
-        self.save_for_backward(out)
-        return out
-
-    def backward(self, g):
-        out, = self.saved_tensors
-        d = self.dim
-        return g - fm.exp(out) * _sum_keepdim(g, d)
-
-
-class Softmax(Op):
-    float_result = True
-
-    def forward(self, x, dim):
-        self.dim = dim
-        e = xp.exp(x - x.max(axis=dim, keepdims=True))
-        out = e / e.sum(axis=dim, keepdims=True)
-        self.save_for_backward(out)
-        return out
-
-    def backward(self, g):
-        out, = self.saved_tensors
-        gy = g * out
-        return gy - out * _sum_keepdim(gy, self.dim)
-
-
-def _sum_keepdim(g, dim):
-    shape = list(g.shape)
-    shape[dim] = 1
-    return g.sum((dim,)).reshape(tuple(shape))
+from .activation import log_softmax
+from ... import ops as _ops
 
 
 class NllLoss(Op):
@@ -80,28 +44,6 @@ class NllLoss(Op):
         return fm.where(self.mask, spread, 0.0), None, None
 
 
-def _wrap_dim(dim, ndim):
-    if dim is None:
-        # PyTorch's legacy implicit choice (it warns): 0 for 0-, 1- and 3-D input, else 1.
-        return 0 if ndim in (0, 1, 3) else 1
-    if not -max(ndim, 1) <= dim < max(ndim, 1):
-        raise IndexError(f'Dimension out of range (expected to be in range of '
-                         f'[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {dim})')
-    return dim % max(ndim, 1)
-
-
-def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    return LogSoftmax.apply(input, dim=_wrap_dim(dim, input.ndim))
-
-
-def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    return Softmax.apply(input, dim=_wrap_dim(dim, input.ndim))
-
-
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction='mean'):
     if target._data.dtype.kind not in 'iu':
@@ -133,3 +75,24 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                   'arrives with nn.functional (issue 5)')
     return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight,
                     ignore_index=ignore_index, reduction=reduction)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    """Mean (or sum, or none) of the squared differences; shapes broadcast as in PyTorch."""
+    if size_average is not None or reduce is not None:
+        # The legacy flags, resolved as torch's _Reduction.legacy_get_string does.
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ('mean' if size_average else 'sum') if reduce else 'none'
+    diff = input - target
+    sq = diff * diff
+    if reduction == 'mean':
+        return _ops.mean(sq)
+    if reduction == 'sum':
+        return _ops.sum(sq)
+    if reduction == 'none':
+        return sq
+    raise ValueError(f'{reduction} is not a valid value for reduction')
+
+
+__all__ = ['nll_loss', 'cross_entropy', 'mse_loss']

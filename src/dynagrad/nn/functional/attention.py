@@ -1,0 +1,3 @@
+"""Attention: scaled_dot_product_attention."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Dropout and its variants."""
+
+__all__ = []

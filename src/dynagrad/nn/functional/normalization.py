@@ -1,0 +1,3 @@
+"""Normalization layers as functions: batch, layer, group, instance, RMS, ..."""
+
+__all__ = []

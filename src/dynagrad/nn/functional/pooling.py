@@ -1,0 +1,3 @@
+"""Pooling: max, average, adaptive, LP pooling and max-unpooling."""
+
+__all__ = []

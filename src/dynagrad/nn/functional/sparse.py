@@ -1,0 +1,3 @@
+"""Embeddings and one-hot encoding."""
+
+__all__ = []

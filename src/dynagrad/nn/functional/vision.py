@@ -1,0 +1,3 @@
+"""Padding, resampling and pixel rearrangement: pad, interpolate, grid_sample, ..."""
+
+__all__ = []
