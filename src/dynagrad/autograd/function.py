@@ -30,7 +30,7 @@ import functools
 import numpy as np
 
 from .. import _dtype
-from .graph import Node, SavedTensor, AccumulateGrad
+from .graph import Node, SavedTensor
 from .grad_mode import state as _grad_state
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']

@@ -13,7 +13,6 @@ non-leaf replace its history with a node that sends zero back; on a leaf that re
 grad they raise unless run under ``no_grad`` (as ``nn.init`` does).
 """
 import contextlib
-import sys
 import warnings
 
 import numpy as np
@@ -893,15 +892,10 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return Cauchy.apply_(self, median=median, sigma=sigma, generator=generator)
 
 
-# ``dynagrad.random`` is this module (PyTorch's ``torch.random``: manual_seed, seed,
-# initial_seed, get_rng_state, set_rng_state, fork_rng, Generator, default_generator).
-random = sys.modules[__name__]
-sys.modules.setdefault(__name__.rsplit('.', 2)[0] + '.random', random)
-
 __all__ = ['Generator', 'default_generator', 'manual_seed', 'initial_seed', 'seed',
            'get_rng_state', 'set_rng_state', 'rand', 'randn', 'randint', 'randperm',
            'rand_like', 'randn_like', 'randint_like', 'normal', 'bernoulli', 'poisson',
-           'multinomial', 'random']
+           'multinomial']
 
 METHODS = {
     'uniform_': uniform_, 'normal_': normal_, 'bernoulli_': bernoulli_,
