@@ -1,25 +1,67 @@
 """``Module``: the base class of layers; parameters and submodules register by attribute."""
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 
 from ..tensor import Tensor
+from ..autograd.graph import RemovableHandle, _HookDict
 from .parameter import Parameter
+
+_IncompatibleKeys = namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])
+
+
+class _IncompatibleKeysResult(_IncompatibleKeys):
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return '<All keys matched successfully>'
+        return super().__repr__()
+
+    __str__ = __repr__
 
 
 class Module:
+    """Base class of all layers. Subclasses set attributes in ``__init__`` and define ``forward``."""
     training = True
+    _version = 1
 
-    def __init__(self):
-        object.__setattr__(self, '_parameters', OrderedDict())
-        object.__setattr__(self, '_buffers', OrderedDict())
-        object.__setattr__(self, '_modules', OrderedDict())
-        object.__setattr__(self, 'training', True)
+    def __init__(self, *args, **kwargs):
+        if args or kwargs:
+            raise TypeError(f'{type(self).__name__}.__init__() takes no arguments (got '
+                            f'{len(args)} positional and {sorted(kwargs)} keyword)')
+        setattr_ = object.__setattr__
+        setattr_(self, 'training', True)
+        setattr_(self, '_parameters', OrderedDict())
+        setattr_(self, '_buffers', OrderedDict())
+        setattr_(self, '_non_persistent_buffers_set', set())
+        setattr_(self, '_modules', OrderedDict())
+        setattr_(self, '_forward_hooks', _HookDict())
+        setattr_(self, '_forward_pre_hooks', _HookDict())
+        setattr_(self, '_backward_hooks', _HookDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        if self._backward_hooks:
+            from ._backward_hooks import BackwardHook
+            bw = BackwardHook(self, list(self._backward_hooks.values()))
+            args = bw.setup_input_hook(args)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        if self._backward_hooks:
+            output = bw.setup_output_hook(output)
+        return output
 
     # -- registration by attribute -----------------------------------------------------
     def __setattr__(self, name, value):
@@ -39,7 +81,15 @@ class Module:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
                                 '(dynagrad.nn.Parameter or None expected)')
             params[name] = None
+        elif params is not None and name in self._modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module "
+                                f"'{name}' (dynagrad.nn.Module or None expected)")
+            self._modules[name] = None
         elif params is not None and name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                '(dynagrad.Tensor or None expected)')
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -48,6 +98,7 @@ class Module:
         self.__dict__.pop(name, None)
         for d in (self._parameters, self._buffers, self._modules):
             d.pop(name, None)
+        self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -60,67 +111,138 @@ class Module:
         for store in (self._parameters, self._buffers, self._modules):
             if name in store:
                 del store[name]
+                self._non_persistent_buffers_set.discard(name)
                 return
         object.__delattr__(self, name)
 
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
     def register_parameter(self, name, param):
+        if '_parameters' not in self.__dict__:
+            raise AttributeError('cannot assign parameter before Module.__init__() call')
+        if not isinstance(name, str):
+            raise TypeError(f'parameter name should be a string. Got {type(name).__name__}')
+        if '.' in name or name == '':
+            raise KeyError(f'parameter name can\'t contain "." or be empty, got {name!r}')
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter "
                             f"'{name}' (dynagrad.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model "
+                             'parameters must be created explicitly.')
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
+        if '_buffers' not in self.__dict__:
+            raise AttributeError('cannot assign buffer before Module.__init__() call')
+        if not isinstance(name, str):
+            raise TypeError(f'buffer name should be a string. Got {type(name).__name__}')
+        if '.' in name or name == '':
+            raise KeyError(f'buffer name can\'t contain "." or be empty, got {name!r}')
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer "
                             f"'{name}' (dynagrad Tensor or None required)")
         self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f'{type(module).__name__} is not a Module subclass')
+        if not isinstance(name, str):
+            raise TypeError(f'module name should be a string. Got {type(name).__name__}')
+        if '.' in name or name == '':
+            raise KeyError(f'module name can\'t contain "." or be empty, got {name!r}')
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
         self._modules[name] = module
 
+    register_module = add_module
+
+    def get_submodule(self, target):
+        if target == '':
+            return self
+        module = self
+        for item in target.split('.'):
+            if not hasattr(module, item):
+                raise AttributeError(f'{type(module).__name__} has no attribute `{item}`')
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f'`{item}` is not an nn.Module')
+        return module
+
+    def get_parameter(self, target):
+        module_path, _, name = target.rpartition('.')
+        module = self.get_submodule(module_path)
+        if name not in module._parameters:
+            raise AttributeError(f'{type(module).__name__} has no parameter `{name}`')
+        return module._parameters[name]
+
+    def get_buffer(self, target):
+        module_path, _, name = target.rpartition('.')
+        module = self.get_submodule(module_path)
+        if name not in module._buffers:
+            raise AttributeError(f'{type(module).__name__} has no buffer `{name}`')
+        return module._buffers[name]
+
     # -- traversal -------------------------------------------------------------------
-    def named_modules(self, memo=None, prefix=''):
+    def named_modules(self, memo=None, prefix='', remove_duplicate=True):
         memo = set() if memo is None else memo
-        if self in memo:
+        if self in memo and remove_duplicate:
             return
-        memo.add(self)
+        if remove_duplicate:
+            memo.add(self)
         yield prefix, self
         for name, m in self._modules.items():
             if m is not None:
-                yield from m.named_modules(memo, prefix + ('.' if prefix else '') + name)
+                yield from m.named_modules(memo, prefix + ('.' if prefix else '') + name,
+                                           remove_duplicate)
 
     def modules(self):
         for _, m in self.named_modules():
             yield m
 
     def named_children(self):
+        seen = set()
         for name, m in self._modules.items():
-            if m is not None:
+            if m is not None and m not in seen:
+                seen.add(m)
                 yield name, m
 
     def children(self):
         for _, m in self.named_children():
             yield m
 
-    def named_parameters(self, prefix='', recurse=True):
+    def _named_members(self, get_members, prefix='', recurse=True, remove_duplicate=True):
         seen = set()
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
         for mod_prefix, m in modules:
-            for name, p in m._parameters.items():
-                if p is not None and id(p) not in seen:
-                    seen.add(id(p))
-                    yield mod_prefix + ('.' if mod_prefix else '') + name, p
+            for name, v in get_members(m):
+                if v is None or (remove_duplicate and id(v) in seen):
+                    continue
+                seen.add(id(v))
+                yield mod_prefix + ('.' if mod_prefix else '') + name, v
+
+    def named_parameters(self, prefix='', recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m._parameters.items(), prefix, recurse,
+                                       remove_duplicate)
 
     def parameters(self, recurse=True):
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix='', recurse=True):
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
-        for mod_prefix, m in modules:
-            for name, b in m._buffers.items():
-                if b is not None:
-                    yield mod_prefix + ('.' if mod_prefix else '') + name, b
+    def named_buffers(self, prefix='', recurse=True, remove_duplicate=True):
+        yield from self._named_members(lambda m: m._buffers.items(), prefix, recurse,
+                                       remove_duplicate)
 
     def buffers(self, recurse=True):
         for _, b in self.named_buffers(recurse=recurse):
@@ -128,6 +250,8 @@ class Module:
 
     # -- state -----------------------------------------------------------------------
     def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError('training mode is expected to be boolean')
         for m in self.modules():
             object.__setattr__(m, 'training', mode)
         return self
@@ -137,15 +261,16 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         for p in self.parameters():
-            if p.grad is not None:
+            if p._grad is not None:
                 if set_to_none:
-                    p.grad = None
+                    p._grad = None
                 else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
+                    g = p._grad
+                    if g._grad_fn is not None:
+                        g.detach_()
                     else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+                        g.requires_grad_(False)
+                    g.zero_()
 
     def requires_grad_(self, requires_grad=True):
         for p in self.parameters():
@@ -158,22 +283,203 @@ class Module:
         fn(self)
         return self
 
+    def _apply_to_tensors(self, convert):
+        """Replace every parameter's and buffer's data by ``convert(data)`` in place."""
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            for m in self.modules():
+                for p in m._parameters.values():
+                    if p is not None:
+                        p.data = convert(p)
+                        if p._grad is not None:
+                            p._grad = convert(p._grad)
+                for name, b in m._buffers.items():
+                    if b is not None:
+                        m._buffers[name] = convert(b)
+        return self
+
+    def to(self, *args, **kwargs):
+        """``to(dtype)``: floating parameters and buffers change dtype; ``to('cpu')`` is a no-op."""
+        from .. import _dtype
+        dtype = kwargs.get('dtype')
+        for a in args:
+            if isinstance(a, _dtype.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype = a.dtype
+            elif isinstance(a, str) or a is None:
+                if a is not None and str(a).split(':')[0] != 'cpu':
+                    raise RuntimeError(f'dynagrad runs on the CPU only; got device={a!r}')
+        if dtype is None:
+            return self
+        if not dtype.is_floating_point:
+            raise TypeError(f'nn.Module.to only accepts floating point dtypes, but got desired '
+                            f'dtype={dtype}')
+        return self._apply_to_tensors(lambda t: t.to(dtype) if t.is_floating_point() else t)
+
+    def float(self):
+        from .. import _dtype
+        return self.to(_dtype.float32)
+
+    def double(self):
+        from .. import _dtype
+        return self.to(_dtype.float64)
+
+    def half(self):
+        from .. import _dtype
+        return self.to(_dtype.float16)
+
+    def type(self, dst_type):
+        return self._apply_to_tensors(lambda t: t.type(dst_type))
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        raise RuntimeError('dynagrad runs on the CPU only (NumPy); there is no CUDA device')
+
+    # -- state dicts -------------------------------------------------------------------
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        for name, p in self._parameters.items():
+            if p is not None:
+                destination[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = b if keep_vars else b.detach()
+
+    def state_dict(self, *args, destination=None, prefix='', keep_vars=False):
+        """An ordered dict of parameters and persistent buffers, keyed by dotted names."""
+        if args:  # the deprecated positional form (destination, prefix, keep_vars)
+            destination = args[0]
+            if len(args) > 1:
+                prefix = args[1]
+            if len(args) > 2:
+                keep_vars = args[2]
+        if destination is None:
+            destination = OrderedDict()
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(destination=destination, prefix=prefix + name + '.',
+                             keep_vars=keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy values in place; return ``(missing_keys, unexpected_keys)``.
+
+        Every shape and type is checked before anything is copied, so a failed load leaves
+        the module as it was.
+        """
+        if not hasattr(state_dict, 'keys'):
+            raise TypeError(f'Expected state_dict to be dict-like, got {type(state_dict)}.')
+        own = {}
+        for mod_prefix, m in self.named_modules():
+            p = mod_prefix + '.' if mod_prefix else ''
+            for name, t in m._parameters.items():
+                if t is not None:
+                    own[p + name] = (m, '_parameters', name, t)
+            for name, t in m._buffers.items():
+                if t is not None and name not in m._non_persistent_buffers_set:
+                    own[p + name] = (m, '_buffers', name, t)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for key, (m, store, name, t) in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected '
+                              f'dynagrad.Tensor or Tensor-like object from checkpoint but '
+                              f'received {type(value)}')
+            elif tuple(value.shape) != tuple(t.shape):
+                errors.append(f'size mismatch for {key}: copying a param with shape '
+                              f'{value.shape} from checkpoint, the shape in current model is '
+                              f'{t.shape}.')
+        if strict:
+            if unexpected:
+                errors.insert(0, 'Unexpected key(s) in state_dict: '
+                              + ', '.join(f'"{k}"' for k in unexpected) + '. ')
+            if missing:
+                errors.insert(0, 'Missing key(s) in state_dict: '
+                              + ', '.join(f'"{k}"' for k in missing) + '. ')
+        if errors:
+            raise RuntimeError(f'Error(s) in loading state_dict for {type(self).__name__}:\n\t'
+                               + '\n\t'.join(errors))
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            for key, (m, store, name, t) in own.items():
+                if key in state_dict:
+                    value = state_dict[key]
+                    if assign:
+                        if store == '_parameters' and not isinstance(value, Parameter):
+                            value = Parameter(value, requires_grad=t.requires_grad)
+                        getattr(m, store)[name] = value
+                    else:
+                        t.copy_(value)
+        return _IncompatibleKeysResult(missing, unexpected)
+
+    # -- hooks -------------------------------------------------------------------------
+    def _add_hook(self, hooks, hook, prepend=False):
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks_items = list(hooks.items())
+            hooks.clear()
+            hooks[handle.id] = hook
+            hooks.update((k, v) for k, v in hooks_items if k != handle.id)
+        return handle
+
+    def register_forward_pre_hook(self, hook, *, prepend=False):
+        """``hook(module, args) -> None or new args`` before each forward."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend)
+
+    def register_forward_hook(self, hook, *, prepend=False):
+        """``hook(module, args, output) -> None or new output`` after each forward."""
+        return self._add_hook(self._forward_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output) -> None or new grad_input``.
+
+        Called once the gradients of the module's tensor inputs are computed; grad_input
+        and grad_output are tuples with one entry per tensor input/output (None where a
+        tensor needs no gradient).
+        """
+        return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        raise RuntimeError('register_backward_hook is deprecated in PyTorch and gives the '
+                           'gradients of the last op, not of the module: use '
+                           'register_full_backward_hook instead')
+
     # -- printing --------------------------------------------------------------------
     def extra_repr(self):
         return ''
+
+    def _get_name(self):
+        return type(self).__name__
 
     def __repr__(self):
         lines = []
         extra = self.extra_repr()
         if extra:
             lines = extra.split('\n')
+        children = []
         for name, m in self._modules.items():
             mod = repr(m).replace('\n', '\n  ')
-            lines.append(f'({name}): {mod}')
-        main = type(self).__name__ + '('
-        if lines:
-            if len(lines) == 1 and not self._modules:
+            children.append(f'({name}): {mod}')
+        main = self._get_name() + '('
+        all_lines = lines + children
+        if all_lines:
+            if len(lines) == 1 and not children:
                 main += lines[0]
             else:
-                main += '\n  ' + '\n  '.join(lines) + '\n'
+                main += '\n  ' + '\n  '.join(all_lines) + '\n'
         return main + ')'
+
+    def __getstate__(self):
+        return self.__dict__.copy()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+

@@ -1,0 +1,93 @@
+"""Module full backward hooks: identity nodes around a module's inputs and outputs.
+
+The node on the outputs sees the gradients of the outputs (grad_output); the node on the
+inputs sees the gradients of the inputs (grad_input) once the module's whole backward has
+run, calls the hooks, and passes on what they return.
+"""
+from ..autograd.function import Op
+from ..autograd.grad_mode import is_grad_enabled
+from ..tensor import Tensor
+
+
+class _HookIdentity(Op):
+    node_name = 'BackwardHookFunctionBackward'
+
+    def forward(self, *arrays, callback):
+        self.callback = callback
+        return arrays if len(arrays) > 1 else arrays[0]
+
+    def backward(self, *grads):
+        replaced = self.callback(grads)
+        return tuple(replaced) if replaced is not None else grads
+
+
+def _as_tensor(g):
+    if g is None or isinstance(g, Tensor):
+        return g
+    return Tensor._make(g, False, None, 0, None, Tensor)
+
+
+def _through_identity(values, callback):
+    """Pass the tensors of ``values`` that require grad through one identity node."""
+    positions = [i for i, v in enumerate(values)
+                 if isinstance(v, Tensor) and v.requires_grad]
+    if not positions or not is_grad_enabled():
+        return values, positions
+    outs = _HookIdentity.apply(*[values[i] for i in positions], callback=callback)
+    outs = outs if isinstance(outs, tuple) else (outs,)
+    values = list(values)
+    for i, o in zip(positions, outs):
+        o._vc = values[i]._vc  # an alias: same data, same version counter
+        values[i] = o
+    return tuple(values), positions
+
+
+class BackwardHook:
+    def __init__(self, module, hooks):
+        self.module = module
+        self.hooks = hooks
+        self.grad_outputs = None
+        self.input_positions = []
+        self.n_inputs = 0
+
+    def setup_input_hook(self, args):
+        self.n_inputs = sum(isinstance(a, Tensor) for a in args)
+        self.tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        args, self.input_positions = _through_identity(args, self._on_input_grads)
+        return args
+
+    def setup_output_hook(self, output):
+        single = not isinstance(output, tuple)
+        values = (output,) if single else output
+        self.n_outputs = sum(isinstance(v, Tensor) for v in values)
+        values, _ = _through_identity(values, self._on_output_grads)
+        return values[0] if single else tuple(values)
+
+    def _on_output_grads(self, grads):
+        self.grad_outputs = tuple(_as_tensor(g) for g in grads)
+        if not self.input_positions:  # no input needs a gradient: the hooks run now
+            self._run_hooks((None,) * self.n_inputs)
+        return None
+
+    def _on_input_grads(self, grads):
+        by_slot = dict(zip(self.input_positions, grads))
+        grad_input = tuple(_as_tensor(by_slot.get(i)) for i in self.tensor_slots)
+        grad_input = self._run_hooks(grad_input)
+        as_arrays = not any(isinstance(g, Tensor) and g._grad_fn is not None for g in grads
+                            if g is not None) and not any(isinstance(g, Tensor) for g in grads)
+        out = []
+        for slot in self.input_positions:
+            g = grad_input[self.tensor_slots.index(slot)]
+            out.append(g._data if as_arrays and isinstance(g, Tensor) else g)
+        return out
+
+    def _run_hooks(self, grad_input):
+        for hook in self.hooks:
+            result = hook(self.module, grad_input, self.grad_outputs)
+            if result is not None:
+                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+                if len(result) != len(grad_input):
+                    raise RuntimeError(f'Backward hook returned an invalid number of grad_input, '
+                                       f'got {len(result)}, but expected {len(grad_input)}')
+                grad_input = result
+        return grad_input
