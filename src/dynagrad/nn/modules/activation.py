@@ -1,33 +1,103 @@
-"""Element-wise activation modules."""
+"""Activation modules: each holds its arguments and calls its nn.functional form."""
 from ..module import Module
+from ..parameter import Parameter
 from .. import functional as F
 
 
-class ReLU(Module):
-    def __init__(self, inplace=False):
-        super().__init__()
-        self.inplace = inplace
+def _activation(name, fn_name, params=(), repr_fmt=None, inplace=False, doc=None):
+    """A Module class whose constructor takes ``params`` (name, default) and whose forward
+    is ``F.<fn_name>(input, *those values)``; ``repr_fmt`` formats ``extra_repr``."""
+    names = [p for p, _ in params] + (['inplace'] if inplace else [])
+    defaults = dict(params, **({'inplace': False} if inplace else {}))
+
+    def __init__(self, *args, **kwargs):
+        Module.__init__(self)
+        if len(args) > len(names):
+            raise TypeError(f'{name}() takes at most {len(names)} arguments ({len(args)} given)')
+        values = dict(defaults)
+        values.update(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in defaults:
+                raise TypeError(f"{name}.__init__() got an unexpected keyword argument '{k}'")
+            values[k] = v
+        for k in names:
+            setattr(self, k, values[k])
 
     def forward(self, input):
-        return F.relu(input, inplace=self.inplace)
+        fn = getattr(F, fn_name)
+        return fn(input, *(getattr(self, k) for k in names))
 
     def extra_repr(self):
-        return 'inplace=True' if self.inplace else ''
+        if repr_fmt is None:
+            text = ''
+        else:
+            text = repr_fmt.format(**{k: getattr(self, k) for k in names})
+        if inplace and self.inplace:
+            text = (text + ', ' if text else '') + 'inplace=True'
+        return text
+
+    return type(name, (Module,), {'__init__': __init__, 'forward': forward,
+                                  'extra_repr': extra_repr, '__doc__': doc or
+                                  f'Applies ``nn.functional.{fn_name}`` element-wise.'})
 
 
-class Tanh(Module):
+ReLU = _activation('ReLU', 'relu', inplace=True)
+ReLU6 = _activation('ReLU6', 'relu6', inplace=True)
+LeakyReLU = _activation('LeakyReLU', 'leaky_relu', [('negative_slope', 0.01)],
+                        'negative_slope={negative_slope}', inplace=True)
+ELU = _activation('ELU', 'elu', [('alpha', 1.0)], 'alpha={alpha}', inplace=True)
+CELU = _activation('CELU', 'celu', [('alpha', 1.0)], 'alpha={alpha}', inplace=True)
+SELU = _activation('SELU', 'selu', inplace=True)
+GELU = _activation('GELU', 'gelu', [('approximate', 'none')], 'approximate={approximate!r}')
+SiLU = _activation('SiLU', 'silu', inplace=True)
+Mish = _activation('Mish', 'mish', inplace=True)
+Softplus = _activation('Softplus', 'softplus', [('beta', 1.0), ('threshold', 20.0)],
+                       'beta={beta}, threshold={threshold}')
+Softsign = _activation('Softsign', 'softsign')
+Hardtanh = _activation('Hardtanh', 'hardtanh', [('min_val', -1.0), ('max_val', 1.0)],
+                       'min_val={min_val}, max_val={max_val}', inplace=True)
+Hardsigmoid = _activation('Hardsigmoid', 'hardsigmoid', inplace=True)
+Hardswish = _activation('Hardswish', 'hardswish', inplace=True)
+Tanhshrink = _activation('Tanhshrink', 'tanhshrink')
+Threshold = _activation('Threshold', 'threshold', [('threshold', None), ('value', None)],
+                        'threshold={threshold}, value={value}', inplace=True)
+GLU = _activation('GLU', 'glu', [('dim', -1)], 'dim={dim}')
+LogSigmoid = _activation('LogSigmoid', 'logsigmoid')
+Tanh = _activation('Tanh', 'tanh')
+Sigmoid = _activation('Sigmoid', 'sigmoid')
+Softmax = _activation('Softmax', 'softmax', [('dim', None)], 'dim={dim}')
+LogSoftmax = _activation('LogSoftmax', 'log_softmax', [('dim', None)], 'dim={dim}')
+Softmin = _activation('Softmin', 'softmin', [('dim', None)], 'dim={dim}')
+
+
+class PReLU(Module):
+    """``max(0, x) + weight * min(0, x)`` with a learned slope (one, or one per channel)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        from ... import ops
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(ops.full((num_parameters,), init, dtype=dtype))
+
     def forward(self, input):
-        return F.tanh(input)
+        return F.prelu(input, self.weight)
 
-
-class Sigmoid(Module):
-    def forward(self, input):
-        return F.sigmoid(input)
+    def extra_repr(self):
+        return f'num_parameters={self.num_parameters}'
 
 
 class Identity(Module):
+    """Returns its input; takes and ignores any constructor arguments, as in PyTorch."""
+
     def __init__(self, *args, **kwargs):
         super().__init__()
 
     def forward(self, input):
         return input
+
+
+__all__ = ['ReLU', 'ReLU6', 'LeakyReLU', 'ELU', 'CELU', 'SELU', 'GELU', 'SiLU', 'Mish',
+           'Softplus', 'Softsign', 'Hardtanh', 'Hardsigmoid', 'Hardswish', 'Tanhshrink',
+           'Threshold', 'GLU', 'LogSigmoid', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
+           'Softmin', 'PReLU', 'Identity']
