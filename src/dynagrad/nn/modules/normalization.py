@@ -1,0 +1,226 @@
+"""Normalization layers: batch, layer, group, instance and RMS normalization."""
+import numbers
+
+from ..module import Module
+from ..parameter import Parameter
+from .. import functional as F
+from ... import ops
+from ... import _dtype
+
+
+class _NormBase(Module):
+    """Affine parameters and running statistics shared by batch and instance norm."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, device=None, dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.bias_flag = affine and bias
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = Parameter(ops.ones(num_features, dtype=dtype))
+            if bias:
+                self.bias = Parameter(ops.zeros(num_features, dtype=dtype))
+            else:
+                self.register_parameter('bias', None)
+        else:
+            self.register_parameter('weight', None)
+            self.register_parameter('bias', None)
+        if track_running_stats:
+            self.register_buffer('running_mean', ops.zeros(num_features, dtype=dtype))
+            self.register_buffer('running_var', ops.ones(num_features, dtype=dtype))
+            self.register_buffer('num_batches_tracked', ops.tensor(0, dtype=_dtype.int64))
+        else:
+            self.register_buffer('running_mean', None)
+            self.register_buffer('running_var', None)
+            self.register_buffer('num_batches_tracked', None)
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            from .. import init
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input):
+        pass
+
+    def extra_repr(self):
+        return (f'{self.num_features}, eps={self.eps}, momentum={self.momentum}, '
+                f'affine={self.affine}, bias={self.bias_flag}, '
+                f'track_running_stats={self.track_running_stats}')
+
+    def _momentum_factor(self):
+        """The running-average factor; momentum=None means a cumulative average."""
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:
+                return 1.0 / float(self.num_batches_tracked.item())
+        return 0.0 if self.momentum is None else self.momentum
+
+
+class _BatchNorm(_NormBase):
+    _dims = ()
+
+    def _check_input_dim(self, input):
+        if input.dim() not in self._dims:
+            raise ValueError(f'expected {" or ".join(f"{d}D" for d in self._dims)} input '
+                             f'(got {input.dim()}D input)')
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = self._momentum_factor()
+        use_batch_stats = self.training or (self.running_mean is None
+                                            and self.running_var is None)
+        return F.batch_norm(input,
+                            self.running_mean if not self.training or self.track_running_stats
+                            else None,
+                            self.running_var if not self.training or self.track_running_stats
+                            else None,
+                            self.weight, self.bias, use_batch_stats, factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    _dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    _dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    _dims = (5,)
+
+
+class _InstanceNorm(_NormBase):
+    _dims = ()
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+
+    def forward(self, input):
+        if input.dim() not in self._dims:
+            raise ValueError(f'expected {" or ".join(f"{d}D" for d in self._dims)} input '
+                             f'(got {input.dim()}D input)')
+        unbatched = input.dim() == self._dims[0]
+        if unbatched:
+            input = input.unsqueeze(0)
+        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight,
+                              self.bias, self.training or not self.track_running_stats,
+                              self.momentum if self.momentum is not None else 0.1, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _dims = (2, 3)
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _dims = (3, 4)
+
+
+class LayerNorm(Module):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        self.bias_flag = bias
+        if elementwise_affine:
+            self.weight = Parameter(ops.ones(*self.normalized_shape, dtype=dtype))
+            if bias:
+                self.bias = Parameter(ops.zeros(*self.normalized_shape, dtype=dtype))
+            else:
+                self.register_parameter('bias', None)
+        else:
+            self.register_parameter('weight', None)
+            self.register_parameter('bias', None)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f'{self.normalized_shape}, eps={self.eps}, '
+                f'elementwise_affine={self.elementwise_affine}, bias={self.bias_flag}')
+
+
+class GroupNorm(Module):
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        if num_channels % num_groups:
+            raise ValueError('num_channels must be divisible by num_groups')
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        self.bias_flag = affine and bias
+        if affine:
+            self.weight = Parameter(ops.ones(num_channels, dtype=dtype))
+            if bias:
+                self.bias = Parameter(ops.zeros(num_channels, dtype=dtype))
+            else:
+                self.register_parameter('bias', None)
+        else:
+            self.register_parameter('weight', None)
+            self.register_parameter('bias', None)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f'{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, '
+                f'bias={self.bias_flag}')
+
+
+class RMSNorm(Module):
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ops.ones(*self.normalized_shape, dtype=dtype))
+        else:
+            self.register_parameter('weight', None)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return (f'{self.normalized_shape}, eps={self.eps}, '
+                f'elementwise_affine={self.elementwise_affine}')
+
+
+class LocalResponseNorm(Module):
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f'{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}'
+
+
+__all__ = ['BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'InstanceNorm1d', 'InstanceNorm2d',
+           'LayerNorm', 'GroupNorm', 'RMSNorm', 'LocalResponseNorm']
