@@ -1,0 +1,4 @@
+"""``dynagrad.utils``: helpers around training, as ``torch.utils``."""
+from . import data  # noqa: F401
+
+__all__ = ['data']
