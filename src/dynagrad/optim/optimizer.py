@@ -1,35 +1,235 @@
-"""The optimizer base class."""
+"""The optimizer base class: parameter groups, per-parameter state, state dicts and hooks.
+
+Subclasses implement ``step``; updates write the parameters' NumPy arrays in place (so
+parameters keep their identity) and bump their version counters. State tensors are
+dynagrad tensors, laid out as PyTorch lays them out, so a state dict is interchangeable
+with PyTorch's (through checkpoints) and a fresh optimizer that loads one continues
+training exactly where the saved one stopped.
+"""
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
+from collections.abc import Iterable
+from itertools import chain
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import RemovableHandle, _HookDict
 from ..tensor import Tensor
+
+__all__ = [
+    'Optimizer',
+    'register_optimizer_step_post_hook',
+    'register_optimizer_step_pre_hook',
+    'required',
+]
+
+
+class _RequiredParameter:
+    """Marks a default that every parameter group must give (e.g. SGD's lr in old torch)."""
+
+    def __repr__(self):
+        return '<required parameter>'
+
+
+required = _RequiredParameter()
+
+_global_pre_hooks = _HookDict()
+_global_post_hooks = _HookDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """``hook(optimizer, args, kwargs) -> None or (args, kwargs)`` before every optimizer step."""
+    handle = RemovableHandle(_global_pre_hooks)
+    _global_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_optimizer_step_post_hook(hook):
+    """``hook(optimizer, args, kwargs)`` after every optimizer step."""
+    handle = RemovableHandle(_global_post_hooks)
+    _global_post_hooks[handle.id] = hook
+    return handle
+
+
+def _hooked_step(step):
+    """Wrap a subclass's ``step`` so step hooks run around it and schedulers see it ran."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        for hook in chain(list(_global_pre_hooks.values()),
+                          list(self._optimizer_step_pre_hooks.values())):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f'{step} must return None or a tuple of '
+                                       f'(new_args, new_kwargs), but got {result}.')
+                args, kwargs = result
+        self._opt_called = True    # what LR schedulers check before warning
+        out = step(self, *args, **kwargs)
+        for hook in chain(list(self._optimizer_step_post_hooks.values()),
+                          list(_global_post_hooks.values())):
+            hook(self, args, kwargs)
+        return out
+
+    wrapper._dg_hooked = True
+    return wrapper
+
+
+def _typename(obj):
+    if isinstance(obj, Tensor):
+        return obj.type()
+    return type(obj).__module__ + '.' + type(obj).__qualname__
+
+
+def _state_tensor(array):
+    """A dynagrad tensor (no history) around an array the optimizer owns."""
+    return Tensor._make(array, False, None, 0, None, Tensor)
+
+
+def _step_tensor():
+    """PyTorch keeps the step count as a float32 0-dim tensor."""
+    return _state_tensor(np.zeros((), np.float32))
+
+
+def _scalar(x):
+    """A hyperparameter as a Python float (groups may hold 1-element tensors, as in torch)."""
+    return float(x) if isinstance(x, Tensor) else x
+
+
+def _lerp_(a, b, w):
+    """``a.lerp_(b, w)`` on arrays, with PyTorch's two-sided formula (exact at w=1)."""
+    if w < 0.5:
+        a += w * (b - a)
+    else:
+        a[...] = b - (b - a) * (1 - w)
+    return a
 
 
 class Optimizer:
+    """Base class for all optimizers.
+
+    ``params`` is an iterable of tensors, of ``(name, tensor)`` pairs, or of dicts (parameter
+    groups) whose other keys override ``defaults`` for that group.
+    """
+
+    # Whether each per-parameter state tensor (other than 0-dim scalars) has its parameter's
+    # shape; load_state_dict checks it. LBFGS keeps flat vectors over all parameters.
+    _state_matches_param_shapes = True
+
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self.state = {}
-        self.param_groups = []
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        self._patch_step_function()
         if isinstance(params, Tensor):
             raise TypeError('params argument given to the optimizer should be an iterable of '
-                            'Tensors or dicts, but got ' + params.type())
+                            'Tensors or dicts, but got ' + _typename(params))
+        if not isinstance(params, Iterable):
+            raise TypeError('params argument given to the optimizer should be an iterable of '
+                            'Tensors or dicts, but got ' + _typename(params))
+        self.state = defaultdict(dict)
+        self.param_groups = []
         groups = list(params)
-        if not groups:
+        if len(groups) == 0:
             raise ValueError('optimizer got an empty parameter list')
         if not isinstance(groups[0], dict):
             groups = [{'params': groups}]
         for g in groups:
             self.add_param_group(g)
 
-    def add_param_group(self, group):
-        group = dict(group)
-        params = group['params']
-        group['params'] = [params] if isinstance(params, Tensor) else list(params)
-        for p in group['params']:
-            if not p.is_leaf:
+    def _patch_step_function(self):
+        cls = type(self)
+        if not getattr(cls.step, '_dg_hooked', False):
+            cls.step = _hooked_step(cls.step)
+
+    def __getstate__(self):
+        return {'defaults': self.defaults, 'state': self.state,
+                'param_groups': self.param_groups}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        for name in ('_optimizer_step_pre_hooks', '_optimizer_step_post_hooks',
+                     '_optimizer_state_dict_pre_hooks', '_optimizer_state_dict_post_hooks',
+                     '_optimizer_load_state_dict_pre_hooks',
+                     '_optimizer_load_state_dict_post_hooks'):
+            self.__dict__.setdefault(name, OrderedDict())
+        self._patch_step_function()
+
+    def __repr__(self):
+        text = type(self).__name__ + ' ('
+        for i, group in enumerate(self.param_groups):
+            text += f'\nParameter Group {i}\n'
+            for key in sorted(group):
+                if key != 'params':
+                    text += f'    {key}: {group[key]}\n'
+        return text + ')'
+
+    # -- parameter groups --------------------------------------------------------------
+    def add_param_group(self, param_group):
+        """Add a group of parameters (a dict with 'params' and optional per-group options).
+
+        Everything is checked before the group (the caller's dict, as in PyTorch) is
+        filled in with the defaults and appended.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f'param_group must be a dict, but got {type(param_group)}')
+        if 'params' not in param_group:
+            raise KeyError("param_group must have a 'params' entry")
+        params = param_group['params']
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError('optimizer parameters need to be organized in ordered collections, '
+                            'but the ordering of tensors in sets will change between runs. '
+                            'Please use a list instead.')
+        else:
+            params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        tensors = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names and len(names) != len(tensors):
+            raise ValueError('all optimizer params should be with/without names. Some param '
+                             'names are missing')
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError('optimizer can only optimize Tensors, but one of the params is '
+                                + _typename(p))
+            if not self.defaults.get('differentiable', None) and not (p.is_leaf
+                                                                      or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
-        for k, v in self.defaults.items():
-            group.setdefault(k, v)
-        self.param_groups.append(group)
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError('parameter group didn\'t specify a value of required '
+                                 f'optimization parameter {name}')
+        if len({id(p) for p in tensors}) != len(tensors):
+            warnings.warn('optimizer contains a parameter group with duplicate parameters; '
+                          'in future, this will cause an error; see '
+                          'github.com/pytorch/pytorch/issues/40967 for more information',
+                          stacklevel=3)
+        seen = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group['params'])
+            if bool(names) != ('param_names' in group):
+                txt = 'with names' if names else 'without names'
+                raise ValueError('all optimizer param groups should be with/without names. '
+                                 f'cannot add param group {txt} to the optimizer')
+        if any(id(p) in seen for p in tensors):
+            raise ValueError('some parameters appear in more than one parameter group')
+        # checked: now fill in the group
+        param_group['params'] = tensors
+        if names:
+            param_group['param_names'] = names
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all optimized parameters (to None by default)."""
         for group in self.param_groups:
             for p in group['params']:
                 if p.grad is not None:
@@ -42,12 +242,172 @@ class Optimizer:
                             p.grad.requires_grad_(False)
                         p.grad.zero_()
 
-    def __repr__(self):
-        lines = [type(self).__name__ + ' (']
-        for i, group in enumerate(self.param_groups):
-            lines.append(f'Parameter Group {i}')
-            for k in sorted(group):
-                if k != 'params':
-                    lines.append(f'    {k}: {group[k]}')
-        lines.append(')')
-        return '\n'.join(lines)
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    # -- helpers for subclasses --------------------------------------------------------
+    @staticmethod
+    def _eval_closure(closure):
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # -- hooks ---------------------------------------------------------------------------
+    @staticmethod
+    def _register(hooks, hook, prepend=False):
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)`` before step."""
+        return self._register(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs) -> None`` after step."""
+        return self._register(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        return self._register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        return self._register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        return self._register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        return self._register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    # -- state dicts ---------------------------------------------------------------------
+    def state_dict(self):
+        """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}``.
+
+        Parameters are numbered in order over all groups; the state tensors are the
+        optimizer's own (not copies), as in PyTorch.
+        """
+        for hook in self._optimizer_state_dict_pre_hooks.values():
+            hook(self)
+        index = {}
+        groups = []
+        start = 0
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != 'params'}
+            for i, p in enumerate(group['params'], start):
+                index.setdefault(id(p), i)
+            packed['params'] = [index[id(p)] for p in group['params']]
+            start += len(packed['params'])
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): v
+                 for k, v in self.state.items()}
+        sd = {'state': state, 'param_groups': groups}
+        for hook in self._optimizer_state_dict_post_hooks.values():
+            result = hook(self, sd)
+            if result is not None:
+                sd = result
+        return sd
+
+    def load_state_dict(self, state_dict):
+        """Load a state dict made by ``state_dict()`` (of this class, same group sizes).
+
+        The state is copied (tensors cast to each parameter's floating dtype, the step
+        count kept as saved); the groups' options are replaced by the saved ones. All
+        checks happen before the optimizer changes.
+        """
+        if not isinstance(state_dict, dict):
+            raise TypeError(f'state_dict must be a dict, but got {type(state_dict).__name__}')
+        state_dict = state_dict.copy()
+        for hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        for key in ('state', 'param_groups'):
+            if key not in state_dict:
+                raise KeyError(f"optimizer state_dict is missing the {key!r} entry")
+        groups = self.param_groups
+        saved_groups = _deepcopy_groups(state_dict['param_groups'])
+        if len(groups) != len(saved_groups):
+            raise ValueError('loaded state dict has a different number of parameter groups')
+        if any(len(g['params']) != len(s['params']) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match "
+                             "the size of optimizer's group")
+        id_map = {_as_index(k): p for k, p in zip(
+            chain.from_iterable(s['params'] for s in saved_groups),
+            chain.from_iterable(g['params'] for g in groups))}
+        state = defaultdict(dict)
+        for k, v in state_dict['state'].items():
+            k = _as_index(k)
+            if k in id_map:
+                param = id_map[k]
+                if not isinstance(v, dict):
+                    raise TypeError(f'the state of parameter {k} must be a dict, got '
+                                    f'{type(v).__name__}')
+                if self._state_matches_param_shapes:
+                    for name, value in v.items():
+                        arr = _as_array(value)
+                        if arr is not None and arr.ndim and arr.shape != param._data.shape:
+                            raise ValueError(
+                                f'loaded state dict has {name!r} of shape {list(arr.shape)} '
+                                f'for parameter {k}, whose shape is {list(param.shape)}')
+                state[param] = {name: _cast(param, value, name) for name, value in v.items()}
+            else:
+                state[k] = v
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved['params'] = group['params']
+            if 'param_names' in group and 'param_names' not in saved:
+                saved['param_names'] = group['param_names']
+            new_groups.append(saved)
+        self.__setstate__({'state': state, 'param_groups': new_groups})
+        for hook in self._optimizer_load_state_dict_post_hooks.values():
+            hook(self)
+
+
+def _as_index(k):
+    """State dict keys are ints; accept their string forms too (after a JSON round trip)."""
+    if isinstance(k, str) and k.lstrip('-').isdigit():
+        return int(k)
+    return k
+
+
+def _deepcopy_groups(groups):
+    if not isinstance(groups, (list, tuple)):
+        raise TypeError("optimizer state_dict's 'param_groups' must be a list of dicts")
+    out = []
+    for g in groups:
+        if not isinstance(g, dict) or 'params' not in g:
+            raise TypeError("each saved parameter group must be a dict with a 'params' entry")
+        g = {k: (list(v) if isinstance(v, list) else v) for k, v in g.items()}
+        if isinstance(g.get('betas'), list):
+            g['betas'] = tuple(g['betas'])
+        out.append(g)
+    return out
+
+
+def _as_array(value):
+    if isinstance(value, Tensor):
+        return value._data
+    if isinstance(value, np.ndarray):
+        return value
+    return None
+
+
+def _cast(param, value, key=None):
+    """A copy of one saved state value for ``param``: tensors copied, floating ones cast to
+    the parameter's dtype, except the step count (PyTorch keeps it as saved)."""
+    if isinstance(value, (Tensor, np.ndarray)):
+        arr = value._data if isinstance(value, Tensor) else value
+        if key != 'step' and arr.dtype.kind == 'f' and param._data.dtype.kind == 'f':
+            arr = arr.astype(param._data.dtype, copy=True)
+        else:
+            arr = arr.copy()
+        return _state_tensor(arr)
+    if isinstance(value, dict):
+        return {k: _cast(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v) for v in value)
+    return value
+

@@ -1,0 +1,59 @@
+"""Adagrad (Duchi et al.), with PyTorch's lr_decay and initial_accumulator_value."""
+import numpy as np
+
+from ..autograd.grad_mode import no_grad
+from .adam import _grad
+from .optimizer import Optimizer, _scalar, _state_tensor, _step_tensor
+from .sgd import _check_lr
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+        _check_lr(lr)
+        if not 0.0 <= lr_decay:
+            raise ValueError(f'Invalid lr_decay value: {lr_decay}')
+        if not 0.0 <= weight_decay:
+            raise ValueError(f'Invalid weight_decay value: {weight_decay}')
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError('Invalid initial_accumulator_value value: '
+                             f'{initial_accumulator_value}')
+        if not 0.0 <= eps:
+            raise ValueError(f'Invalid epsilon value: {eps}')
+        super().__init__(params, dict(
+            lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+            maximize=maximize, differentiable=differentiable, fused=fused))
+        # PyTorch fills Adagrad's state when it is built, not at the first step
+        for group in self.param_groups:
+            for p in group['params']:
+                self._init_state(p, group['initial_accumulator_value'])
+
+    def _init_state(self, p, init):
+        state = self.state[p]
+        state['step'] = _step_tensor()
+        state['sum'] = _state_tensor(np.full_like(p._data, init))
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = self._eval_closure(closure)
+        for group in self.param_groups:
+            lr, lr_decay = _scalar(group['lr']), group['lr_decay']
+            eps, wd = group['eps'], group['weight_decay']
+            for p in group['params']:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    self._init_state(p, self.defaults['initial_accumulator_value'])
+                state['step']._data += 1
+                step = float(state['step']._data)
+                g = _grad(p, group['maximize'])
+                if wd != 0:
+                    g = g + wd * p._data
+                clr = lr / (1 + (step - 1) * lr_decay)
+                s = state['sum']._data
+                s += g * g
+                p._data += -clr * (g / (np.sqrt(s) + eps))
+                p._vc.value += 1
+        return loss
