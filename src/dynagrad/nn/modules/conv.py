@@ -91,9 +91,16 @@ class _ConvNd(Module):
         """Non-zero padding modes pad explicitly, then convolve without padding."""
         if self.padding_mode == 'zeros':
             return input, self.padding
+        if self.padding == 'valid':
+            return input, 0
         pad = []
-        for p in reversed(self.padding):
-            pad += [p, p]
+        if self.padding == 'same':  # the extra element of an odd total goes on the right
+            for d, k in zip(reversed(self.dilation), reversed(self.kernel_size)):
+                total = d * (k - 1)
+                pad += [total // 2, total - total // 2]
+        else:
+            for p in reversed(self.padding):
+                pad += [p, p]
         return F.pad(input, pad, mode=self.padding_mode), 0
 
 
