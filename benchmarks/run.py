@@ -22,8 +22,9 @@ from .workloads import LIBS, WORKLOADS, blas_threads
 
 ROOT = Path(__file__).resolve().parent.parent
 REPEATS = {
-    'full': dict(per_op=50, mlp=50, matmul=15, memory=1, scaling=5),
-    'smoke': dict(per_op=3, mlp=3, matmul=3, memory=1, scaling=2),
+    'full': dict(per_op=50, mlp=50, matmul=15, memory=1, scaling=5, cnn=50, attention=50,
+                 lm=10),
+    'smoke': dict(per_op=3, mlp=3, matmul=3, memory=1, scaling=2, cnn=3, attention=3, lm=2),
 }
 # Issue 3's targets: (workload, row name prefix, [(what, bound, label), ...]).
 # 'torch'/'numpy': dynagrad's ratio to that library; 'value': dynagrad's own figure.
@@ -36,6 +37,9 @@ TARGETS = [
     ('memory', 'RSS growth', [('value', 1.10, 'flat: <= 1.10')]),
     ('memory', 'graph freed', [('value', True, 'True')]),
     ('scaling', 'per-op ratio', [('value', 1.5, '<= 1.5')]),
+    ('lm', 'train step', [('torch', 1.5, '<= 1.5x PyTorch')]),
+    ('cnn', 'train step', [('torch', 1.5, '<= 1.5x PyTorch')]),
+    ('attention', 'fwd+bwd', [('torch', 1.5, '<= 1.5x PyTorch')]),
 ]
 
 

@@ -24,9 +24,9 @@ import numpy as np
 
 SIZES = {
     'full': dict(chain_ops=200, mlp_batch=128, matmul_n=1024, memory_steps=200,
-                 chains=(1_000, 10_000, 100_000)),
+                 chains=(1_000, 10_000, 100_000), cnn_batch=32),
     'smoke': dict(chain_ops=200, mlp_batch=16, matmul_n=128, memory_steps=20,
-                  chains=(1_000, 10_000)),
+                  chains=(1_000, 10_000), cnn_batch=8),
 }
 MLP_SIZES = (784, 512, 512, 10)
 LR = 0.01
@@ -308,8 +308,335 @@ def scaling_numpy(cfg, repeats):
     return scaling_rows(build, backward, cfg, repeats)
 
 
+# -- 6. CNN training step: two 3x3 convolutions, ReLU, 2x2 max-pooling, linear, CE -----------
+def _max_pool2(F, h):
+    """2x2 max-pooling: ``F.max_pool2d`` where the library has it, else a reshape-and-amax."""
+    if hasattr(F, 'max_pool2d'):
+        return F.max_pool2d(h, 2)
+    n, c, hh, ww = h.shape
+    return h.reshape(n, c, hh // 2, 2, ww // 2, 2).amax((3, 5))
+
+
+def cnn_params(rng):
+    """Conv 1->16 3x3, conv 16->32 3x3, linear 32*5*5 -> 10 (PyTorch's default init bounds)."""
+    shapes = [((16, 1, 3, 3), 9), ((16,), 9), ((32, 16, 3, 3), 144), ((32,), 144),
+              ((10, 800), 800), ((10,), 800)]
+    return [rng.uniform(-1 / np.sqrt(fan), 1 / np.sqrt(fan), shape).astype(F32)
+            for shape, fan in shapes]
+
+
+def cnn_autograd(T, batch):
+    rng = np.random.default_rng(0)
+    params = [T.tensor(p).requires_grad_() for p in cnn_params(rng)]
+    w1, b1, w2, b2, w3, b3 = params
+    opt = T.optim.SGD(params, lr=LR)
+    F = T.nn.functional
+    X = T.tensor(rng.standard_normal((batch, 1, 28, 28), dtype=F32))
+    y = T.tensor(rng.integers(0, 10, batch))
+
+    def step():
+        opt.zero_grad()
+        h = _max_pool2(F, F.relu(F.conv2d(X, w1, b1)))       # (N, 16, 13, 13)
+        h = _max_pool2(F, F.relu(F.conv2d(h, w2, b2)))       # (N, 32, 5, 5)
+        loss = F.cross_entropy(F.linear(h.flatten(1), w3, b3), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+    return step
+
+
+def cnn_numpy(batch):
+    """The same step by hand: im2col + one batched GEMM per convolution, col2im backward."""
+    from numpy.lib.stride_tricks import sliding_window_view
+    rng = np.random.default_rng(0)
+    params = cnn_params(rng)
+    X = rng.standard_normal((batch, 1, 28, 28), dtype=F32)
+    y = rng.integers(0, 10, batch)
+    rows = np.arange(batch)
+
+    def im2col(x):                       # (N, C, H, W) -> (N, C*9, OH*OW)
+        v = sliding_window_view(x, (3, 3), axis=(2, 3))   # (N, C, OH, OW, 3, 3)
+        n, c, oh, ow = v.shape[:4]
+        return v.transpose(0, 1, 4, 5, 2, 3).reshape(n, c * 9, oh * ow), oh, ow
+
+    def conv(x, W, b):
+        cols, oh, ow = im2col(x)
+        out = np.matmul(W.reshape(W.shape[0], -1), cols) + b[:, None]
+        return out.reshape(x.shape[0], W.shape[0], oh, ow), cols
+
+    def conv_back(g, cols, W, x_shape):
+        n, o = g.shape[:2]
+        g2 = g.reshape(n, o, -1)
+        gW = np.matmul(g2, cols.transpose(0, 2, 1)).sum(0).reshape(W.shape)
+        gb = g2.sum((0, 2))
+        gx = None
+        if x_shape is not None:
+            gc = np.matmul(W.reshape(o, -1).T, g2).reshape(n, W.shape[1], 3, 3, *g.shape[2:])
+            gx = np.zeros(x_shape, F32)
+            oh, ow = g.shape[2:]
+            for i in range(3):
+                for j in range(3):
+                    gx[:, :, i:i + oh, j:j + ow] += gc[:, :, i, j]
+        return gx, gW, gb
+
+    def pool(h):                         # 2x2 max-pool (floor), with the argmax mask
+        n, c, hh, ww = h.shape
+        hc = h[:, :, :hh // 2 * 2, :ww // 2 * 2].reshape(n, c, hh // 2, 2, ww // 2, 2)
+        out = hc.max((3, 5))
+        mask = hc == out[:, :, :, None, :, None]
+        return out, mask
+
+    def unpool(g, mask, shape):
+        gh = np.zeros(shape, F32)
+        n, c, hh, ww = mask.shape[0], mask.shape[1], mask.shape[2] * 2, mask.shape[4] * 2
+        gh[:, :, :hh, :ww] = (mask * g[:, :, :, None, :, None]).reshape(n, c, hh, ww)
+        return gh
+
+    def step():
+        w1, b1, w2, b2, w3, b3 = params
+        a1, c1 = conv(X, w1, b1)
+        r1 = np.maximum(a1, 0)
+        p1, m1 = pool(r1)
+        a2, c2 = conv(p1, w2, b2)
+        r2 = np.maximum(a2, 0)
+        p2, m2 = pool(r2)
+        flat = p2.reshape(batch, -1)
+        z = flat @ w3.T + b3
+        z = z - z.max(1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(1, keepdims=True)
+        loss = -(z[rows, y] - np.log(s[:, 0])).mean()
+        g = e / s
+        g[rows, y] -= 1
+        g /= batch
+        gw3, gb3 = g.T @ flat, g.sum(0)
+        gp2 = (g @ w3).reshape(p2.shape)
+        ga2 = unpool(gp2, m2, r2.shape) * (a2 > 0)
+        gp1, gw2, gb2 = conv_back(ga2, c2, w2, p1.shape)
+        ga1 = unpool(gp1, m1, r1.shape) * (a1 > 0)
+        _, gw1, gb1 = conv_back(ga1, c1, w1, None)   # the input needs no gradient
+        for p, gp in zip(params, (gw1, gb1, gw2, gb2, gw3, gb3)):
+            p -= LR * gp
+        return float(loss)
+    return step
+
+
+def cnn_rows(step, repeats):
+    return [row('train step', 'ms/step', median_time(step, repeats) * 1e3)]
+
+
+# -- 7. language-model step: embedding, 2-layer LSTM, linear decoder, cross-entropy, clipping --
+LM_SIZES = {  # issue 6's word-level language model (PyTorch's word_language_model example)
+    'full': dict(vocab=10_000, emb=200, hidden=200, layers=2, seq=35, batch=20),
+    'smoke': dict(vocab=1_000, emb=32, hidden=32, layers=2, seq=8, batch=4),
+}
+LM_CLIP, LM_LR = 0.25, 1.0
+
+
+def lm_sizes(cfg):
+    return LM_SIZES['smoke' if cfg is SIZES['smoke'] else 'full']
+
+
+def lm_data(s):
+    rng = np.random.default_rng(0)
+    tokens = rng.integers(0, s['vocab'], (s['seq'], s['batch']))
+    targets = rng.integers(0, s['vocab'], (s['seq'], s['batch']))
+    return rng, tokens, targets
+
+
+def lm_autograd(T, s):
+    """One step: embed (35, 20) tokens, 2-layer LSTM, decode to the vocabulary, CE, clip, SGD.
+
+    The hidden state carries over from step to step, detached (truncated BPTT).
+    """
+    T.manual_seed(0)
+    V, E, H = s['vocab'], s['emb'], s['hidden']
+    nn, F = T.nn, T.nn.functional
+    LSTM = getattr(nn, 'LSTM', None) or importlib.import_module(
+        'dynagrad.nn.modules.rnn').LSTM
+    emb = nn.Parameter(T.rand(V, E) * 0.2 - 0.1)
+    lstm = LSTM(E, H, s['layers'])
+    dec = nn.Linear(H, V)
+    params = [emb] + list(lstm.parameters()) + list(dec.parameters())
+    opt = T.optim.SGD(params, lr=LM_LR)
+    clip = getattr(getattr(nn, 'utils', None), 'clip_grad_norm_', None)
+    if clip is None:  # until nn.utils exports it: the global norm inline
+        def clip(ps, max_norm):
+            with T.no_grad():
+                norm = sum(float((p.grad * p.grad).sum()) for p in ps) ** 0.5
+                coef = max_norm / (norm + 1e-6)
+                if coef < 1:
+                    for p in ps:
+                        p.grad.mul_(coef)
+    embedding = getattr(F, 'embedding', None) or (lambda idx, w: w[idx])
+    _, tokens, targets = lm_data(s)
+    tokens, targets = T.tensor(tokens), T.tensor(targets).reshape(-1)
+    hidden = [None]
+
+    def step():
+        opt.zero_grad()
+        out, (h, c) = lstm(embedding(tokens, emb), hidden[0])
+        hidden[0] = (h.detach(), c.detach())
+        loss = F.cross_entropy(dec(out.reshape(-1, H)), targets)
+        loss.backward()
+        clip(params, LM_CLIP)
+        opt.step()
+        return loss.item()
+    return step
+
+
+def _np_lstm_forward(x, h, c, Wih, Whh, b):
+    """One LSTM layer over (T, B, I), gates i, f, g, o from one matmul per step."""
+    n, B, _ = x.shape
+    H = Whh.shape[1]
+    A = (x.reshape(n * B, -1) @ Wih.T + b).reshape(n, B, 4 * H)  # all input projections
+    hs = np.empty((n + 1, B, H), F32)
+    cs = np.empty((n + 1, B, H), F32)
+    hs[0], cs[0] = h, c
+    for t in range(n):
+        a = A[t]
+        a += hs[t] @ Whh.T
+        a[:, :2 * H] = 1 / (1 + np.exp(-a[:, :2 * H]))
+        a[:, 2 * H:3 * H] = np.tanh(a[:, 2 * H:3 * H])
+        a[:, 3 * H:] = 1 / (1 + np.exp(-a[:, 3 * H:]))
+        cs[t + 1] = a[:, H:2 * H] * cs[t] + a[:, :H] * a[:, 2 * H:3 * H]
+        hs[t + 1] = a[:, 3 * H:] * np.tanh(cs[t + 1])
+    return hs, cs, A
+
+
+def _np_lstm_backward(dout, x, hs, cs, A, Wih, Whh):
+    n, B, _ = x.shape
+    H = Whh.shape[1]
+    dG = np.empty_like(A)
+    dh = np.zeros((B, H), F32)
+    dc = np.zeros((B, H), F32)
+    for t in reversed(range(n)):
+        a = A[t]
+        i, f, g, o = a[:, :H], a[:, H:2 * H], a[:, 2 * H:3 * H], a[:, 3 * H:]
+        dh += dout[t]
+        tc = np.tanh(cs[t + 1])
+        dc += dh * o * (1 - tc * tc)
+        d = dG[t]
+        d[:, :H] = dc * g * i * (1 - i)
+        d[:, H:2 * H] = dc * cs[t] * f * (1 - f)
+        d[:, 2 * H:3 * H] = dc * i * (1 - g * g)
+        d[:, 3 * H:] = dh * tc * o * (1 - o)
+        dc *= f
+        dh = d @ Whh
+    dG2 = dG.reshape(n * B, 4 * H)
+    dx = (dG2 @ Wih).reshape(x.shape)
+    return dx, dG2.T @ x.reshape(n * B, -1), dG2.T @ hs[:-1].reshape(n * B, H), dG2.sum(0)
+
+
+def lm_numpy(s):
+    """The same step with a hand-written backward (BPTT by hand): the floor."""
+    V, E, H, L = s['vocab'], s['emb'], s['hidden'], s['layers']
+    rng, tokens, targets = lm_data(s)
+    bound = 1 / np.sqrt(H)
+    emb = rng.uniform(-0.1, 0.1, (V, E)).astype(F32)
+    layers = []
+    for k in range(L):
+        i = E if k == 0 else H
+        Wih, Whh = (rng.uniform(-bound, bound, shape).astype(F32)
+                    for shape in ((4 * H, i), (4 * H, H)))
+        layers.append([Wih, Whh, rng.uniform(-bound, bound, 4 * H).astype(F32),
+                       rng.uniform(-bound, bound, 4 * H).astype(F32)])
+    Wd = rng.uniform(-bound, bound, (V, H)).astype(F32)
+    bd = rng.uniform(-bound, bound, V).astype(F32)
+    y = targets.reshape(-1)
+    N = y.size
+    rows = np.arange(N)
+    state = [(np.zeros((s['batch'], H), F32),) * 2 for _ in range(L)]
+
+    def step():
+        x = emb[tokens]
+        caches = []
+        for k, (Wih, Whh, bih, bhh) in enumerate(layers):
+            hs, cs, A = _np_lstm_forward(x, *state[k], Wih, Whh, bih + bhh)
+            caches.append((x, hs, cs, A))
+            state[k] = (hs[-1].copy(), cs[-1].copy())
+            x = hs[1:]
+        out = x.reshape(N, H)
+        z = out @ Wd.T + bd
+        z -= z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        ssum = e.sum(axis=1, keepdims=True)
+        loss = -(z[rows, y] - np.log(ssum[:, 0])).mean()
+        g = e / ssum
+        g[rows, y] -= 1
+        g /= N
+        grads = [g.T @ out, g.sum(0)]   # decoder weight, bias
+        dx = (g @ Wd).reshape(x.shape)
+        for k in reversed(range(L)):
+            Wih, Whh = layers[k][:2]
+            dx, gWih, gWhh, gb = _np_lstm_backward(dx, *caches[k], Wih, Whh)
+            grads[:0] = [gWih, gWhh, gb, gb]
+        gemb = np.zeros_like(emb)
+        np.add.at(gemb, tokens.reshape(-1), dx.reshape(N, E))
+        grads.insert(0, gemb)
+        params = [emb] + [p for layer in layers for p in layer] + [Wd, bd]
+        norm = np.sqrt(sum(float((gr * gr).sum()) for gr in grads))
+        coef = min(LM_CLIP / (norm + 1e-6), 1.0)
+        for p, gr in zip(params, grads):
+            p -= (LM_LR * coef) * gr
+        return float(loss)
+    return step
+
+
+def lm_rows(step, repeats):
+    return [row('train step', 'ms/step', median_time(step, repeats) * 1e3)]
+
+
+# -- 8. attention: scaled_dot_product_attention on q, k, v of 8 x 128 x 64, forward+backward --
+ATTN_SHAPE = (8, 128, 64)
+
+
+def attention_data():
+    rng = np.random.default_rng(0)
+    return [rng.standard_normal(ATTN_SHAPE).astype(F32) for _ in range(4)]
+
+
+def attention_autograd(T):
+    *qkv, g = attention_data()
+    q, k, v = (T.tensor(a, requires_grad=True) for a in qkv)
+    g = T.tensor(g)
+    sdpa = T.nn.functional.scaled_dot_product_attention
+
+    def step():
+        q.grad = k.grad = v.grad = None
+        sdpa(q, k, v).backward(g)
+    return step
+
+
+def attention_numpy():
+    q, k, v, g = attention_data()
+    scale = F32(1.0 / np.sqrt(ATTN_SHAPE[-1]))
+
+    def step():
+        s = q @ k.swapaxes(-1, -2)
+        s *= scale
+        s -= s.max(-1, keepdims=True)
+        p = np.exp(s, out=s)
+        p /= p.sum(-1, keepdims=True)
+        out = p @ v
+        gv = p.swapaxes(-1, -2) @ g
+        dp = g @ v.swapaxes(-1, -2)
+        dp -= (dp * p).sum(-1, keepdims=True)
+        dp *= p
+        gq = dp @ k
+        gq *= scale
+        gk = dp.swapaxes(-1, -2) @ q
+        gk *= scale
+        return out, gq, gk, gv
+    return step
+
+
+def attention_rows(step, repeats):
+    return [row('fwd+bwd', 'ms/step', median_time(step, repeats) * 1e3)]
+
+
 # -- running one ----------------------------------------------------------------------------
-WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling')
+WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'cnn', 'lm', 'attention')
 LIBS = ('dynagrad', 'torch', 'numpy')
 
 
@@ -319,13 +646,19 @@ def run(lib, workload, cfg, repeats):
                 'mlp': lambda: mlp_rows(mlp_numpy(cfg['mlp_batch']), cfg, repeats),
                 'matmul': lambda: matmul_numpy(cfg, repeats),
                 'memory': lambda: memory_rows(mlp_numpy(cfg['mlp_batch']), cfg),
-                'scaling': lambda: scaling_numpy(cfg, repeats)}[workload]()
+                'scaling': lambda: scaling_numpy(cfg, repeats),
+                'cnn': lambda: cnn_rows(cnn_numpy(cfg['cnn_batch']), repeats),
+                'lm': lambda: lm_rows(lm_numpy(lm_sizes(cfg)), repeats),
+                'attention': lambda: attention_rows(attention_numpy(), repeats)}[workload]()
     T = importlib.import_module(lib)
     return {'per_op': lambda: per_op_autograd(T, cfg, repeats),
             'mlp': lambda: mlp_rows(mlp_autograd(T, cfg['mlp_batch']), cfg, repeats),
             'matmul': lambda: matmul_autograd(T, cfg, repeats),
             'memory': lambda: memory_rows(mlp_autograd(T, cfg['mlp_batch']), cfg),
-            'scaling': lambda: scaling_autograd(T, cfg, repeats)}[workload]()
+            'scaling': lambda: scaling_autograd(T, cfg, repeats),
+            'cnn': lambda: cnn_rows(cnn_autograd(T, cfg['cnn_batch']), repeats),
+            'lm': lambda: lm_rows(lm_autograd(T, lm_sizes(cfg)), repeats),
+            'attention': lambda: attention_rows(attention_autograd(T), repeats)}[workload]()
 
 
 def blas_threads():

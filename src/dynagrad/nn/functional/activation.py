@@ -1,8 +1,57 @@
-"""Activation functions, and the softmax family."""
-from ...backend import xp
-from ...autograd.function import Op
-from ...ops import _formula as fm
+"""Activation functions, and the softmax family.
+
+Each activation with a node of its own in PyTorch (``EluBackward0``, ``GeluBackward0``,
+...) is one fused op here; the composites of PyTorch (``softsign``, ``tanhshrink``,
+``softmin``, ``gumbel_softmax``) are composites here too, so the node names agree.
+The in-place forms (``inplace=True``, ``elu_``, ...) save the result where PyTorch does
+(``EluBackward1``, ``LeakyReluBackward1``, ``ThresholdBackward1``, ...).
+"""
+import math
+import warnings
+
+import numpy as np
+
 from ... import ops as _ops
+from ...autograd.function import Op
+from ...backend import xp
+from ...ops import _formula as fm
+from ...ops import special as _sp
+from ...ops.pointwise import _not_implemented
+
+
+def _arr(x):
+    return x._data if hasattr(x, '_data') else x
+
+
+def _float_only(input, kernel):
+    """PyTorch's activations have no integer kernels: NotImplementedError as torch."""
+    if input._data.dtype.kind != 'f':
+        raise _not_implemented(kernel, input._data)
+
+
+def _sigmoid(x):
+    """Sigmoid of an array (overflow-free) or of a tensor (recorded)."""
+    if fm.is_array(x):
+        e = xp.exp(-xp.abs(x))
+        return xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+    return _ops.sigmoid(x)
+
+
+def _erf(x):
+    return _sp.erf(x) if fm.is_array(x) else _ops.erf(x)
+
+
+def _cat(parts, axis):
+    if fm.is_array(parts[0]):
+        return xp.concatenate(parts, axis=axis)
+    return _ops.cat(parts, axis)
+
+
+def _softplus_arr(bx):
+    return xp.logaddexp(bx.dtype.type(0), bx)
+
+
+# -- softmax family ---------------------------------------------------------------------
 
 
 class LogSoftmax(Op):
@@ -10,15 +59,23 @@ class LogSoftmax(Op):
 
     def forward(self, x, dim):
         self.dim = dim
-        shifted = x - x.max(axis=dim, keepdims=True)
-        out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+        if x.size == 0:
+            out = x.copy()
+            self.save_for_backward(out)
+            return out
+        if x.ndim == 0:
+            out = xp.zeros_like(x)
+        else:
+            m = x.max(axis=dim, keepdims=True)
+            shifted = x - m
+            with np.errstate(divide='ignore', invalid='ignore'):
+                out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
         self.save_for_backward(out)
         return out
 
     def backward(self, g):
         out, = self.saved_tensors
-        d = self.dim
-        return g - fm.exp(out) * _sum_keepdim(g, d)
+        return g - fm.exp(out) * _sum_keepdim(g, self.dim)
 
 
 class Softmax(Op):
@@ -26,8 +83,17 @@ class Softmax(Op):
 
     def forward(self, x, dim):
         self.dim = dim
-        e = xp.exp(x - x.max(axis=dim, keepdims=True))
-        out = e / e.sum(axis=dim, keepdims=True)
+        if x.size == 0:
+            out = x.copy()
+            self.save_for_backward(out)
+            return out
+        if x.ndim == 0:
+            out = xp.ones_like(x)
+        else:
+            m = x.max(axis=dim, keepdims=True)
+            with np.errstate(invalid='ignore'):
+                e = xp.exp(x - m)
+                out = e / e.sum(axis=dim, keepdims=True)
         self.save_for_backward(out)
         return out
 
@@ -38,39 +104,558 @@ class Softmax(Op):
 
 
 def _sum_keepdim(g, dim):
+    if g.ndim == 0:
+        return g
     shape = list(g.shape)
     shape[dim] = 1
     return g.sum((dim,)).reshape(tuple(shape))
 
 
-def _wrap_dim(dim, ndim):
+def _wrap_dim(dim, ndim, name='softmax'):
     if dim is None:
         # PyTorch's legacy implicit choice (it warns): 0 for 0-, 1- and 3-D input, else 1.
+        warnings.warn(f'Implicit dimension choice for {name} has been deprecated. Change the '
+                      'call to include dim=X as an argument.', UserWarning, stacklevel=4)
         return 0 if ndim in (0, 1, 3) else 1
-    if not -max(ndim, 1) <= dim < max(ndim, 1):
+    if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not "
+                        f'{type(dim).__name__}')
+    n = max(ndim, 1)
+    if not -n <= dim < n:
         raise IndexError(f'Dimension out of range (expected to be in range of '
-                         f'[{-max(ndim, 1)}, {max(ndim, 1) - 1}], but got {dim})')
-    return dim % max(ndim, 1)
+                         f'[{-n}, {n - 1}], but got {dim})')
+    return int(dim) % n
+
+
+def _softmax_input(input, dtype, kernel):
+    if dtype is not None:
+        return input.to(dtype)
+    _float_only(input, kernel)
+    return input
 
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    return LogSoftmax.apply(input, dim=_wrap_dim(dim, input.ndim))
+    dim = _wrap_dim(dim, input.ndim, 'log_softmax')
+    input = _softmax_input(input, dtype, 'log_softmax_lastdim_kernel_impl')
+    return LogSoftmax.apply(input, dim=dim)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    return Softmax.apply(input, dim=_wrap_dim(dim, input.ndim))
+    dim = _wrap_dim(dim, input.ndim, 'softmax')
+    input = _softmax_input(input, dtype, 'softmax_lastdim_kernel_impl')
+    return Softmax.apply(input, dim=dim)
 
 
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """``softmax(-input)`` (recorded as PyTorch does: NegBackward0 then SoftmaxBackward0)."""
+    dim = _wrap_dim(dim, input.ndim, 'softmin')
+    input = _softmax_input(input, dtype, 'softmax_lastdim_kernel_impl')
+    return Softmax.apply(-input, dim=dim)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Softmax of ``(logits + g) / tau`` with Gumbel(0, 1) noise ``g`` from dynagrad's
+    default generator; ``hard=True`` returns the one-hot of the argmax in the forward pass
+    and the soft sample's gradient (straight-through)."""
+    from ...ops.random import default_generator
+    _float_only(logits, 'softmax_lastdim_kernel_impl')
+    d = _wrap_dim(dim, logits.ndim, 'gumbel_softmax')
+    data = logits._data
+    e = default_generator._rng.standard_exponential(data.shape).astype(data.dtype)
+    gumbels = -xp.log(e)
+    y_soft = Softmax.apply((logits + gumbels) / tau, dim=d)
+    if not hard:
+        return y_soft
+    y = y_soft._data
+    if y.ndim == 0:
+        onehot = xp.ones_like(y)
+    else:
+        index = xp.expand_dims(y.argmax(axis=d), d)
+        onehot = xp.zeros_like(y)
+        xp.put_along_axis(onehot, index, 1.0, axis=d)
+    from ...tensor import Tensor
+    y_hard = Tensor._make(onehot, False, None, 0, None, Tensor)
+    return y_hard - y_soft.detach() + y_soft
+
+
+# -- rectifiers ------------------------------------------------------------------------------
 
 
 def relu(input, inplace=False):
     if inplace:
         return input.relu_()
     return _ops.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+class Hardtanh(Op):
+    def forward(self, x, min_val, max_val, inplace=False):
+        self.lo, self.hi = min_val, max_val
+        out = xp.clip(x, min_val, max_val)
+        if x.dtype.kind != 'f':
+            out = out.astype(x.dtype)
+        self.save_for_backward(out if inplace else x)
+        return out
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        x = _arr(x)
+        return g * ((x > self.lo) & (x < self.hi))
+
+
+def _check_bool_input(input, kernel):
+    if input._data.dtype == np.bool_:
+        raise _not_implemented(kernel, input._data)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError('min_val cannot be greater than max_val')
+    _check_bool_input(input, 'hardtanh')
+    if inplace:
+        return Hardtanh.apply_(input, min_val=min_val, max_val=max_val, inplace=True)
+    return Hardtanh.apply(input, min_val=min_val, max_val=max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+class LeakyRelu(Op):
+    def forward(self, x, negative_slope, inplace=False):
+        self.slope = negative_slope
+        out = xp.where(x > 0, x, x * x.dtype.type(negative_slope))
+        if inplace:
+            self._node_name = 'LeakyReluBackward1'
+        self.save_for_backward(out if inplace else x)
+        return out
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        if self._node_name == 'LeakyReluBackward1' and self.slope < 0:
+            raise RuntimeError(
+                'In-place leakyReLu backward calculation is triggered with a negative slope '
+                'which is not supported. This is caused by calling in-place forward function '
+                'with a negative slope, please call out-of-place version instead.')
+        return fm.where(_arr(x) > 0, g, g * self.slope)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    _float_only(input, 'leaky_relu_cpu')
+    if inplace:
+        return LeakyRelu.apply_(input, negative_slope=negative_slope, inplace=True)
+    return LeakyRelu.apply(input, negative_slope=negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+class Elu(Op):
+    """``scale * (x if x > 0 else alpha * (exp(x * input_scale) - 1))``: elu, selu, celu.
+
+    Out of place it saves the input (``EluBackward0``); in place the result
+    (``EluBackward1``), from which the derivative ``input_scale * (y + alpha * scale)`` of
+    the negative branch follows as well.
+    """
+
+    def forward(self, x, alpha, scale, input_scale, name='Elu', inplace=False):
+        self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
+        self.inplace = inplace
+        self._node_name = name + ('Backward1' if inplace else 'Backward0')
+        t = x.dtype.type
+        neg = t(alpha * scale) * xp.expm1(xp.minimum(x, 0) * t(input_scale))
+        out = xp.where(x > 0, x * t(scale), neg)
+        self.save_for_backward(out if inplace else x)
+        return out
+
+    def backward(self, g):
+        v, = self.saved_tensors
+        a, s, i = self.alpha, self.scale, self.input_scale
+        if self.inplace:
+            if a < 0:
+                raise RuntimeError(
+                    'In-place elu backward calculation is triggered with a negative slope '
+                    'which is not supported. This is caused by calling in-place forward '
+                    'function with a negative slope, please call out-of-place version instead.')
+            neg = g * ((v + a * s) * i)
+        else:
+            neg = g * (fm.exp(v * i if i != 1 else v) * (a * s * i))
+        return fm.where(_arr(v) > 0, g * s if s != 1 else g, neg)
+
+
+def _elu(input, alpha, scale, input_scale, name, inplace, kernel='elu_cpu'):
+    _float_only(input, kernel)
+    kw = dict(alpha=alpha, scale=scale, input_scale=input_scale, name=name)
+    if inplace:
+        return Elu.apply_(input, inplace=True, **kw)
+    return Elu.apply(input, **kw)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _elu(input, alpha, 1.0, 1.0, 'Elu', inplace)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, inplace=True)
+
+
+def selu(input, inplace=False):
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0, 'Elu', inplace)
+
+
+def selu_(input):
+    return selu(input, inplace=True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError('ZeroDivisionError: celu: alpha must not be 0')
+    return _elu(input, alpha, 1.0, 1.0 / alpha, 'Celu', inplace)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, inplace=True)
+
+
+class Threshold(Op):
+    """``x if x > threshold else value``; the mask of kept elements is all backward needs."""
+
+    def forward(self, x, threshold, value, inplace=False):
+        out = xp.where(x > threshold, x, xp.asarray(value).astype(x.dtype))
+        if inplace:
+            self._node_name = 'ThresholdBackward1'
+        if self.needs_input_grad[0]:
+            self.mask = x > threshold
+        return out
+
+    def backward(self, g):
+        return g * self.mask
+
+
+def threshold(input, threshold, value, inplace=False):
+    _check_bool_input(input, 'threshold_cpu')
+    if inplace:
+        return Threshold.apply_(input, threshold=threshold, value=value, inplace=True)
+    return Threshold.apply(input, threshold=threshold, value=value)
+
+
+def threshold_(input, threshold, value):
+    return Threshold.apply_(input, threshold=threshold, value=value, inplace=True)
+
+
+class Rrelu(Op):
+    """Leaky ReLU with a slope drawn per element in training, (lower + upper) / 2 in eval."""
+    node_name = 'RreluWithNoiseBackward0'
+
+    def forward(self, x, lower, upper, training, inplace=False):
+        if training:
+            from ...ops.random import default_generator
+            u = default_generator._rng.random(x.shape).astype(x.dtype)
+            noise = xp.where(x > 0, x.dtype.type(1), u * x.dtype.type(upper - lower)
+                             + x.dtype.type(lower))
+        else:
+            noise = xp.where(x > 0, x.dtype.type(1), x.dtype.type((lower + upper) / 2))
+        self.noise = noise
+        if inplace:
+            self._node_name = 'RreluWithNoiseBackward1'
+        return x * noise
+
+    def backward(self, g):
+        return g * self.noise
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    if lower > upper:
+        raise RuntimeError('Lower bound should be less than or equal to the upper bound')
+    _float_only(input, 'rrelu_with_noise_out_cpu')
+    kw = dict(lower=lower, upper=upper, training=bool(training))
+    if inplace:
+        return Rrelu.apply_(input, inplace=True, **kw)
+    return Rrelu.apply(input, **kw)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+class Prelu(Op):
+    node_name = 'PreluKernelBackward0'
+
+    def forward(self, x, weight, wshape):
+        self.wshape = wshape
+        self.save_for_backward(x, weight)
+        w = weight.reshape(wshape)
+        return xp.where(x > 0, x, x * w)
+
+    def backward(self, g):
+        x, weight = self.saved_tensors
+        pos = _arr(x) > 0
+        w = weight.reshape(self.wshape)
+        needs = self.needs_input_grad
+        gx = fm.where(pos, g, g * w) if needs[0] else None
+        gw = None
+        if needs[1]:
+            gw = fm.sum_to(fm.where(pos, 0.0, g * x), self.wshape).reshape(weight.shape)
+        return gx, gw
+
+
+def prelu(input, weight):
+    if input._data.dtype != weight._data.dtype:
+        from ...ops.pointwise import _type_name
+        raise RuntimeError(f'prelu: Type promoting not supported. Got '
+                           f'{_type_name(input._data)} and {_type_name(weight._data)}')
+    _float_only(input, 'prelu_cpu')
+    if weight.ndim > 1:
+        raise RuntimeError(f'prelu: Expected `weight` to be a scalar or 1D tensor, but got: '
+                           f'ndim = {weight.ndim}')
+    n = weight.numel()
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if n != 1 and n != channels:
+        raise RuntimeError(f'Mismatch of parameter numbers and input channel size. Found '
+                           f'parameter numbers = {n} and channel size = {channels}.')
+    if n == 1 or input.ndim < 2:
+        wshape = ()
+    else:
+        wshape = (n,) + (1,) * (input.ndim - 2)
+    return Prelu.apply(input, weight, wshape=wshape)
+
+
+# -- smooth activations ----------------------------------------------------------------------
+
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_GELU_C = 0.044715
+
+
+class Gelu(Op):
+    def forward(self, x, approximate):
+        self.approximate = approximate
+        self.save_for_backward(x)
+        t = x.dtype.type
+        if approximate == 'tanh':
+            inner = t(_SQRT_2_OVER_PI) * (x + t(_GELU_C) * x * x * x)
+            return t(0.5) * x * (1 + xp.tanh(inner))
+        return t(0.5) * x * (1 + _sp.erf(x * t(_INV_SQRT_2)))
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        if self.approximate == 'tanh':
+            x2 = x * x
+            th = fm.tanh((x + x2 * x * _GELU_C) * _SQRT_2_OVER_PI)
+            d_inner = (x2 * (3 * _GELU_C) + 1) * _SQRT_2_OVER_PI
+            return g * ((th + 1) * 0.5 + x * 0.5 * (1 - th * th) * d_inner)
+        cdf = (_erf(x * _INV_SQRT_2) + 1) * 0.5
+        pdf = fm.exp(x * x * -0.5) * _INV_SQRT_2PI
+        return g * (cdf + x * pdf)
+
+
+def gelu(input, approximate='none'):
+    if approximate not in ('none', 'tanh'):
+        raise RuntimeError('approximate argument must be either none or tanh.')
+    _float_only(input, 'GeluKernelImpl')
+    return Gelu.apply(input, approximate=approximate)
+
+
+class Silu(Op):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return x * _sigmoid(x)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        s = _sigmoid(x)
+        return g * (s * (x * (1 - s) + 1))
+
+
+def silu(input, inplace=False):
+    _float_only(input, 'silu_cpu')
+    return Silu.apply_(input) if inplace else Silu.apply(input)
+
+
+class Mish(Op):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return x * xp.tanh(_softplus_arr(x))
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        if fm.is_array(x):
+            sp = _softplus_arr(x)
+        else:
+            sp = Softplus.apply(x, beta=1.0, threshold=20.0)
+        t = fm.tanh(sp)
+        return g * (t + x * (1 - t * t) * _sigmoid(x))
+
+
+def mish(input, inplace=False):
+    _float_only(input, 'mish_cpu')
+    return Mish.apply_(input) if inplace else Mish.apply(input)
+
+
+class Softplus(Op):
+    def forward(self, x, beta, threshold):
+        self.beta, self.threshold = beta, threshold
+        self.save_for_backward(x)
+        t = x.dtype.type
+        bx = x * t(beta)
+        soft = _softplus_arr(bx) if beta == 1 else _softplus_arr(bx) / t(beta)
+        return xp.where(bx > threshold, x, soft)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        bx = x * self.beta if self.beta != 1 else x
+        linear = _arr(bx) > self.threshold
+        return fm.where(linear, g, g * _sigmoid(bx))
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    _float_only(input, 'softplus_cpu')
+    return Softplus.apply(input, beta=beta, threshold=threshold)
+
+
+class LogSigmoid(Op):
+    def forward(self, x):
+        self.save_for_backward(x)
+        return -_softplus_arr(-x)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        return g * _sigmoid(-x)
+
+
+def logsigmoid(input):
+    _float_only(input, 'log_sigmoid_cpu')
+    return LogSigmoid.apply(input)
+
+
+_ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
+
+
+class Hardsigmoid(Op):
+    def forward(self, x):
+        self.save_for_backward(x)
+        t = x.dtype.type
+        return xp.clip(x + t(3), t(0), t(6)) / t(6)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        x = _arr(x)
+        # PyTorch scales by the float constant 1/6 whatever the dtype
+        return g * (((x > -3) & (x < 3)) * _ONE_SIXTH_F32).astype(x.dtype)
+
+
+def hardsigmoid(input, inplace=False):
+    _float_only(input, 'hardsigmoid_cpu')
+    return Hardsigmoid.apply_(input) if inplace else Hardsigmoid.apply(input)
+
+
+class Hardswish(Op):
+    def forward(self, x):
+        self.save_for_backward(x)
+        t = x.dtype.type
+        return x * xp.clip(x + t(3), t(0), t(6)) / t(6)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        xa = _arr(x)
+        mid = (xa >= -3) & (xa <= 3)
+        return g * fm.where(mid, x / 3.0 + 0.5, (xa > 3).astype(xa.dtype))
+
+
+def hardswish(input, inplace=False):
+    _float_only(input, 'hardswish_cpu')
+    return Hardswish.apply_(input) if inplace else Hardswish.apply(input)
+
+
+class Hardshrink(Op):
+    def forward(self, x, lambd):
+        keep = xp.abs(x) > lambd
+        self.keep = keep
+        return xp.where(keep, x, x.dtype.type(0))
+
+    def backward(self, g):
+        return g * self.keep
+
+
+def hardshrink(input, lambd=0.5):
+    _float_only(input, 'hardshrink_cpu')
+    return Hardshrink.apply(input, lambd=lambd)
+
+
+class Softshrink(Op):
+    def forward(self, x, lambd):
+        t = x.dtype.type
+        keep = xp.abs(x) > lambd
+        self.keep = keep
+        return xp.where(keep, x - xp.sign(x) * t(lambd), t(0))
+
+    def backward(self, g):
+        return g * self.keep
+
+
+def softshrink(input, lambd=0.5):
+    _float_only(input, 'softshrink_check')
+    if lambd < 0:
+        name = input.dtype.legacy_name[:-6] if hasattr(input.dtype, 'legacy_name') else 'Float'
+        raise RuntimeError(f'lambda must be in range [0, 3.40282e+38] for input dtype {name}, '
+                           f'but found {lambd}')
+    return Softshrink.apply(input, lambd=lambd)
+
+
+def softsign(input):
+    """``input / (1 + |input|)`` (a composite in PyTorch too: DivBackward0)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    """``input - tanh(input)`` (a composite in PyTorch too: SubBackward0)."""
+    return input - input.tanh()
+
+
+class Glu(Op):
+    """``a * sigmoid(b)`` for the halves ``a``, ``b`` of the input along ``dim``."""
+
+    def forward(self, x, dim):
+        self.dim = dim
+        h = x.shape[dim] // 2
+        a, b = xp.split(x, [h], axis=dim)
+        self.save_for_backward(x)
+        return a * _sigmoid(b)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        d = self.dim
+        h = x.shape[d] // 2
+        lead = (slice(None),) * d
+        a, b = x[lead + (slice(0, h),)], x[lead + (slice(h, None),)]
+        s = _sigmoid(b)
+        ga = g * s
+        return _cat([ga, ga * a * (1 - s)], d)
+
+
+def glu(input, dim=-1):
+    if input.ndim == 0:
+        raise RuntimeError('glu does not support scalars because halving size must be even')
+    _float_only(input, 'glu_cpu')
+    d = _wrap_dim(dim, input.ndim, 'glu')
+    if input.shape[d] % 2:
+        raise RuntimeError(f'Halving dimension must be even, but dimension {d} is size '
+                           f'{input.shape[d]}')
+    return Glu.apply(input, dim=d)
 
 
 def tanh(input):
@@ -81,4 +666,8 @@ def sigmoid(input):
     return _ops.sigmoid(input)
 
 
-__all__ = ['relu', 'tanh', 'sigmoid', 'softmax', 'log_softmax']
+__all__ = ['relu', 'relu_', 'relu6', 'hardtanh', 'hardtanh_', 'leaky_relu', 'leaky_relu_',
+           'elu', 'elu_', 'selu', 'selu_', 'celu', 'celu_', 'threshold', 'threshold_',
+           'rrelu', 'rrelu_', 'prelu', 'gelu', 'silu', 'mish', 'softplus', 'logsigmoid',
+           'hardsigmoid', 'hardswish', 'hardshrink', 'softshrink', 'softsign', 'tanhshrink',
+           'glu', 'tanh', 'sigmoid', 'softmax', 'log_softmax', 'softmin', 'gumbel_softmax']

@@ -1,3 +1,578 @@
-"""Convolutions: conv1d/2d/3d, transposed convolutions, unfold and fold."""
+"""Convolutions: conv1d/2d/3d, transposed convolutions, unfold and fold.
 
-__all__ = []
+Three array kernels do the work, for any number of spatial dimensions and any groups:
+
+- ``_conv(x, w)``: the convolution (a cross-correlation, as PyTorch's): im2col (one
+  strided copy) and one batched GEMM ``w (g, O/g, C/g*K) @ cols (N, g, C/g*K, L)``,
+  which lands directly in the NC(D)HW output layout;
+- ``_conv_t(gy, w)``: its adjoint in the input, i.e. the transposed convolution: one
+  batched GEMM ``w.T @ gy`` to columns, then col2im: for each kernel offset one strided
+  slice-add (a loop over the K = kh*kw offsets, each a vectorised add over the whole
+  batch; never a loop over pixels, channels or batch items);
+- ``_conv_w(x, gy)``: its adjoint in the weight: im2col and one GEMM contracting batch
+  and positions.
+
+The three are bilinear and each one's derivatives are the other two, so the two ops
+built on them (``Convolution`` for conv and conv_transpose, ``ConvolutionWeight`` for
+the weight gradient) differentiate any number of times: their backward formulas call the
+kernels through ``_conv_any``/``_conv_t_any``/``_conv_w_any``, which compute on arrays
+and record an op on tensors (``create_graph=True``).
+"""
+import math
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from ...autograd.function import Op
+from ...ops import _formula as fm
+
+_ndarray = np.ndarray
+
+# Above this many floats the weight gradient's per-batch-item partial products are not
+# materialised: both operands are transposed once and contracted by one GEMM instead.
+_WGRAD_PARTIALS_MAX = 1 << 21
+
+
+# -- array kernels -----------------------------------------------------------------------
+
+def _out_size(sp, k, s, d):
+    return (sp - d * (k - 1) - 1) // s + 1
+
+
+def _pad(x, pads):
+    """``x`` (N, C, *S) zero-padded by ``pads`` ((lo, hi) per spatial dim)."""
+    if not any(lo or hi for lo, hi in pads):
+        return x
+    shape = x.shape[:2] + tuple(n + lo + hi for n, (lo, hi) in zip(x.shape[2:], pads))
+    out = np.zeros(shape, x.dtype)
+    out[(slice(None), slice(None)) + tuple(slice(lo, lo + n) for n, (lo, _)
+                                           in zip(x.shape[2:], pads))] = x
+    return out
+
+
+def _im2col(x, K, stride, pads, dilation, out=None):
+    """Columns (N, C*prod(K), L) of ``x`` (N, C, *S) and the output spatial size.
+
+    ``out`` (optional) keeps only the first ``out`` window positions per dimension.
+    """
+    xp = _pad(x, pads)
+    sp = xp.shape[2:]
+    if out is None:
+        out = tuple(_out_size(n, k, s, d) for n, k, s, d in zip(sp, K, stride, dilation))
+    st = xp.strides
+    view = as_strided(xp, xp.shape[:2] + tuple(K) + out,
+                      st[:2] + tuple(a * d for a, d in zip(st[2:], dilation))
+                      + tuple(a * s for a, s in zip(st[2:], stride)), writeable=False)
+    N, C = x.shape[:2]
+    cols = view.reshape(N, C * math.prod(K), math.prod(out))
+    if not cols.flags.writeable:  # a view of x after all (1x1 kernel, stride 1): own it
+        cols = cols.copy()
+    return cols, out
+
+
+def _col2im(cols, size, K, stride, pads, dilation):
+    """The adjoint of ``_im2col``: ``cols`` viewed as (N, C, *K, *out) summed into (N, C, *size).
+
+    One vectorised strided slice-add per kernel offset.
+    """
+    N, C = cols.shape[:2]
+    out = cols.shape[2 + len(K):]
+    padded = tuple(n + lo + hi for n, (lo, hi) in zip(size, pads))
+    buf = np.zeros((N, C) + padded, cols.dtype)
+    lead = (slice(None), slice(None))
+    first = True
+    for kidx in np.ndindex(*K):
+        region = lead + tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
+                              for k, d, s, o in zip(kidx, dilation, stride, out))
+        part = cols[lead + kidx]
+        if first and all(r.stop - r.start == n and r.step == 1 for r, n in
+                         zip(region[2:], padded)):
+            buf[region] = part  # the first offset covers everything: no add needed
+        else:
+            buf[region] += part
+        first = False
+    if any(lo or hi for lo, hi in pads):
+        buf = np.ascontiguousarray(
+            buf[lead + tuple(slice(lo, lo + n) for n, (lo, _) in zip(size, pads))])
+    return buf
+
+
+def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None):
+    """The convolution of ``x`` (N, C, *S) with ``w`` (O, C/g, *K); also returns the columns.
+
+    ``out``: the output spatial size when it is to be cut short (the input gradient of a
+    transposed convolution whose output_padding reaches past a stride).
+    """
+    w = np.ascontiguousarray(w)  # NumPy's matmul runs no BLAS on odd strides
+    N = x.shape[0]
+    O, Cg = w.shape[:2]
+    K = w.shape[2:]
+    if cols is None:
+        cols, out = _im2col(x, K, stride, pads, dilation, out)
+    else:
+        out = cols[1]
+        cols = cols[0]
+    g = groups
+    ck = Cg * math.prod(K)
+    L = cols.shape[-1]
+    if g == 1:
+        y = np.matmul(w.reshape(O, ck), cols)
+    else:
+        y = np.matmul(w.reshape(g, O // g, ck), cols.reshape(N, g, ck, L))
+    return y.reshape((N, O) + out), (cols, out)
+
+
+def _conv_t(gy, w, size, stride, pads, dilation, groups):
+    """The transposed convolution (the input gradient of ``_conv``), of spatial ``size``."""
+    gy = np.ascontiguousarray(gy)  # NumPy's matmul runs no BLAS on odd strides
+    w = np.ascontiguousarray(w)
+    N = gy.shape[0]
+    O, Cg = w.shape[:2]
+    K = w.shape[2:]
+    out = gy.shape[2:]
+    g = groups
+    ck = Cg * math.prod(K)
+    L = math.prod(out)
+    if g == 1:
+        cols = np.matmul(w.reshape(O, ck).T, gy.reshape(N, O, L))
+    else:
+        cols = np.matmul(w.reshape(g, O // g, ck).swapaxes(1, 2), gy.reshape(N, g, O // g, L))
+    return _col2im(cols.reshape((N, g * Cg) + K + out), size, K, stride, pads, dilation)
+
+
+def _conv_w(x, gy, K, stride, pads, dilation, groups, cols=None):
+    """The weight gradient of ``_conv``: (O, C/g, *K)."""
+    gy = np.ascontiguousarray(gy)
+    cols = _im2col(x, K, stride, pads, dilation, gy.shape[2:])[0] if cols is None else cols[0]  # NumPy's matmul runs no BLAS on odd strides
+    N, O = gy.shape[:2]
+    g = groups
+    ck = cols.shape[1] // g
+    L = cols.shape[-1]
+    if N * O * ck <= _WGRAD_PARTIALS_MAX:
+        # (N, g, O/g, L) @ (N, g, L, ck), summed over N: no transposing copies.
+        gw = np.matmul(gy.reshape(N, g, O // g, L), cols.reshape(N, g, ck, L).swapaxes(2, 3))
+        gw = gw.sum(0)
+    else:
+        gyt = gy.reshape(N, g, O // g, L).transpose(1, 2, 0, 3).reshape(g, O // g, N * L)
+        ct = cols.reshape(N, g, ck, L).transpose(1, 0, 3, 2).reshape(g, N * L, ck)
+        gw = np.matmul(gyt, ct)
+    return gw.reshape((O, ck // math.prod(K)) + tuple(K))
+
+
+# -- ops ---------------------------------------------------------------------------------
+
+class Convolution(Op):
+    """conv (``transposed=False``) and conv_transpose (``transposed=True``), bias fused."""
+    node_name = 'ConvolutionBackward0'
+
+    def forward(self, x, w, b=None, *, stride, pads, dilation, groups, transposed=False,
+                size=None):
+        self.geom = (stride, pads, dilation, groups)
+        self.transposed = transposed
+        need_x, need_w = self.needs_input_grad[:2]
+        self.save_for_backward(x if need_w else None, w if need_x else None)
+        self.x_size = x.shape[2:]
+        self.k_size = w.shape[2:]
+        if transposed:
+            y = _conv_t(x, w, size, *self.geom)
+        else:
+            y, cols = _conv(x, w, *self.geom, out=size)
+            self._cols = cols if need_w else None
+        if b is not None:
+            y += b.reshape((-1,) + (1,) * (y.ndim - 2))
+        return y
+
+    def backward(self, gy):
+        x, w = self.saved_tensors
+        needs = self.needs_input_grad
+        gx = gw = gb = None
+        if self.transposed:
+            # y = T(x, w): <gy, T(x, w)> = <conv(gy, w), x> = <w, W(gy, x)>
+            if needs[0]:
+                gx = _conv_any(gy, w, self.geom, self.x_size)
+            if needs[1]:
+                gw = _conv_w_any(gy, x, self.k_size, self.geom)
+        else:
+            if needs[0]:
+                gx = _conv_t_any(gy, w, self.x_size, self.geom)
+            if needs[1]:
+                cols = self._cols if fm.is_array(gy) and fm.is_array(x) else None
+                gw = _conv_w_any(x, gy, self.k_size, self.geom, cols)
+            self._cols = None
+        if len(needs) > 2 and needs[2]:
+            gb = gy.sum((0,) + tuple(range(2, gy.ndim)))
+        return gx, gw, gb
+
+
+class ConvolutionWeight(Op):
+    """The weight gradient ``W(x, gy)``, as an op so that it differentiates again."""
+    node_name = 'ConvolutionBackwardBackward0'
+
+    def forward(self, x, gy, *, k_size, geom):
+        self.k_size, self.geom = k_size, geom
+        self.x_size, self.gy_size = x.shape[2:], gy.shape[2:]
+        need_x, need_gy = self.needs_input_grad[:2]
+        self.save_for_backward(x if need_gy else None, gy if need_x else None)
+        return _conv_w(x, gy, k_size, *geom)
+
+    def backward(self, gg):
+        # <gg, W(x, gy)> = <conv(x, gg), gy> = <x, T(gy, gg)>
+        x, gy = self.saved_tensors
+        needs = self.needs_input_grad
+        gx = _conv_t_any(gy, gg, self.x_size, self.geom) if needs[0] else None
+        ggy = _conv_any(x, gg, self.geom, self.gy_size) if needs[1] else None
+        return gx, ggy
+
+
+def _conv_any(x, w, geom, out=None):
+    if fm.is_array(x) and fm.is_array(w):
+        return _conv(x, w, *geom, out=out)[0]
+    stride, pads, dilation, groups = geom
+    return Convolution.apply(x, w, stride=stride, pads=pads, dilation=dilation, groups=groups,
+                             size=out)
+
+
+def _conv_t_any(gy, w, size, geom):
+    if fm.is_array(gy) and fm.is_array(w):
+        return _conv_t(gy, w, size, *geom)
+    stride, pads, dilation, groups = geom
+    return Convolution.apply(gy, w, stride=stride, pads=pads, dilation=dilation,
+                             groups=groups, transposed=True, size=size)
+
+
+def _conv_w_any(x, gy, k_size, geom, cols=None):
+    if fm.is_array(x) and fm.is_array(gy):
+        return _conv_w(x, gy, k_size, *geom, cols=cols)
+    return ConvolutionWeight.apply(x, gy, k_size=k_size, geom=geom)
+
+
+# -- argument checks shared by the function forms ------------------------------------------
+
+def _tuple(value, n, name, fn):
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return (int(value),) * n
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, np.integer)) for v in value):
+        if len(value) == n:
+            return tuple(int(v) for v in value)
+        if len(value) == 1:
+            return (int(value[0]),) * n
+        raise RuntimeError(f'{fn}: expected {name} to be a single integer value or a list of '
+                           f'{n} values to match the convolution dimensions, but got '
+                           f'{name}={list(value)}')
+    raise TypeError(f'{fn}(): argument \'{name}\' must be an int or a tuple of {n} ints, '
+                    f'not {type(value).__name__}')
+
+
+def _shape(t):
+    return list(t.shape)
+
+
+def _check_tensors(fn, input, weight, bias, d, transposed=False):
+    from ...tensor import Tensor
+    for name, t in (('input', input), ('weight', weight)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f'{fn}(): argument \'{name}\' must be Tensor, not '
+                            f'{type(t).__name__}')
+    if bias is not None and not isinstance(bias, Tensor):
+        raise TypeError(f'{fn}(): argument \'bias\' must be Tensor, not {type(bias).__name__}')
+    if input.ndim not in (d + 1, d + 2):
+        raise RuntimeError(f'Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {fn}, '
+                           f'but got input of size: {_shape(input)}')
+    if weight.ndim != d + 2:
+        raise RuntimeError(f'{fn}: weight should have {d + 2} dimensions (out_channels, '
+                           f'in_channels/groups, *kernel_size), but got weight of size '
+                           f'{_shape(weight)}')
+    dt = input._data.dtype
+    if dt.kind == 'b':
+        raise RuntimeError(f'{fn}: "slow_conv" not implemented for \'Bool\': convolutions '
+                           'take floating-point or integer tensors')
+    for name, t in (('weight', weight), ('bias', bias)):
+        if t is not None and t._data.dtype != dt:
+            raise RuntimeError(f'{fn}: Input type ({input.dtype}) and {name} type ({t.dtype}) '
+                               'should be the same')
+
+
+def _check_groups(fn, weight, groups, transposed):
+    if not isinstance(groups, (int, np.integer)) or isinstance(groups, bool):
+        raise TypeError(f'{fn}(): argument \'groups\' must be int, not {type(groups).__name__}')
+    if groups <= 0:
+        raise RuntimeError(f'{fn}: non-positive groups is not supported (got groups={groups})')
+    if not transposed and weight.shape[0] % groups:
+        raise RuntimeError(f'{fn}: Given groups={groups}, expected weight to be divisible by '
+                           f'{groups} at dimension 0, but got weight of size '
+                           f'{_shape(weight)} instead')
+
+
+def _check_bias(fn, weight, bias, out_channels):
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(f'{fn}: Given weight of size {_shape(weight)}, expected bias to be '
+                           f'1-dimensional with {out_channels} elements, but got bias of size '
+                           f'{_shape(bias)} instead')
+
+
+def _check_geometry(fn, stride, dilation, pads):
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f'{fn}: non-positive stride is not supported (got stride='
+                           f'{list(stride)})')
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f'{fn}: dilation should be greater than zero (got dilation='
+                           f'{list(dilation)})')
+    if any(lo < 0 or hi < 0 for lo, hi in pads):
+        raise RuntimeError(f'{fn}: negative padding is not supported')
+
+
+def _squeezed(result, batched):
+    return result if batched else result.squeeze(0)
+
+
+def _convnd(d, input, weight, bias, stride, padding, dilation, groups):
+    fn = f'conv{d}d'
+    _check_tensors(fn, input, weight, bias, d)
+    stride = _tuple(stride, d, 'stride', fn)
+    dilation = _tuple(dilation, d, 'dilation', fn)
+    K = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        if padding == 'valid':
+            pads = ((0, 0),) * d
+        elif padding == 'same':
+            if any(s != 1 for s in stride):
+                raise RuntimeError(f"{fn}: padding='same' is not supported for strided "
+                                   'convolutions')
+            pads = tuple(((dd * (k - 1)) // 2, dd * (k - 1) - (dd * (k - 1)) // 2)
+                         for k, dd in zip(K, dilation))
+        else:
+            raise RuntimeError(f"{fn}: Invalid padding string: '{padding}' (use 'valid', "
+                               "'same', an int or a tuple of ints)")
+    else:
+        pads = tuple((p, p) for p in _tuple(padding, d, 'padding', fn))
+    _check_geometry(fn, stride, dilation, pads)
+    _check_groups(fn, weight, groups, False)
+    batched = input.ndim == d + 2
+    x = input if batched else input.unsqueeze(0)
+    C = x.shape[1]
+    if weight.shape[1] * groups != C:
+        raise RuntimeError(f'{fn}: Given groups={groups}, weight of size {_shape(weight)}, '
+                           f'expected input{_shape(x)} to have {weight.shape[1] * groups} '
+                           f'channels, but got {C} channels instead')
+    _check_bias(fn, weight, bias, weight.shape[0])
+    padded = [n + lo + hi for n, (lo, hi) in zip(x.shape[2:], pads)]
+    eff = [dd * (k - 1) + 1 for k, dd in zip(K, dilation)]
+    if any(p < e for p, e in zip(padded, eff)) or 0 in K:
+        raise RuntimeError(
+            f'{fn}: Calculated padded input size per channel: ({" x ".join(map(str, padded))}). '
+            f'Kernel size: ({" x ".join(map(str, eff))}). Kernel size can\'t be greater than '
+            'actual input size')
+    args = (x, weight) if bias is None else (x, weight, bias)
+    y = Convolution.apply(*args, stride=stride, pads=pads, dilation=dilation, groups=groups)
+    return _squeezed(y, batched)
+
+
+def _conv_transposend(d, input, weight, bias, stride, padding, output_padding, groups,
+                      dilation):
+    fn = f'conv_transpose{d}d'
+    _check_tensors(fn, input, weight, bias, d, transposed=True)
+    stride = _tuple(stride, d, 'stride', fn)
+    dilation = _tuple(dilation, d, 'dilation', fn)
+    if isinstance(padding, str):
+        raise TypeError(f'{fn}(): argument \'padding\' must be an int or a tuple of ints, not '
+                        "str (conv_transpose takes no 'same'/'valid' padding)")
+    padding = _tuple(padding, d, 'padding', fn)
+    output_padding = _tuple(output_padding, d, 'output_padding', fn)
+    pads = tuple((p, p) for p in padding)
+    _check_geometry(fn, stride, dilation, pads)
+    _check_groups(fn, weight, groups, True)
+    if any(op < 0 for op in output_padding) or any(
+            op >= s and op >= dd for op, s, dd in zip(output_padding, stride, dilation)):
+        raise RuntimeError(f'{fn}: output padding must be smaller than either stride or '
+                           f'dilation, but got output_padding={list(output_padding)}, '
+                           f'stride={list(stride)}, dilation={list(dilation)}')
+    batched = input.ndim == d + 2
+    x = input if batched else input.unsqueeze(0)
+    C = x.shape[1]
+    if weight.shape[0] != C or C % groups:
+        raise RuntimeError(f'{fn}: Given transposed=1, weight of size {_shape(weight)}, '
+                           f'expected input{_shape(x)} to have {weight.shape[0]} channels, '
+                           f'but got {C} channels instead (and weight.shape[0] must be '
+                           f'divisible by groups={groups})')
+    _check_bias(fn, weight, bias, weight.shape[1] * groups)
+    K = weight.shape[2:]
+    size = tuple((n - 1) * s - 2 * p + dd * (k - 1) + op + 1 for n, s, p, dd, k, op in
+                 zip(x.shape[2:], stride, padding, dilation, K, output_padding))
+    if any(n <= 0 for n in size):
+        raise RuntimeError(f'{fn}: Given input size per channel: {list(x.shape[2:])}, the '
+                           f'calculated output size per channel {list(size)} is too small')
+    args = (x, weight) if bias is None else (x, weight, bias)
+    y = Convolution.apply(*args, stride=stride, pads=pads, dilation=dilation, groups=groups,
+                          transposed=True, size=size)
+    return _squeezed(y, batched)
+
+
+# -- public functions ----------------------------------------------------------------------
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution over (N, C, L) or unbatched (C, L) input (PyTorch's ``F.conv1d``)."""
+    return _convnd(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution over (N, C, H, W) or unbatched (C, H, W) input."""
+    return _convnd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-D convolution over (N, C, D, H, W) or unbatched (C, D, H, W) input."""
+    return _convnd(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """1-D transposed convolution; ``weight`` is (in_channels, out_channels/groups, k)."""
+    return _conv_transposend(1, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """2-D transposed convolution; ``weight`` is (in_channels, out_channels/groups, kh, kw)."""
+    return _conv_transposend(2, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    """3-D transposed convolution; ``weight`` is (in_channels, out_channels/groups, kd, kh, kw)."""
+    return _conv_transposend(3, input, weight, bias, stride, padding, output_padding, groups,
+                             dilation)
+
+
+# -- unfold (im2col) and fold (col2im) ------------------------------------------------------
+
+class Im2Col(Op):
+    """unfold: (N, C, H, W) -> (N, C*kh*kw, L); unbatched (C, H, W) -> (C*kh*kw, L)."""
+
+    def forward(self, x, *, K, dilation, pads, stride, batched=True):
+        self.geom = (K, dilation, pads, stride, batched)
+        self.size = x.shape[-2:]
+        return self._unfold(x, K, dilation, pads, stride, batched)
+
+    @staticmethod
+    def _unfold(x, K, dilation, pads, stride, batched):
+        cols = _im2col(x if batched else x[None], K, stride, pads, dilation)[0]
+        return cols if batched else cols[0]
+
+    def backward(self, g):
+        return Col2Im.apply_any(g, self.size, *self.geom)
+
+    @classmethod
+    def apply_any(cls, x, K, dilation, pads, stride, batched):
+        if fm.is_array(x):
+            return cls._unfold(x, K, dilation, pads, stride, batched)
+        return cls.apply(x, K=K, dilation=dilation, pads=pads, stride=stride, batched=batched)
+
+
+class Col2Im(Op):
+    """fold: (N, C*kh*kw, L) -> (N, C, H, W); unbatched (C*kh*kw, L) -> (C, H, W)."""
+
+    def forward(self, cols, *, size, K, dilation, pads, stride, batched=True):
+        self.geom = (K, dilation, pads, stride, batched)
+        return self._fold(cols, size, K, dilation, pads, stride, batched)
+
+    @staticmethod
+    def _fold(cols, size, K, dilation, pads, stride, batched):
+        if not batched:
+            cols = cols[None]
+        N, CK = cols.shape[:2]
+        out = tuple(_out_size(n + lo + hi, k, s, d)
+                    for n, (lo, hi), k, s, d in zip(size, pads, K, stride, dilation))
+        x = _col2im(np.ascontiguousarray(cols).reshape(
+            (N, CK // math.prod(K)) + tuple(K) + out), size, K, stride, pads, dilation)
+        return x if batched else x[0]
+
+    def backward(self, g):
+        return Im2Col.apply_any(g, *self.geom)
+
+    @classmethod
+    def apply_any(cls, cols, size, K, dilation, pads, stride, batched):
+        if fm.is_array(cols):
+            return cls._fold(cols, size, K, dilation, pads, stride, batched)
+        return cls.apply(cols, size=size, K=K, dilation=dilation, pads=pads, stride=stride,
+                         batched=batched)
+
+
+def _fold_args(fn, kernel_size, dilation, padding, stride):
+    K = _tuple(kernel_size, 2, 'kernel_size', fn)
+    dilation = _tuple(dilation, 2, 'dilation', fn)
+    padding = _tuple(padding, 2, 'padding', fn)
+    stride = _tuple(stride, 2, 'stride', fn)
+    if any(k <= 0 for k in K):
+        raise RuntimeError(f'{fn}: kernel size should be greater than zero, but got '
+                           f'kernel_size={list(K)}')
+    if any(s <= 0 for s in stride):
+        raise RuntimeError(f'{fn}: stride should be greater than zero, but got '
+                           f'stride={list(stride)}')
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f'{fn}: dilation should be greater than zero, but got '
+                           f'dilation={list(dilation)}')
+    if any(p < 0 for p in padding):
+        raise RuntimeError(f'{fn}: padding should be non-negative, but got '
+                           f'padding={list(padding)}')
+    return K, dilation, tuple((p, p) for p in padding), stride
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Sliding local blocks (im2col): (N, C, H, W) -> (N, C*kh*kw, L); also unbatched (C, H, W)."""
+    K, dilation, pads, stride = _fold_args('unfold', kernel_size, dilation, padding, stride)
+    if input.ndim < 3:
+        raise IndexError(f'unfold: Dimension out of range (expected to be in range of '
+                         f'[{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got 2): unfold '
+                         f'takes (N, C, H, W) or (C, H, W) input, got {list(input.shape)}')
+    if input.ndim > 4:
+        raise RuntimeError('unfold: Expected 3D or 4D (batch mode) tensor with possibly 0 batch '
+                           'size and other non-zero dimensions for input, but got: '
+                           f'{list(input.shape)}')
+    if input._data.dtype.kind != 'f':
+        raise RuntimeError(f'unfold: "im2col" not implemented for \'{input.dtype}\': use a '
+                           'floating-point input')
+    batched = input.ndim == 4
+    padded = [n + lo + hi for n, (lo, hi) in zip(input.shape[-2:], pads)]
+    out = [_out_size(p, k, s, d) for p, k, s, d in zip(padded, K, stride, dilation)]
+    if any(o < 1 for o in out):
+        raise RuntimeError(f'unfold: Given input with spatial size {list(input.shape[-2:])}, '
+                           f'kernel_size={list(K)}, dilation={list(dilation)}, padding='
+                           f'{[p[0] for p in pads]}, calculated shape of the array of sliding '
+                           f'blocks as {out}, but its components must be at least one.')
+    return Im2Col.apply(input, K=K, dilation=dilation, pads=pads, stride=stride,
+                        batched=batched)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Sums sliding local blocks into a tensor (col2im): (N, C*kh*kw, L) -> (N, C, H, W)."""
+    K, dilation, pads, stride = _fold_args('fold', kernel_size, dilation, padding, stride)
+    size = _tuple(output_size, 2, 'output_size', 'fold')
+    if input.ndim not in (2, 3):
+        raise RuntimeError('Input Error: Only unbatched (2D) or batched (3D) input Tensors are '
+                           f'supported (got {input.ndim}D): fold takes (N, C*kh*kw, L)')
+    if input._data.dtype.kind != 'f':
+        raise RuntimeError(f'fold: "col2im" not implemented for \'{input.dtype}\': use a '
+                           'floating-point input')
+    batched = input.ndim == 3
+    cols = input if batched else input.unsqueeze(0)  # (for the checks only)
+    kp = math.prod(K)
+    if cols.shape[1] % kp:
+        raise RuntimeError("fold: Expected size of input's dimension 1 to be divisible by the "
+                           f'product of kernel_size, but got input.size(1)={cols.shape[1]} '
+                           f'and kernel_size={list(K)}')
+    out = [_out_size(n + lo + hi, k, s, d)
+           for n, (lo, hi), k, s, d in zip(size, pads, K, stride, dilation)]
+    if any(o < 1 for o in out) or cols.shape[2] != math.prod(out):
+        raise RuntimeError(f'fold: Given output_size={list(size)}, kernel_size={list(K)}, '
+                           f'dilation={list(dilation)}, padding={[p[0] for p in pads]}, '
+                           f'stride={list(stride)}, expected size of input\'s dimension 2 to '
+                           f'match the calculated number of sliding blocks {out[0]} * {out[1]} '
+                           f'= {math.prod(out)}, but got input.size(2)={cols.shape[2]}.')
+    return Col2Im.apply(input, size=size, K=K, dilation=dilation, pads=pads, stride=stride,
+                        batched=batched)
+
+
+__all__ = ['conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d',
+           'conv_transpose3d', 'unfold', 'fold']

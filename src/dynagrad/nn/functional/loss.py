@@ -1,10 +1,405 @@
-"""Loss functions."""
+"""Loss functions.
+
+The common losses are fused ops with their own node (``MseLossBackward0``,
+``BinaryCrossEntropyWithLogitsBackward0``, ...): one forward, one backward formula, both
+numerically stable. Losses that PyTorch composes from tensor ops (``l1_loss``,
+``kl_div``, the margin losses, ...) are composed the same way here, so their gradients,
+double gradients and node names follow from those ops. ``ctc_loss`` runs the
+forward-backward algorithm in log space, vectorised over the batch and the extended
+label sequence.
+"""
+import math
+import warnings
+
+import numpy as np
+
 from ...backend import xp
 from ...autograd.function import Op
+from ...autograd.grad_mode import state as _grad_state
 from ...ops import _formula as fm
+from ...tensor import Tensor
 from .activation import log_softmax
 from ... import ops as _ops
 
+_log1p = fm._dual(np.log1p, 'log1p')
+_EPSILON = 1e-12
+
+
+def _arr(x):
+    return x._data if hasattr(x, '_data') else x
+
+
+def _wrap(array):
+    return Tensor._make(np.asarray(array), False, None, 0, None, Tensor)
+
+
+def _abs(x):
+    return x * fm.sign(x)
+
+
+def _sigmoid(x):
+    """Dual sigmoid: ``0.5 + 0.5 tanh(x / 2)`` (no overflow for large |x|)."""
+    return fm.tanh(x * 0.5) * 0.5 + 0.5
+
+
+def _softplus_neg(x):
+    """Dual, stable ``log(1 + exp(-x))`` = ``log1p(exp(-|x|)) + max(-x, 0)``."""
+    xa = _arr(x)
+    return _log1p(fm.exp(-_abs(x))) + fm.where(xa < 0, -x, 0.0)
+
+
+# -- reduction -----------------------------------------------------------------------------
+
+def _reduction(size_average, reduce, reduction):
+    """``reduction``, or the one the legacy ``size_average``/``reduce`` flags select."""
+    if size_average is not None or reduce is not None:
+        warnings.warn("size_average and reduce args will be deprecated, please use "
+                      "reduction='" + _legacy(size_average, reduce) + "' instead.",
+                      UserWarning, stacklevel=3)
+        return _legacy(size_average, reduce)
+    if reduction not in ('mean', 'sum', 'none'):
+        raise ValueError(f'{reduction} is not a valid value for reduction')
+    return reduction
+
+
+def _legacy(size_average, reduce):
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    if not reduce:
+        return 'none'
+    return 'mean' if size_average else 'sum'
+
+
+def _reduce(loss, reduction):
+    if reduction == 'mean':
+        return loss.mean()
+    if reduction == 'sum':
+        return loss.sum()
+    return loss
+
+
+def _as_tensor(x, like=None):
+    if isinstance(x, Tensor):
+        return x
+    dtype = like.dtype if like is not None and isinstance(x, float) else None
+    from ...ops.creation import tensor
+    return tensor(x, dtype=dtype)
+
+
+def _no_grad_arg(t, fn, arg):
+    if isinstance(t, Tensor) and t.requires_grad and _grad_state.grad_enabled:
+        raise RuntimeError(f"The function '{fn}' is not differentiable with respect to argument "
+                           f"'{arg}'. This input cannot have requires_grad True.")
+
+
+def _check_same_size(input, target, op):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f'Using a target size ({_size(target)}) that is different to the input '
+                      f'size ({_size(input)}). This will likely lead to incorrect results due '
+                      'to broadcasting. Please ensure they have the same size.', UserWarning,
+                      stacklevel=3)
+
+
+class _DivScalar(Op):
+    """``x / number`` as torch's C++ losses record it (``DivBackward1``)."""
+    node_name = 'DivBackward1'
+
+    def forward(self, x, other):
+        self.other = other
+        with np.errstate(invalid='ignore', divide='ignore'):
+            return x / other
+
+    def backward(self, g):
+        return g * (1.0 / self.other) if self.other else g * float('nan'), None
+
+
+def _size(t):
+    return f'torch.Size({list(t.shape)})'
+
+
+class _PointwiseLoss(Op):
+    """An elementwise loss ``l(x, t)`` and its reduction, fused into one node."""
+    promotes = True
+
+    def _reduce(self, loss, reduction):
+        self.reduction = reduction
+        if reduction == 'none':
+            return loss
+        self.n = loss.size
+        return loss.sum() if reduction == 'sum' else loss.mean()
+
+    def _scale(self, g):
+        """The upstream gradient per element of the unreduced loss."""
+        if self.reduction == 'mean' and self.n:
+            return g * (1.0 / self.n)
+        return g
+
+
+# -- regression losses -----------------------------------------------------------------------
+
+class MseLoss(_PointwiseLoss):
+
+    def forward(self, x, t, reduction='mean'):
+        self.save_for_backward(x, t)
+        d = x - t
+        return self._reduce(d * d, reduction)
+
+    def backward(self, g):
+        x, t = self.saved_tensors
+        gd = (x - t) * (self._scale(g) * 2.0)
+        return gd, (-gd if self.needs_input_grad[1] else None)
+
+
+class SmoothL1Loss(_PointwiseLoss):
+
+    def forward(self, x, t, reduction='mean', beta=1.0):
+        self.save_for_backward(x, t)
+        self.beta = beta
+        d = x - t
+        ad = xp.abs(d)
+        if beta == 0:
+            loss = ad
+        else:
+            loss = xp.where(ad < beta, (0.5 / beta) * d * d, ad - 0.5 * beta)
+        return self._reduce(loss, reduction)
+
+    def backward(self, g):
+        x, t = self.saved_tensors
+        d = x - t
+        beta = self.beta
+        if beta == 0:
+            gd = fm.sign(d)
+        else:
+            gd = fm.where(np.abs(_arr(d)) < beta, d * (1.0 / beta), fm.sign(d))
+        gd = gd * self._scale(g)
+        return gd, (-gd if self.needs_input_grad[1] else None)
+
+
+class HuberLoss(_PointwiseLoss):
+
+    def forward(self, x, t, reduction='mean', delta=1.0):
+        self.save_for_backward(x, t)
+        self.delta = delta
+        d = x - t
+        ad = xp.abs(d)
+        loss = xp.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
+        return self._reduce(loss, reduction)
+
+    def backward(self, g):
+        x, t = self.saved_tensors
+        d = x - t
+        gd = fm.where(np.abs(_arr(d)) < self.delta, d, fm.sign(d) * self.delta)
+        gd = gd * self._scale(g)
+        return gd, (-gd if self.needs_input_grad[1] else None)
+
+
+def _pointwise(cls, input, target, reduction, op, **params):
+    if tuple(target.shape) != tuple(input.shape):
+        _check_same_size(input, target, op)
+    return cls.apply(input, target, reduction=reduction, **params)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
+    """Mean (or sum, or none) of the squared differences; shapes broadcast as in PyTorch."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if weight is not None:
+        diff = input - target
+        return _reduce(diff * diff * weight, reduction)
+    return _pointwise(MseLoss, input, target, reduction, 'mse_loss')
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
+    """Mean (or sum, or none) of the absolute differences."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        _check_same_size(input, target, 'l1_loss')
+    loss = _ops.abs(input - target)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
+    """Squared error below ``beta`` (scaled by 1/beta), absolute error above it."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError(f'smooth_l1_loss does not support negative values for beta. '
+                           f'(got beta={beta})')
+    if beta == 0:
+        return l1_loss(input, target, reduction=reduction)
+    return _pointwise(SmoothL1Loss, input, target, reduction, 'smooth_l1_loss', beta=beta)
+
+
+def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
+    """Squared error below ``delta``, ``delta``-scaled absolute error above it."""
+    reduction = _reduction(None, None, reduction)
+    if delta <= 0:
+        raise RuntimeError(f'huber_loss does not support non-positive values for delta. '
+                           f'(got delta={delta})')
+    if weight is not None:
+        return _reduce(HuberLoss.apply(input, target, reduction='none', delta=delta) * weight,
+                       reduction)
+    return _pointwise(HuberLoss, input, target, reduction, 'huber_loss', delta=delta)
+
+
+# -- binary classification ---------------------------------------------------------------
+
+class BinaryCrossEntropy(_PointwiseLoss):
+
+    def forward(self, x, t, weight=None, reduction='mean'):
+        self.save_for_backward(x, t)
+        self.weight = weight
+        with np.errstate(divide='ignore'):
+            log_x = xp.maximum(xp.log(x), -100.0)
+            log_1x = xp.maximum(xp.log1p(-x), -100.0)
+        loss = -(t * (log_x - log_1x) + log_1x)
+        if weight is not None:
+            loss = loss * weight
+        return self._reduce(loss, reduction)
+
+    def backward(self, g):
+        x, t = self.saved_tensors
+        g = self._scale(g)
+        if self.weight is not None:
+            g = g * self.weight
+        gx = gt = None
+        if self.needs_input_grad[0]:
+            xa = _arr(x)
+            denom = x * (1.0 - x)
+            gx = (x - t) / fm.where((xa * (1.0 - xa)) < _EPSILON, _EPSILON, denom) * g
+        if self.needs_input_grad[1]:
+            # unclamped, as PyTorch's: infinite where x is 0 or 1
+            with np.errstate(divide='ignore', invalid='ignore'):
+                gt = (_log1p(-x) - fm.log(x)) * g
+        return gx, gt
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction='mean'):
+    """Binary cross entropy of probabilities; each log is clamped to >= -100 as in PyTorch."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f'Using a target size ({_size(target)}) that is different to the '
+                         f'input size ({_size(input)}) is deprecated. Please ensure they have '
+                         'the same size.')
+    x = input._data
+    if x.size and not ((x >= 0) & (x <= 1)).all():
+        raise RuntimeError('all elements of input should be between 0 and 1 '
+                           '(binary_cross_entropy takes probabilities: apply sigmoid first, '
+                           'or use binary_cross_entropy_with_logits)')
+    w = None
+    if weight is not None:
+        _no_grad_arg(weight, 'binary_cross_entropy', 'weight')
+        w = np.broadcast_to(_arr(weight), x.shape).astype(x.dtype, copy=False)
+    return BinaryCrossEntropy.apply(input, target, weight=w, reduction=reduction)
+
+
+class BinaryCrossEntropyWithLogits(_PointwiseLoss):
+
+    def forward(self, x, t, weight=None, pos_weight=None, reduction='mean'):
+        self.save_for_backward(x, t)
+        self.weight, self.pos_weight = weight, pos_weight
+        sp = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)   # -log sigmoid(x)
+        if pos_weight is None:
+            loss = (1 - t) * x + sp
+        else:
+            loss = (1 - t) * x + (1 + (pos_weight - 1) * t) * sp
+        if weight is not None:
+            loss = loss * weight
+        return self._reduce(loss, reduction)
+
+    def backward(self, g):
+        x, t = self.saved_tensors
+        g = self._scale(g)
+        if self.weight is not None:
+            g = g * self.weight
+        pw = self.pos_weight
+        gx = gt = None
+        if self.needs_input_grad[0]:
+            s_neg = _sigmoid(-x)
+            if pw is None:
+                gx = ((1.0 - t) - s_neg) * g
+            else:
+                gx = ((1.0 - t) - (t * (pw - 1) + 1.0) * s_neg) * g
+        if self.needs_input_grad[1]:
+            gt = -x if pw is None else _softplus_neg(x) * (pw - 1) - x
+            gt = gt * g
+        return gx, gt
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction='mean', pos_weight=None):
+    """Sigmoid then binary cross entropy, fused in the stable log-sum-exp form."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f'Target size ({_size(target)}) must be the same as input size '
+                         f'({_size(input)})')
+    dt = input._data.dtype
+    w = pw = None
+    if weight is not None:
+        _no_grad_arg(weight, 'binary_cross_entropy_with_logits', 'weight')
+        w = _arr(weight).astype(dt, copy=False)
+    if pos_weight is not None:
+        _no_grad_arg(pos_weight, 'binary_cross_entropy_with_logits', 'pos_weight')
+        pw = _arr(pos_weight).astype(dt, copy=False)
+    if w is not None or pw is not None:
+        shape = np.broadcast_shapes(input.shape, *(a.shape for a in (w, pw) if a is not None))
+        if shape != tuple(input.shape):
+            raise RuntimeError(f'binary_cross_entropy_with_logits: weight/pos_weight do not '
+                               f'broadcast to the input shape {list(input.shape)}')
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight=w, pos_weight=pw,
+                                              reduction=reduction)
+
+
+class SoftMarginLoss(_PointwiseLoss):
+
+    def forward(self, x, t, reduction='mean'):
+        self.save_for_backward(x, t)
+        z = -t * x
+        loss = xp.log1p(xp.exp(-xp.abs(z))) + xp.maximum(z, 0)
+        return self._reduce(loss, reduction)
+
+    def backward(self, g):
+        x, t = self.saved_tensors
+        return -t * _sigmoid(-(x * t)) * self._scale(g), None
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    """``log(1 + exp(-target * input))``: two-class logistic loss with targets in {1, -1}."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _no_grad_arg(target, 'soft_margin_loss', 'target')
+    _check_broadcast(input, target)
+    return SoftMarginLoss.apply(input, target, reduction=reduction)
+
+
+def _check_broadcast(a, b):
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    for k in range(1, min(len(sa), len(sb)) + 1):
+        if sa[-k] != sb[-k] and sa[-k] != 1 and sb[-k] != 1:
+            dim = max(len(sa), len(sb)) - k
+            raise RuntimeError(f'The size of tensor a ({sa[-k]}) must match the size of tensor '
+                               f'b ({sb[-k]}) at non-singleton dimension {dim}')
+
+
+def _logsigmoid(x):
+    """Composed, stable ``log(sigmoid(x))`` = ``-(log1p(exp(-|x|)) + relu(-x))``."""
+    return -(_ops.log1p(_ops.exp(-_ops.abs(x))) + _ops.relu(-x))
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction='mean'):
+    """Per-class logistic losses averaged over the classes (last dimension)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
+    loss = -(target * _logsigmoid(input) + (1 - target) * _logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.ndim - 1
+    loss = loss.sum(class_dim) / input.shape[class_dim]
+    return _reduce(loss, reduction)
+
+
+# -- classification over classes ------------------------------------------------------------
 
 class NllLoss(Op):
     """Negative log-likelihood of class indices, with weights and an ignored index."""
@@ -12,7 +407,9 @@ class NllLoss(Op):
 
     def forward(self, logp, target, weight=None, ignore_index=-100, reduction='mean'):
         if logp.ndim > 2:
-            self._node_name = 'NllLoss2DBackward0' if logp.ndim == 4 else 'NllLossNdBackward0'
+            # torch runs K-dim inputs through its 2-D kernel, viewed back for 'none'
+            self._node_name = 'ViewBackward0' if logp.ndim != 4 and reduction == 'none' \
+                else 'NllLoss2DBackward0'
         keep = target != ignore_index
         safe = xp.where(keep, target, 0)
         w = keep.astype(logp.dtype) if weight is None else weight[safe] * keep
@@ -30,8 +427,9 @@ class NllLoss(Op):
             self.scale = w
             return losses.sum()
         total = w.sum()
-        self.scale = w / total
-        return losses.sum() / total
+        with np.errstate(invalid='ignore', divide='ignore'):
+            self.scale = w / total
+            return losses.sum() / total
 
     def backward(self, g):
         scale = self.scale
@@ -44,55 +442,580 @@ class NllLoss(Op):
         return fm.where(self.mask, spread, 0.0), None, None
 
 
+def _class_dims(input, op):
+    if input.ndim < 1:
+        raise ValueError(f'Expected 1 or more dimensions (got {input.ndim})')
+    return input.shape[1] if input.ndim > 1 else input.shape[0]
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction='mean'):
-    if target._data.dtype.kind not in 'iu':
+    """Negative log-likelihood of class indices; input (C), (N, C) or (N, C, d1, ...)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    n_classes = _class_dims(input, 'nll_loss')
+    t = target._data
+    if t.dtype.kind not in 'iu' or t.dtype not in (np.int64, np.uint8):
+        if t.dtype.kind in 'iu':
+            raise RuntimeError(f'expected target dtype to be Long or Byte, but got '
+                               f'{target.dtype} (nll_loss: cast the target with .long())')
         raise RuntimeError(f'nll_loss: expected target of integer (Long) dtype, got '
-                           f'{target.dtype}')
+                           f'{target.dtype}; for class probabilities use cross_entropy')
     batch = input.shape[:1] + input.shape[2:] if input.ndim > 1 else ()
     if tuple(target.shape) != tuple(batch):
-        raise ValueError(f'Expected input batch_size ({input.shape[0] if input.ndim else 1}) '
-                         f'to match target batch_size ({target.shape[0] if target.ndim else 1})'
-                         f': input of shape {list(input.shape)}, target of shape '
-                         f'{list(target.shape)}')
-    n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
-    t = target._data
+        if input.ndim > 1 and (target.ndim == 0 or target.shape[0] != input.shape[0]):
+            raise ValueError(f'Expected input batch_size ({input.shape[0]}) to match target '
+                             f'batch_size ({target.shape[0] if target.ndim else 1}): input of '
+                             f'shape {list(input.shape)}, target of shape '
+                             f'{list(target.shape)}')
+        raise RuntimeError(f'nll_loss: expected target of shape {list(batch)} for input of '
+                           f'shape {list(input.shape)}, got {list(target.shape)}')
     bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f'Target {int(t[bad].flat[0])} is out of bounds (nll_loss over '
                          f'{n_classes} classes)')
-    if reduction not in ('mean', 'sum', 'none'):
-        raise ValueError(f'{reduction} is not a valid value for reduction')
-    w = weight._data if weight is not None else None
-    return NllLoss.apply(input, t, weight=w, ignore_index=ignore_index, reduction=reduction)
+    w = None
+    if weight is not None:
+        if tuple(weight.shape) != (n_classes,):
+            raise RuntimeError(f'weight tensor should be defined either for all {n_classes} '
+                               f'classes or no classes but got weight tensor of shape: '
+                               f'{list(weight.shape)}')
+        w = weight._data.astype(input._data.dtype, copy=False)
+    return NllLoss.apply(input, t.astype(np.int64, copy=False), weight=w,
+                         ignore_index=ignore_index, reduction=reduction)
+
+
+def _class_view(weight, ndim):
+    """``weight`` (C,) shaped to broadcast along the class dim of an ``ndim``-dim input."""
+    if ndim <= 1:
+        return weight
+    return weight.reshape((1, -1) + (1,) * (ndim - 2))
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction='mean', label_smoothing=0.0):
-    """Log-softmax over the class dimension then NLL of class indices."""
-    if label_smoothing or target._data.dtype.kind == 'f':
-        raise NotImplementedError('cross_entropy with class probabilities or label_smoothing '
-                                  'arrives with nn.functional (issue 5)')
-    return nll_loss(log_softmax(input, 1 if input.ndim > 1 else 0), target, weight,
-                    ignore_index=ignore_index, reduction=reduction)
-
-
-def mse_loss(input, target, size_average=None, reduce=None, reduction='mean'):
-    """Mean (or sum, or none) of the squared differences; shapes broadcast as in PyTorch."""
-    if size_average is not None or reduce is not None:
-        # The legacy flags, resolved as torch's _Reduction.legacy_get_string does.
-        size_average = True if size_average is None else size_average
-        reduce = True if reduce is None else reduce
-        reduction = ('mean' if size_average else 'sum') if reduce else 'none'
-    diff = input - target
-    sq = diff * diff
-    if reduction == 'mean':
-        return _ops.mean(sq)
+    """Log-softmax over the class dimension, then the NLL of class indices or the cross
+    entropy with class probabilities; optional label smoothing."""
+    reduction = _reduction(size_average, reduce, reduction)
+    n_classes = _class_dims(input, 'cross_entropy')
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f'label_smoothing must be between 0.0 and 1.0. Got: '
+                           f'{label_smoothing}')
+    class_dim = 1 if input.ndim > 1 else 0
+    logp = log_softmax(input, class_dim)
+    if weight is not None and tuple(weight.shape) != (n_classes,):
+        raise RuntimeError(f'weight tensor should be defined either for all {n_classes} '
+                           f'classes or no classes but got weight tensor of shape: '
+                           f'{list(weight.shape)}')
+    if target._data.dtype.kind == 'f':
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f'cross_entropy: class-probability target of shape '
+                               f'{list(target.shape)} must match the input shape '
+                               f'{list(input.shape)} (0D or 1D target tensor expected for '
+                               'class indices, multi-target not supported)')
+        if ignore_index >= 0:
+            raise RuntimeError('ignore_index is not supported for floating point target')
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        prod = logp * target
+        if weight is not None:
+            prod = prod * _class_view(weight, input.ndim)
+        if reduction == 'none':
+            return -prod.sum(class_dim)
+        loss = -prod.sum()
+        if reduction == 'mean':
+            n = input.numel() // n_classes if n_classes else 0
+            return _DivScalar.apply(loss, n)
+        return loss
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return nll
+    keep = target._data != ignore_index
+    smooth = logp if weight is None else logp * _class_view(weight, input.ndim)
+    smooth = -smooth.sum(class_dim) * _wrap(keep.astype(input._data.dtype))
     if reduction == 'sum':
-        return _ops.sum(sq)
+        smooth = smooth.sum()
+    elif reduction == 'mean':
+        if weight is None:
+            den = keep.sum()
+        else:
+            den = (weight._data[np.where(keep, target._data, 0)] * keep).sum()
+        smooth = smooth.sum() / float(den)
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+class MultiMarginLoss(Op):
+    """Multi-class hinge loss: sum over j != y of w_y max(0, margin - x_y + x_j)^p / C."""
+
+    def forward(self, x, target, p=1, margin=1.0, weight=None, reduction='mean'):
+        self.p, self.margin, self.weight, self.reduction = p, margin, weight, reduction
+        self.target = target
+        x2 = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
+        t = target.reshape(-1)
+        self.shape2 = x2.shape
+        self.save_for_backward(x)
+        h, active = self._hinge(x2, t)
+        hp = h if p == 1 else h * h
+        loss = (hp * active).sum(1) / x2.shape[1]
+        if weight is not None:
+            loss = loss * weight[t]
+        if reduction == 'none':
+            return loss.reshape(target.shape) if x.ndim > 1 else loss.reshape(())
+        self.n = loss.size
+        return loss.sum() if reduction == 'sum' else loss.mean()
+
+    def _hinge(self, x2, t):
+        rows = np.arange(x2.shape[0])
+        xy = x2[rows, t].reshape(-1, 1)
+        h = x2 - xy + self.margin
+        ha = _arr(h)
+        onehot = np.arange(x2.shape[1]) == t.reshape(-1, 1)
+        self.onehot = onehot
+        return h, (ha > 0) & ~onehot
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        x2 = x.reshape(self.shape2)
+        t = self.target.reshape(-1)
+        h, active = self._hinge(x2, t)
+        c = self.shape2[1]
+        if self.reduction == 'none':
+            gr = g.reshape((-1, 1))
+        elif self.reduction == 'mean':
+            gr = g * (1.0 / self.n) if self.n else g
+        else:
+            gr = g
+        coef = fm.where(active, 1.0, 0.0) * (1.0 / c) if self.p == 1 else \
+            fm.where(active, h * (2.0 / c), 0.0)
+        if self.weight is not None:
+            coef = coef * self.weight[t].reshape(-1, 1)
+        coef = coef * gr
+        gx = coef - fm.where(self.onehot, coef.sum((1,)).reshape((-1, 1)), 0.0)
+        return gx.reshape(x.shape), None
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
+                      reduce=None, reduction='mean'):
+    reduction = _reduction(size_average, reduce, reduction)
+    if p not in (1, 2):
+        raise ValueError('only p == 1 and p == 2 supported')
+    if input.ndim > 2:
+        raise RuntimeError(f'multi_margin_loss: expected input of 1 or 2 dimensions, got '
+                           f'{list(input.shape)}')
+    c = input.shape[-1] if input.ndim else 1
+    n = input.shape[0] if input.ndim == 2 else 1
+    t = target._data
+    if t.size != n or (input.ndim == 2 and target.ndim != 1) or target.ndim > 1:
+        raise RuntimeError(f'inconsistent target size: {list(target.shape)} for input of size: '
+                           f'{list(input.shape)}')
+    if t.dtype.kind not in 'iu':
+        raise RuntimeError(f'multi_margin_loss: expected target of integer (Long) dtype, got '
+                           f'{target.dtype}')
+    if t.size and (t.min() < 0 or t.max() >= c):
+        raise RuntimeError(f'target out of range (multi_margin_loss over {c} classes)')
+    w = None
+    if weight is not None:
+        _no_grad_arg(weight, 'multi_margin_loss', 'weight')
+        w = weight._data.reshape(-1).astype(input._data.dtype, copy=False)
+        if w.size != c:
+            raise RuntimeError(f'inconsistent weight size, expected {c} but got '
+                               f'{list(weight.shape)}')
+    return MultiMarginLoss.apply(input, t.astype(np.int64), p=p, margin=margin, weight=w,
+                                 reduction=reduction)
+
+
+class MultilabelMarginLoss(Op):
+    """sum over targets j and non-targets k of max(0, 1 - (x_j - x_k)) / C."""
+
+    def forward(self, x, counts, reduction='mean'):
+        self.reduction = reduction
+        self._in_shape = x.shape
+        x2 = x.reshape(-1, x.shape[-1]) if x.ndim else x.reshape(1, 1)
+        self.shape2 = x2.shape
+        c = x2.shape[1]
+        # pair weight: (number of times j is listed) x (k is no target)
+        self.pairs = (counts[:, :, None] * (counts == 0)[:, None, :]).astype(x.dtype)
+        h = 1.0 - x2[:, :, None] + x2[:, None, :]
+        self.active = (h > 0) * self.pairs
+        loss = (h * self.active).sum((1, 2)) / c
+        if reduction == 'none':
+            return loss if x.ndim == 2 else loss.reshape(())
+        self.n = loss.size
+        return loss.sum() if reduction == 'sum' else loss.mean()
+
+    def backward(self, g):
+        c = self.shape2[1]
+        a = self.active * (1.0 / c)
+        coef = a.sum(1) - a.sum(2)              # d/dx_k: +1 per active pair, d/dx_j: -1
+        if self.reduction == 'none':
+            gr = g.reshape((-1, 1))
+        elif self.reduction == 'mean':
+            gr = g * (1.0 / self.n) if self.n else g
+        else:
+            gr = g
+        gx = gr * coef
+        return gx.reshape(self._in_shape), None
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    reduction = _reduction(size_average, reduce, reduction)
+    if input.ndim > 2 or tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f'inconsistent target size: {list(target.shape)} for input of size: '
+                           f'{list(input.shape)}')
+    t = target._data.reshape(-1, input.shape[-1] if input.ndim else 1).astype(np.int64)
+    c = t.shape[1]
+    valid = np.cumprod(t != -1, axis=1).astype(bool)   # the prefix before the first -1
+    if (valid & ((t < 0) | (t >= c))).any():
+        raise RuntimeError(f'multilabel_margin_loss: target index out of range [0, {c})')
+    counts = np.zeros(t.shape, np.int64)
+    rows = np.broadcast_to(np.arange(t.shape[0])[:, None], t.shape)
+    np.add.at(counts, (rows[valid], t[valid]), 1)
+    return MultilabelMarginLoss.apply(input, counts, reduction=reduction)
+
+
+# -- divergences and likelihoods ---------------------------------------------------------
+
+def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
+    """KL divergence with ``input`` log-probabilities; ``target`` probabilities (or log)."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, reduction)
+    elif reduction not in ('mean', 'sum', 'none', 'batchmean'):
+        raise ValueError(f'{reduction} is not a valid value for reduction')
+    elif reduction == 'mean':
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and "
+                      "the support size.'batchmean' divides only by the batch size, and aligns "
+                      "with the KL div math definition.'mean' will be changed to behave the "
+                      "same as 'batchmean' in the next major release.", UserWarning,
+                      stacklevel=2)
+    if log_target:
+        loss = _ops.exp(target) * (target - input)
+    else:
+        loss = _ops.xlogy(target, target) - target * input
+    if reduction == 'batchmean':
+        if input.ndim == 0:
+            return loss.sum()
+        return loss.sum() / input.shape[0]
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction='mean'):
+    """Poisson negative log-likelihood (with Stirling's term for ``full``)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if log_input:
+        loss = _ops.exp(input) - target * input
+    else:
+        loss = input - target * _ops.log(input + eps)
+    if full:
+        t = target
+        stirling = t * _ops.log(t) - t + _ops.log(t * (2 * math.pi)) * 0.5
+        loss = loss + _ops.where(t > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'):
+    """Gaussian negative log-likelihood with predicted variances ``var`` (broadcast as torch:
+    one dimension fewer, or a last dimension of 1, means one variance per sample)."""
+    if not isinstance(var, Tensor):
+        var = _as_tensor(float(var), input).expand(tuple(input.shape))
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1:
+            pass
+        else:
+            raise ValueError('var is of incorrect size')
+    if reduction not in ('mean', 'sum', 'none'):
+        raise ValueError(reduction + ' is not valid')
+    if (var._data < 0).any():
+        raise ValueError('var has negative entry/entries')
+    # var is clamped at eps without cutting its gradient, as PyTorch does (in place, no grad)
+    clamped = np.maximum(var._data, eps)
+    if (clamped != var._data).any():
+        var = var + _wrap((clamped - var._data).astype(var._data.dtype))
+    diff = input - target
+    loss = (_ops.log(var) + diff * diff / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+# -- embedding and ranking losses ----------------------------------------------------------
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
+                         reduction='mean'):
+    reduction = _reduction(size_average, reduce, reduction)
+    _check_broadcast(input, target)
+    zero = _wrap(np.zeros((), input._data.dtype))
+    margin_clamp = _ops.clamp_min(margin - input, 0)
+    out_margin = _ops.where(target != 1, margin_clamp, zero)
+    out_self = _ops.where(target != -1, input, zero)
+    return _reduce(out_margin + out_self, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                        reduction='mean'):
+    reduction = _reduction(size_average, reduce, reduction)
+    if not (input1.ndim == input2.ndim == target.ndim):
+        raise RuntimeError(f'margin_ranking_loss : All input tensors should have same dimension '
+                           f'but got sizes: input1: {_size(input1)}, input2: {_size(input2)}, '
+                           f'target: {_size(target)} ')
+    loss = _ops.clamp_min(-target * (input1 - input2) + margin, 0)
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
+                          reduction='mean'):
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.ndim not in (1, 2) or input1.ndim != input2.ndim:
+        raise RuntimeError(f'cosine_embedding_loss: inputs must be 1D or 2D with the same '
+                           f'dimensions, got {list(input1.shape)} and {list(input2.shape)}')
+    if target.ndim != input1.ndim - 1:
+        raise RuntimeError(f'{input1.ndim - 1}D target tensor expected, '
+                           f'{target.ndim}D target tensor given')
+    dim = input1.ndim - 1
+    prod = (input1 * input2).sum(dim)
+    mag1 = (input1 * input1).sum(dim) + _EPSILON
+    mag2 = (input2 * input2).sum(dim) + _EPSILON
+    cos = prod / _ops.sqrt(mag1 * mag2)
+    zero = _wrap(np.zeros((), cos._data.dtype))
+    pos = _ops.where(target == 1, 1 - cos, zero)
+    neg = _ops.where(target == -1, _ops.clamp_min(cos - margin, 0), zero)
+    return _reduce(pos + neg, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction='mean'):
+    reduction = _reduction(size_average, reduce, reduction)
+    from .distance import pairwise_distance
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1 or dims[0] not in (1, 2):
+        raise RuntimeError(f'The anchor, positive, and negative tensors are expected to have the '
+                           f'same number of dimensions (1D or 2D), but got: anchor {dims[0]}D, '
+                           f'positive {dims[1]}D, and negative {dims[2]}D inputs')
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    loss = _ops.clamp_min(margin + d_pos - d_neg, 0)
+    return _reduce(loss, reduction)
+
+
+# -- CTC -------------------------------------------------------------------------------------
+
+def _logaddexp3(a, b, c):
+    m = np.maximum(np.maximum(a, b), c)
+    m_safe = np.where(np.isneginf(m), 0.0, m)
+    with np.errstate(divide='ignore'):
+        return np.log(np.exp(a - m_safe) + np.exp(b - m_safe) + np.exp(c - m_safe)) + m_safe
+
+
+def _shift(a, k):
+    """``a`` moved ``k`` places right along its last axis, filled with -inf."""
+    out = np.full_like(a, -np.inf)
+    out[..., k:] = a[..., :a.shape[-1] - k]
+    return out
+
+
+class CtcLoss(Op):
+    """Per-sample CTC negative log-likelihood (T x N x C log-probabilities).
+
+    The forward (alpha) and backward (beta) recursions run in log space over the extended
+    label sequence (blanks between labels), vectorised over batch and positions; only the
+    time steps are a loop. The gradient is PyTorch's: ``exp(lp) - exp(log(sum of alpha beta
+    at each label) + nll - lp)``, which assumes ``log_probs`` come from a log_softmax.
+    """
+
+    def forward(self, lp, ext, skip, in_len, tgt_len, zero_infinity=False):
+        T, N, C = lp.shape
+        S = ext.shape[1]
+        self.ext, self.skip, self.in_len, self.tgt_len = ext, skip, in_len, tgt_len
+        lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (T, N, S)), 2)  # (T, N, S)
+        alpha = np.full((T, N, S), -np.inf, lp.dtype)
+        if T:
+            alpha[0, :, 0] = lpe[0, :, 0]
+            if S > 1:
+                alpha[0, :, 1] = np.where(tgt_len > 0, lpe[0, :, 1], -np.inf)
+        skip_fill = np.where(skip, 0.0, -np.inf).astype(lp.dtype)
+        for t in range(1, T):
+            a = alpha[t - 1]
+            alpha[t] = _logaddexp3(a, _shift(a, 1), _shift(a, 2) + skip_fill) + lpe[t]
+        rows = np.arange(N)
+        last = np.maximum(in_len - 1, 0)
+        end = 2 * tgt_len
+        a_end = alpha[last, rows, end]
+        a_prev = np.where(tgt_len > 0, alpha[last, rows, np.maximum(end - 1, 0)], -np.inf)
+        with np.errstate(invalid='ignore'):
+            nll = -np.logaddexp(a_end, a_prev)
+        nll = np.where(in_len > 0, nll, np.where(tgt_len > 0, np.inf, 0.0)).astype(lp.dtype)
+        self.inf = np.isinf(nll)
+        self.zero_infinity = zero_infinity
+        self.alpha, self.lpe, self.nll = alpha, lpe, nll
+        self.save_for_backward(lp)
+        return nll
+
+    def _grad(self, lp):
+        """d loss_n / d lp (T, N, C), torch's formula, zero past each input length."""
+        T, N, C = lp.shape
+        ext, skip, in_len, tgt_len = self.ext, self.skip, self.in_len, self.tgt_len
+        lpe, alpha = self.lpe, self.alpha
+        S = ext.shape[1]
+        beta = np.full((T, N, S), -np.inf, lp.dtype)
+        rows = np.arange(N)
+        end = 2 * tgt_len
+        skip_next = np.where(_shift_left(skip, 2), 0.0, -np.inf).astype(lp.dtype)
+        for t in range(T - 1, -1, -1):
+            if t < T - 1:
+                b = beta[t + 1]
+                beta[t] = _logaddexp3(b, _shift_left_inf(b, 1),
+                                      _shift_left_inf(b, 2) + skip_next) + lpe[t]
+            start = in_len - 1 == t
+            if start.any():
+                n = rows[start]
+                beta[t, n] = -np.inf
+                beta[t, n, end[start]] = lpe[t, n, end[start]]
+                has = tgt_len[start] > 0
+                beta[t, n[has], end[start][has] - 1] = lpe[t, n[has], end[start][has] - 1]
+        ab = alpha + beta                                             # (T, N, S)
+        m = ab.max(2, keepdims=True) if S else np.zeros((T, N, 1), lp.dtype)
+        m = np.where(np.isneginf(m), 0.0, m)
+        onehot = (ext[:, :, None] == np.arange(C)).astype(lp.dtype)  # (N, S, C)
+        summed = np.matmul(np.exp(ab - m).transpose(1, 0, 2), onehot).transpose(1, 0, 2)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            lcab = np.log(summed) + m
+            grad = np.exp(lp) - np.exp(lcab + self.nll[None, :, None] - lp)
+        valid = np.arange(T)[:, None] < in_len[None, :]
+        grad = np.where(valid[:, :, None], grad, 0.0)
+        if self.zero_infinity:
+            grad = np.where(self.inf[None, :, None], 0.0, grad)
+        return grad.astype(lp.dtype)
+
+    def backward(self, g):
+        lp, = self.saved_tensors
+        grad = self._grad(_arr(lp))
+        if fm.is_array(g):
+            return grad * g[None, :, None], None, None, None, None
+        return _CtcLossBackward.apply(g, lp, grad=grad), None, None, None, None
+
+
+def _shift_left(a, k):
+    out = np.zeros_like(a)
+    out[..., :a.shape[-1] - k] = a[..., k:]
+    return out
+
+
+def _shift_left_inf(a, k):
+    out = np.full_like(a, -np.inf)
+    out[..., :a.shape[-1] - k] = a[..., k:]
+    return out
+
+
+class _CtcLossBackward(Op):
+    """The CTC gradient as a function of the upstream gradient, under create_graph: linear
+    in ``g``; differentiating it w.r.t. ``log_probs`` raises, as in PyTorch."""
+    node_name = 'CtcLossBackwardBackward0'
+
+    def forward(self, g, lp, grad=None):
+        self.grad = grad
+        return grad * g[None, :, None]
+
+    def backward(self, gg):
+        if self.needs_input_grad[1]:
+            raise RuntimeError('derivative for aten::_ctc_loss_backward is not implemented')
+        return (gg * self.grad).sum((0, 2)), None
+
+
+def _lengths(x, n, what):
+    if not isinstance(x, (Tensor, tuple, list, np.ndarray)):
+        raise TypeError(f'ctc_loss(): argument \'{what}\' must be a tuple of ints or a '
+                        f'Tensor, not {type(x).__name__}')
+    a = np.asarray(_arr(x) if isinstance(x, Tensor) else x)
+    if a.dtype.kind not in 'iu':
+        if a.dtype.kind == 'f' and a.size and (a != np.round(a)).any() or a.dtype.kind == 'b':
+            raise RuntimeError(f'ctc_loss: {what} must be integers, got {a.dtype}')
+    a = a.astype(np.int64).reshape(-1)
+    if a.size != n:
+        raise RuntimeError(f'{what} must be of size batch_size (ctc_loss: got {a.size} '
+                           f'lengths for a batch of {n})')
+    return a
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean',
+             zero_infinity=False):
+    """Connectionist Temporal Classification loss.
+
+    ``log_probs``: (T, N, C) or unbatched (T, C), log-softmax outputs; ``targets``: padded
+    (N, S) or concatenated 1-D (sum of ``target_lengths``); lengths as tuples or tensors.
+    """
+    reduction = _reduction(None, None, reduction)
+    unbatched = log_probs.ndim == 2
+    if log_probs.ndim not in (2, 3):
+        raise RuntimeError(f'ctc_loss: expected log_probs of 2 (T, C) or 3 (T, N, C) '
+                           f'dimensions, got {list(log_probs.shape)}')
+    lp_t = log_probs.unsqueeze(1) if unbatched else log_probs
+    T, N, C = lp_t.shape
+    if not 0 <= blank < C:
+        raise RuntimeError('blank must be in label range')
+    in_len = _lengths(input_lengths, N, 'input_lengths')
+    tgt_len = _lengths(target_lengths, N, 'target_lengths')
+    t = _arr(targets)
+    if unbatched and t.ndim == 1:
+        t = t[None]
+    t = t.astype(np.int64)
+    if in_len.size and (in_len.max() > T or in_len.min() < 0):
+        bad = in_len.max() if in_len.max() > T else in_len.min()
+        raise RuntimeError(f'Expected input_lengths to have value at most {T}, but got value '
+                           f'{bad} (while checking arguments for ctc_loss_allocate_outputs)')
+    if (tgt_len < 0).any():
+        raise RuntimeError('ctc_loss: target_lengths must be non-negative')
+    lmax = int(tgt_len.max()) if tgt_len.size else 0
+    if t.ndim == 1:                       # concatenated targets
+        if t.size < tgt_len.sum():
+            raise RuntimeError(f'Expected tensor to have size at least {tgt_len.sum()} at '
+                               f'dimension 0, but got size {t.size} for argument #2 '
+                               "'targets' (while checking arguments for "
+                               'ctc_loss_allocate_outputs)')
+        offsets = np.concatenate([[0], np.cumsum(tgt_len)[:-1]]).astype(np.int64)
+        pos = np.arange(lmax)
+        inside = pos[None, :] < tgt_len[:, None]
+        idx = np.where(inside, offsets[:, None] + pos[None, :], 0)
+        padded = np.where(inside, t[idx] if t.size else 0, blank)
+    else:
+        if t.shape[0] != N:
+            raise RuntimeError(f'ctc_loss: expected targets with batch size {N}, got '
+                               f'{list(t.shape)}')
+        if lmax > t.shape[1]:
+            raise RuntimeError(f'Expected tensor to have size at least {lmax} at dimension 1, '
+                               f'but got size {t.shape[1]} for argument #2 \'targets\' '
+                               '(while checking arguments for ctc_loss_allocate_outputs)')
+        pos = np.arange(lmax)
+        inside = pos[None, :] < tgt_len[:, None]
+        padded = np.where(inside, t[:, :lmax], blank)
+    if padded.size and ((padded < 0) | (padded >= C)).any():
+        raise RuntimeError(f'ctc_loss: target labels must be in [0, {C}) (got '
+                           f'{int(padded[(padded < 0) | (padded >= C)][0])})')
+    S = 2 * lmax + 1
+    ext = np.full((N, S), blank, np.int64)
+    ext[:, 1::2] = padded
+    skip = np.zeros((N, S), bool)
+    skip[:, 3::2] = (padded[:, 1:] != padded[:, :-1]) & (padded[:, 1:] != blank)
+    if log_probs._data.dtype.kind != 'f':
+        raise RuntimeError(f'ctc_loss: expected floating-point log_probs, got '
+                           f'{log_probs.dtype}')
+    loss = CtcLoss.apply(lp_t, ext, skip, in_len, tgt_len, zero_infinity=zero_infinity)
+    if zero_infinity:   # the op zeroes those gradients; the values are replaced here
+        loss = _ops.where(_wrap(np.isinf(loss._data)), _wrap(np.zeros((), loss._data.dtype)),
+                          loss)
     if reduction == 'none':
-        return sq
-    raise ValueError(f'{reduction} is not a valid value for reduction')
+        return loss.squeeze(0) if unbatched else loss
+    if reduction == 'sum':
+        return loss.sum()
+    lengths = np.maximum(tgt_len, 1).astype(log_probs._data.dtype)
+    return (loss / _wrap(lengths)).mean()
 
 
-__all__ = ['nll_loss', 'cross_entropy', 'mse_loss']
+__all__ = ['mse_loss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'binary_cross_entropy',
+           'binary_cross_entropy_with_logits', 'soft_margin_loss',
+           'multilabel_soft_margin_loss', 'nll_loss', 'cross_entropy', 'multi_margin_loss',
+           'multilabel_margin_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss',
+           'hinge_embedding_loss', 'margin_ranking_loss', 'cosine_embedding_loss',
+           'triplet_margin_loss', 'ctc_loss']

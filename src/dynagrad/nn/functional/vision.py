@@ -1,3 +1,656 @@
-"""Padding, resampling and pixel rearrangement: pad, interpolate, grid_sample, ..."""
+"""Padding, resampling and pixel rearrangement: pad, interpolate, grid_sample, ...
 
-__all__ = []
+Most of these are linear maps of the input built once, in forward, from index arrays or
+small per-axis matrices:
+
+* ``pad`` (reflect / replicate / circular) and nearest interpolation *gather* along each
+  spatial axis at an index array; the adjoint scatter-adds back (``AxisGather`` and
+  ``AxisScatter`` are each other's backward). Constant padding is its own adjoint with
+  the pads negated (padding and cropping swap).
+* linear / bilinear / bicubic interpolation multiply each spatial axis by an
+  ``(out, in)`` interpolation matrix (``pooling.AxisMatmul``; its adjoint uses the
+  transposes).
+* ``grid_sample`` gathers the four neighbours of each sampling point; its backward is
+  written with dual operations (gather/scatter ops and arithmetic on the saved grid), so
+  it differentiates again, as PyTorch's does.
+"""
+import math
+
+import numpy as np
+
+from ...backend import xp
+from ...autograd.function import Op
+from ...ops import _formula as fm
+from .pooling import AxisMatmul, GatherFlat, ScatterFlat, adaptive_avg_pool1d, \
+    adaptive_avg_pool2d
+
+
+# ---------------------------------------------------------------------------------------
+# gathering along axes and its adjoint
+
+def _scatter_axis(g, idx, n, axis):
+    """The adjoint of ``take(x, idx, axis)`` for an axis of size ``n``: repeats add up."""
+    shape = list(g.shape)
+    shape[axis] = n
+    if len(idx) == 0:
+        return xp.zeros(shape, g.dtype)
+    order = np.argsort(idx, kind='stable')
+    s = idx[order]
+    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    sums = np.add.reduceat(xp.take(g, order, axis), starts, axis)
+    targets = s[starts]
+    if len(targets) == n:
+        return sums
+    out = xp.zeros(shape, g.dtype)
+    key = [slice(None)] * g.ndim
+    key[axis] = targets
+    out[tuple(key)] = sums
+    return out
+
+
+class AxisGather(Op):
+    """``x`` gathered at an index array along each of its last ``len(idxs)`` axes."""
+
+    def forward(self, x, idxs, name='AxisGatherBackward0'):
+        self._node_name = name
+        nd = len(idxs)
+        self.idxs, self.sizes = idxs, x.shape[x.ndim - nd:]
+        for i, idx in enumerate(idxs):
+            if idx is not None:
+                x = xp.take(x, idx, x.ndim - nd + i)
+        return x
+
+    def backward(self, g):
+        return AxisScatter.apply_any(g, self.idxs, self.sizes)
+
+    @classmethod
+    def apply_any(cls, x, idxs, name='AxisGatherBackward0'):
+        if fm.is_array(x):
+            return Op.__new__(cls).forward(x, idxs, name)
+        return cls.apply(x, idxs=idxs, name=name)
+
+
+class AxisScatter(Op):
+    """The adjoint of ``AxisGather``: zeros of the original sizes, ``g`` added at the indices."""
+    node_name = 'AxisScatterBackward0'
+
+    def forward(self, g, idxs, sizes):
+        self.idxs = idxs
+        nd = len(idxs)
+        for i, (idx, n) in enumerate(zip(idxs, sizes)):
+            if idx is not None:
+                g = _scatter_axis(g, idx, n, g.ndim - nd + i)
+        return g
+
+    def backward(self, gg):
+        return AxisGather.apply_any(gg, self.idxs)
+
+    @classmethod
+    def apply_any(cls, g, idxs, sizes):
+        if fm.is_array(g):
+            return Op.__new__(cls).forward(g, idxs, sizes)
+        return cls.apply(g, idxs=idxs, sizes=sizes)
+
+
+# ---------------------------------------------------------------------------------------
+# pad
+
+class ConstantPadNd(Op):
+    """Pad (or, for negative pads, crop) the last dims; the adjoint pads by the negation."""
+    node_name = 'ConstantPadNdBackward0'
+
+    def forward(self, x, pads, value=0):
+        self.pads = pads
+        k = len(pads)
+        lead = x.shape[:x.ndim - k]
+        sizes = x.shape[x.ndim - k:]
+        out = xp.full(lead + tuple(n + l + r for n, (l, r) in zip(sizes, pads)), value,
+                      x.dtype)
+        src, dst = [], []
+        for n, (l, r) in zip(sizes, pads):
+            length = max(0, n - max(-l, 0) - max(-r, 0))
+            src.append(slice(max(-l, 0), max(-l, 0) + length))
+            dst.append(slice(max(l, 0), max(l, 0) + length))
+        out[(Ellipsis,) + tuple(dst)] = x[(Ellipsis,) + tuple(src)]
+        return out
+
+    def backward(self, g):
+        return ConstantPadNd.apply_any(g, tuple((-l, -r) for l, r in self.pads))
+
+    @classmethod
+    def apply_any(cls, x, pads, value=0):
+        if fm.is_array(x):
+            return Op.__new__(cls).forward(x, pads, value)
+        return cls.apply(x, pads=pads, value=value)
+
+
+def _pad_index(n, left, right, mode):
+    """Source index of each output position along one axis of size ``n``."""
+    i = np.arange(-left, n + right)
+    if mode == 'reflect':
+        i = np.abs(i)
+        return np.where(i > n - 1, 2 * (n - 1) - i, i)
+    if mode == 'replicate':
+        return np.clip(i, 0, n - 1)
+    # circular: wrap around what is left after cropping by negative pads
+    start, stop = max(-left, 0), n - max(-right, 0)
+    return start + (i - start) % (stop - start)
+
+
+_PAD_NAMES = {'reflect': 'ReflectionPad{}DBackward0', 'replicate': 'ReplicationPad{}DBackward0',
+              'circular': 'CopySlices'}
+
+
+def pad(input, pad, mode='constant', value=None):
+    """Pad the last ``len(pad) // 2`` dims (PyTorch's ``F.pad``); negative pads crop.
+
+    ``pad`` lists (left, right) pairs starting from the last dimension.
+    """
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError(f'pad: Padding length must be divisible by 2 (got {len(pad)})')
+    k = len(pad) // 2
+    if k > input.ndim:
+        raise RuntimeError(f'pad: Padding length should be less than or equal to two times '
+                           f'the input dimension but got padding length {len(pad)} and input '
+                           f'of dimension {input.ndim}')
+    pairs = tuple((pad[2 * j], pad[2 * j + 1]) for j in reversed(range(k)))  # first dim first
+    sizes = tuple(input.shape[input.ndim - k:])
+    for j, (n, (l, r)) in enumerate(zip(sizes, pairs)):
+        if n + l + r < 0:
+            raise RuntimeError(f'pad: The input size {n}, plus negative padding {l} and {r} '
+                               f'resulted in a negative output size, which is invalid. Check '
+                               f'dimension {input.ndim - k + j} of your input.')
+    if mode == 'constant':
+        return ConstantPadNd.apply(input, pads=pairs, value=0 if value is None else value)
+    if mode not in _PAD_NAMES:
+        raise NotImplementedError(f'Unrecognised padding mode {mode} (expected '
+                                  f"'constant', 'reflect', 'replicate' or 'circular')")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
+        raise NotImplementedError(
+            f'Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n'
+            'Supported combinations for non-constant padding:\n'
+            '  - 2D or 3D input: padding size = 2 (pads last dimension)\n'
+            '  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n'
+            '  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)')
+    for j, (n, (l, r)) in enumerate(zip(sizes, pairs)):
+        dim = input.ndim - k + j
+        if mode == 'reflect' and (l >= n or r >= n):
+            raise RuntimeError(f'pad: Argument #4: Padding size should be less than the '
+                               f'corresponding input dimension, but got: padding ({l}, {r}) '
+                               f'at dimension {dim} of input {list(input.shape)}')
+        if mode == 'circular' and (l > n or r > n):
+            raise RuntimeError('pad: Padding value causes wrapping around more than once '
+                               f'(padding ({l}, {r}) at dimension {dim} of size {n}).')
+        if mode == 'replicate' and n == 0 and (l > 0 or r > 0):
+            raise RuntimeError(f'pad: input tensor must have non-zero size at dimension {dim} '
+                               f'to be replicate-padded')
+    idxs = tuple(_pad_index(n, l, r, mode) for n, (l, r) in zip(sizes, pairs))
+    return AxisGather.apply(input, idxs=idxs, name=_PAD_NAMES[mode].format(k))
+
+
+# ---------------------------------------------------------------------------------------
+# interpolate
+
+def _nearest_index(n_in, n_out, scale, exact):
+    s = np.float32(1.0 / scale if scale else n_in / n_out)
+    o = np.arange(n_out, dtype=np.float32)
+    src = np.floor((o + np.float32(0.5)) * s if exact else o * s).astype(np.int64)
+    return np.minimum(src, n_in - 1)
+
+
+def _source_coords(n_in, n_out, scale, align, cubic, dt):
+    o = np.arange(n_out).astype(dt)
+    if align:
+        ratio = dt.type((n_in - 1) / (n_out - 1)) if n_out > 1 else dt.type(0)
+        return o * ratio
+    ratio = dt.type(1.0 / scale if scale else n_in / n_out)
+    src = ratio * (o + dt.type(0.5)) - dt.type(0.5)
+    return src if cubic else np.maximum(src, dt.type(0))
+
+
+def _linear_matrix(n_in, n_out, scale, align, dt):
+    src = _source_coords(n_in, n_out, scale, align, False, dt)
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    l1 = src - i0.astype(dt)
+    m = np.zeros((n_out, n_in), dt)
+    rows = np.arange(n_out)
+    np.add.at(m, (rows, i0), dt.type(1) - l1)
+    np.add.at(m, (rows, i1), l1)
+    return m
+
+
+def _cubic_weights(t, dt):
+    A = dt.type(-0.75)
+    one, two = dt.type(1), dt.type(2)
+
+    def near(x):   # |x| <= 1
+        return ((A + two) * x - (A + dt.type(3))) * x * x + one
+
+    def far(x):    # 1 < |x| < 2
+        return ((A * x - dt.type(5) * A) * x + dt.type(8) * A) * x - dt.type(4) * A
+    return far(t + one), near(t), near(one - t), far(two - t)
+
+
+def _cubic_matrix(n_in, n_out, scale, align, dt):
+    src = _source_coords(n_in, n_out, scale, align, True, dt)
+    i = np.floor(src)
+    t = src - i
+    i = i.astype(np.int64)
+    m = np.zeros((n_out, n_in), dt)
+    rows = np.arange(n_out)
+    for k, w in enumerate(_cubic_weights(t, dt)):
+        np.add.at(m, (rows, np.clip(i - 1 + k, 0, n_in - 1)), w)
+    return m
+
+
+_INTERP_DIMS = {'linear': 1, 'bilinear': 2, 'bicubic': 2, 'trilinear': 3}
+_NEAREST_NAMES = {'nearest': 'UpsampleNearest{}DBackward0',
+                  'nearest-exact': 'UpsampleNearestExact{}DBackward0'}
+
+
+def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims of ``(N, C, L)`` or ``(N, C, H, W)`` input (``F.interpolate``)."""
+    modes = ('nearest', 'linear', 'bilinear', 'bicubic', 'trilinear', 'area', 'nearest-exact')
+    if mode not in modes:
+        raise NotImplementedError(f'interpolate: unsupported mode {mode!r}; expected one of '
+                                  f'{", ".join(modes)}')
+    if mode in ('nearest', 'area', 'nearest-exact'):
+        if align_corners is not None:
+            raise ValueError('align_corners option can only be set with the interpolating '
+                             'modes: linear | bilinear | bicubic | trilinear')
+    elif align_corners is None:
+        align_corners = False
+    dim = input.ndim - 2
+    if dim < 1:
+        raise NotImplementedError(
+            f'Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) '
+            f'for the modes: nearest | linear | bilinear | bicubic | trilinear | area | '
+            f'nearest-exact (got {mode})')
+    if antialias:
+        raise NotImplementedError('interpolate: antialias=True is not supported yet')
+    in_sizes = tuple(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError('only one of size or scale_factor should be defined')
+    if size is not None:
+        if recompute_scale_factor:
+            raise ValueError('recompute_scale_factor is not meaningful with an explicit size.')
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    f'Input and output must have the same number of spatial dimensions, but '
+                    f'got input with spatial dimensions of {list(in_sizes)} and output size of '
+                    f'{tuple(size)}. Please provide input tensor in (N, C, d1, d2, ...,dK) '
+                    f'format and output size in (o1, o2, ...,oK) format.')
+            out = tuple(int(v) for v in size)
+        else:
+            out = (int(size),) * dim
+        scales = (None,) * dim
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    f'Input and scale_factor must have the same number of spatial dimensions, '
+                    f'but got input with spatial dimensions of {list(in_sizes)} and '
+                    f'scale_factor of shape {tuple(scale_factor)}. Please provide input tensor '
+                    f'in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) '
+                    f'format.')
+            scales = tuple(float(v) for v in scale_factor)
+        else:
+            scales = (float(scale_factor),) * dim
+        out = tuple(math.floor(float(n) * s) for n, s in zip(in_sizes, scales))
+        if recompute_scale_factor:
+            scales = (None,) * dim
+    else:
+        raise ValueError('either size or scale_factor should be defined')
+    if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != dim:
+        raise NotImplementedError(f'Got {input.ndim}D input, but {mode} mode needs '
+                                  f'{_INTERP_DIMS[mode] + 2}D input')
+    if dim > 2:
+        raise NotImplementedError(f'interpolate: {input.ndim}D input (3-d resampling) is not '
+                                  f'supported yet')
+    if min(in_sizes) <= 0 or min(out) <= 0:
+        raise RuntimeError(f'interpolate: Input and output sizes should be greater than 0, '
+                           f'but got input {list(in_sizes)} output {list(out)}')
+    if mode == 'area':
+        return (adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d)(input, out)
+    if mode in _NEAREST_NAMES:
+        if not input.dtype.is_floating_point and input.dtype.name != 'uint8':
+            raise NotImplementedError(f'"upsample_{mode}{dim}d" not implemented for '
+                                      f'\'{input.dtype.legacy_name[:-6]}\' (use a float '
+                                      f'or uint8 input)')
+        idxs = tuple(_nearest_index(n, o, s, mode == 'nearest-exact')
+                     for n, o, s in zip(in_sizes, out, scales))
+        return AxisGather.apply(input, idxs=idxs, name=_NEAREST_NAMES[mode].format(dim))
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f'"upsample_{mode}" not implemented for '
+                           f'\'{input.dtype.legacy_name[:-6]}\'')
+    dt = input._data.dtype
+    build = _cubic_matrix if mode == 'bicubic' else _linear_matrix
+    mats = [build(n, o, s, align_corners, dt) for n, o, s in zip(in_sizes, out, scales)]
+    name = {'linear': 'UpsampleLinear1DBackward0', 'bilinear': 'UpsampleBilinear2DBackward0',
+            'bicubic': 'UpsampleBicubic2DBackward0'}[mode]
+    if dim == 1:
+        return AxisMatmul.apply(input, mh=None, mw=mats[0], name=name)
+    return AxisMatmul.apply(input, mh=mats[0], mw=mats[1], name=name)
+
+
+def upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode='nearest')
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    return interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)
+
+
+# ---------------------------------------------------------------------------------------
+# grid_sample and affine_grid
+
+def _reflect(c, low2, high2):
+    """PyTorch's coordinate reflection into [low2/2, high2/2]; also the sign of d out/d in."""
+    if low2 == high2:
+        return np.zeros_like(c), np.zeros_like(c)
+    lo = low2 / 2
+    span = (high2 - low2) / 2
+    c = c - lo
+    sign = np.where(c < 0, -1, 1).astype(c.dtype)
+    c = np.abs(c)
+    extra = np.fmod(c, span)
+    flips = np.floor(c / span)
+    even = flips % 2 == 0
+    return np.where(even, extra + lo, span - extra + lo), np.where(even, sign, -sign)
+
+
+def _source_index(coord, size, align, padding_mode):
+    """Pixel coordinate and its derivative with respect to the normalised ``coord``."""
+    dt = coord.dtype.type
+    if align:
+        c = (coord + dt(1)) / dt(2) * dt(size - 1)
+        slope = np.full_like(coord, (size - 1) / 2)
+    else:
+        c = ((coord + dt(1)) * dt(size) - dt(1)) / dt(2)
+        slope = np.full_like(coord, size / 2)
+    if padding_mode == 'border' or padding_mode == 'reflection':
+        if padding_mode == 'reflection':
+            c, m = _reflect(c, 0, 2 * (size - 1)) if align else _reflect(c, -1, 2 * size - 1)
+            slope = slope * m
+        inside = (c > 0) & (c < size - 1)
+        c = np.clip(c, 0, size - 1)
+        slope = np.where(inside, slope, 0).astype(coord.dtype)
+    return c, slope
+
+
+class GridSampler2d(Op):
+    """Sample ``x`` (N, C, H, W) at ``grid`` (N, Ho, Wo, 2) points in [-1, 1]."""
+    node_name = 'GridSampler2DBackward0'
+
+    def forward(self, x, grid, mode, padding_mode, align_corners):
+        N, C, H, W = x.shape
+        Ho, Wo = grid.shape[1:3]
+        P = Ho * Wo
+        self.shape = (N, C, H, W, Ho, Wo)
+        self.mode = mode
+        ix, sx = _source_index(grid[..., 0].reshape(N, 1, P), W, align_corners, padding_mode)
+        iy, sy = _source_index(grid[..., 1].reshape(N, 1, P), H, align_corners, padding_mode)
+        dt = x.dtype.type
+        if mode == 'nearest':
+            cx, cy = np.rint(ix).astype(np.int64), np.rint(iy).astype(np.int64)
+            taps = [(cy, cx, None)]
+        else:
+            x0, y0 = np.floor(ix), np.floor(iy)
+            wx1, wy1 = ix - x0, iy - y0
+            x0, y0 = x0.astype(np.int64), y0.astype(np.int64)
+            taps = [(y0 + a, x0 + b, (a, b)) for a in (0, 1) for b in (0, 1)]
+            self.w = (wx1, wy1)
+            # the affine map grid -> fractional weights, for the grid's second derivative
+            self.affine = (sx, wx1 - sx * grid[..., 0].reshape(N, 1, P),
+                           sy, wy1 - sy * grid[..., 1].reshape(N, 1, P))
+        self.taps = []
+        xf = x.reshape(N, C, H * W)
+        out = xp.zeros((N, C, P), x.dtype)
+        for ty, tx, ab in taps:
+            ok = (ty >= 0) & (ty < H) & (tx >= 0) & (tx < W)
+            idx = np.where(ok, ty * W + tx, 0)
+            mask = ok.astype(x.dtype)
+            self.taps.append((idx, mask, ab))
+            v = xp.take_along_axis(xf, np.broadcast_to(idx, (N, C, P)), -1) * mask
+            if ab is not None:
+                a, b = ab
+                v = v * ((wy1 if a else dt(1) - wy1) * (wx1 if b else dt(1) - wx1))
+            out += v
+        need_grid = self.needs_input_grad[1]
+        self.save_for_backward(x if need_grid and mode != 'nearest' else None,
+                               grid if need_grid and mode != 'nearest' else None)
+        self.grid_like = (grid.shape, grid.dtype)
+        return out.reshape(N, C, Ho, Wo)
+
+    def backward(self, g):
+        x, grid = self.saved_tensors
+        N, C, H, W, Ho, Wo = self.shape
+        P = Ho * Wo
+        g = g.reshape((N, C, P))
+        need_x, need_grid = self.needs_input_grad[:2]
+        if self.mode == 'nearest':
+            idx, mask, _ = self.taps[0]
+            gx = ScatterFlat.apply_any(g * mask, idx, H * W).reshape((N, C, H, W)) \
+                if need_x else None
+            ggrid = None
+            if need_grid:   # nearest sampling is flat in the grid: PyTorch gives zeros
+                ggrid = np.zeros(*self.grid_like)
+                if not fm.is_array(g):
+                    ggrid = _tensor_like(ggrid, g)
+            return gx, ggrid
+        wx1, wy1 = self.w
+        if grid is not None and not fm.is_array(grid):
+            sx, cx, sy, cy = self.affine
+            wx1 = grid[..., 0].reshape((N, 1, P)) * sx + cx
+            wy1 = grid[..., 1].reshape((N, 1, P)) * sy + cy
+        wx = (1 - wx1, wx1)
+        wy = (1 - wy1, wy1)
+        gx = None
+        if need_x:
+            for idx, mask, (a, b) in self.taps:
+                part = ScatterFlat.apply_any(g * (wy[a] * wx[b] * mask), idx, H * W)
+                gx = part if gx is None else gx + part
+            gx = gx.reshape((N, C, H, W))
+        ggrid = None
+        if need_grid:
+            xf = x.reshape((N, C, H * W))
+            v = {}
+            for idx, mask, ab in self.taps:
+                v[ab] = GatherFlat.apply_any(xf, idx) * mask
+            dx = wy[0] * (v[0, 1] - v[0, 0]) + wy[1] * (v[1, 1] - v[1, 0])
+            dy = wx[0] * (v[1, 0] - v[0, 0]) + wx[1] * (v[1, 1] - v[0, 1])
+            sx, _, sy, _ = self.affine
+            gdx = ((g * dx).sum((1,)) * sx[:, 0]).reshape((N, Ho, Wo, 1))
+            gdy = ((g * dy).sum((1,)) * sy[:, 0]).reshape((N, Ho, Wo, 1))
+            e0 = np.array([1, 0], dtype=self.grid_like[1])
+            e1 = np.array([0, 1], dtype=self.grid_like[1])
+            ggrid = gdx * e0 + gdy * e1
+        return gx, ggrid
+
+
+def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
+    """Sample ``input`` at the normalised ``grid`` locations (PyTorch's ``F.grid_sample``)."""
+    if mode not in ('bilinear', 'nearest', 'bicubic'):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ('zeros', 'border', 'reflection'):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if mode == 'bicubic':
+        raise NotImplementedError("grid_sample: mode='bicubic' is not supported yet")
+    if input.ndim != 4 or grid.ndim != 4:
+        if input.ndim == 5:
+            raise NotImplementedError('grid_sample: 5-D (volumetric) input is not supported yet')
+        raise RuntimeError(f'grid_sampler(): expected 4D or 5D input and grid with same '
+                           f'number of dimensions, but got input with sizes '
+                           f'{list(input.shape)} and grid with sizes {list(grid.shape)}')
+    if input.dtype is not grid.dtype:
+        raise RuntimeError(f'grid_sampler(): expected input and grid to have same dtype, but '
+                           f'input has {input.dtype} and grid has {grid.dtype}')
+    if grid.shape[-1] != 2:
+        raise RuntimeError(f'grid_sampler(): expected grid to have size 2 in last dimension, '
+                           f'but got grid with sizes {list(grid.shape)}')
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f'grid_sampler(): expected grid and input to have same batch size, '
+                           f'but got input with sizes {list(input.shape)} and grid with sizes '
+                           f'{list(grid.shape)}')
+    if any(n == 0 for n in input.shape[2:]):
+        raise RuntimeError(f'grid_sampler(): expected input to have non-empty spatial '
+                           f'dimensions, but input has sizes {list(input.shape)}')
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f'"grid_sampler_2d" not implemented for '
+                           f'\'{input.dtype.legacy_name[:-6]}\'')
+    return GridSampler2d.apply(input, grid, mode=mode, padding_mode=padding_mode,
+                               align_corners=bool(align_corners))
+
+
+def _linspace(n, align, dt):
+    if n <= 1:
+        return np.zeros(n, dt)
+    r = np.linspace(-1, 1, n).astype(dt)
+    return r if align else r * dt.type((n - 1) / n)
+
+
+def _tensor_like(a, like):
+    from ...tensor import Tensor
+    return Tensor._make(np.ascontiguousarray(a), False, None, 0, None, Tensor)
+
+
+class AffineGridGenerator(Op):
+    """``base @ theta.mT``: the (x, y) sampling grid of a batch of 2-d affine maps."""
+
+    def forward(self, theta, H, W, align_corners):
+        dt = theta.dtype
+        base = np.empty((H, W, 3), dt)
+        base[..., 0] = _linspace(W, align_corners, dt)
+        base[..., 1] = _linspace(H, align_corners, dt).reshape(H, 1)
+        base[..., 2] = 1
+        self.base = base.reshape(1, H * W, 3)
+        self.shape = (theta.shape[0], H, W)
+        return xp.matmul(self.base, theta.swapaxes(-1, -2)).reshape(theta.shape[0], H, W, 2)
+
+    def backward(self, g):
+        N, H, W = self.shape
+        base = self.base if fm.is_array(g) else _tensor_like(self.base, g)
+        return g.reshape((N, H * W, 2)).mT @ base
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of ``theta`` (N, 2, 3) for an output of ``size`` (N, C, H, W)."""
+    size = tuple(int(v) for v in size)
+    if not theta.dtype.is_floating_point:
+        raise ValueError(f'Expected theta to have floating point type, but got '
+                         f'{theta.dtype}')
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(f'Expected a batch of 2D affine matrices of shape Nx2x3 for size '
+                             f'{list(size)}. Got {list(theta.shape)}.')
+    elif len(size) == 5:
+        raise NotImplementedError('affine_grid: 3-d affine grids (5-D size) are not '
+                                  'supported yet')
+    else:
+        raise NotImplementedError(f'affine_grid only supports 4D and 5D sizes, for 2D and 3D '
+                                  f'affine transforms, respectively. Got size {list(size)}.')
+    if min(size) <= 0:
+        raise ValueError(f'Expected non-zero, positive output size. Got {list(size)}')
+    if theta.shape[0] != size[0]:
+        raise RuntimeError(f'affine_grid: theta has batch size {theta.shape[0]} but size asks '
+                           f'for {size[0]}')
+    return AffineGridGenerator.apply(theta, H=size[2], W=size[3],
+                                     align_corners=bool(align_corners))
+
+
+# ---------------------------------------------------------------------------------------
+# pixel shuffle
+
+def _shuffle(x, r):
+    lead = x.shape[:-3]
+    C, H, W = x.shape[-3:]
+    c = C // (r * r)
+    v = x.reshape(lead + (c, r, r, H, W))
+    n = len(lead)
+    v = v.transpose(tuple(range(n)) + (n, n + 3, n + 1, n + 4, n + 2))
+    return v.reshape(lead + (c, H * r, W * r))
+
+
+def _unshuffle(x, r):
+    lead = x.shape[:-3]
+    C, H, W = x.shape[-3:]
+    v = x.reshape(lead + (C, H // r, r, W // r, r))
+    n = len(lead)
+    v = v.transpose(tuple(range(n)) + (n, n + 2, n + 4, n + 1, n + 3))
+    return v.reshape(lead + (C * r * r, H // r, W // r))
+
+
+class PixelShuffle(Op):
+    def forward(self, x, r):
+        self.r = r
+        return _shuffle(x, r)
+
+    def backward(self, g):
+        return PixelUnshuffle.apply_any(g, self.r)
+
+    @classmethod
+    def apply_any(cls, x, r):
+        return _shuffle(x, r) if fm.is_array(x) else cls.apply(x, r=r)
+
+
+class PixelUnshuffle(Op):
+    def forward(self, x, r):
+        self.r = r
+        return _unshuffle(x, r)
+
+    def backward(self, g):
+        return PixelShuffle.apply_any(g, self.r)
+
+    @classmethod
+    def apply_any(cls, x, r):
+        return _unshuffle(x, r) if fm.is_array(x) else cls.apply(x, r=r)
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r)."""
+    r = int(upscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f'pixel_shuffle expects input to have at least 3 dimensions, but '
+                           f'got input with {input.ndim} dimension(s)')
+    if r <= 0:
+        raise RuntimeError(f'pixel_shuffle expects a positive upscale_factor, but got {r}')
+    C = input.shape[-3]
+    if C % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be "
+                           f"divisible by the square of upscale_factor, but input.size(-3)={C} "
+                           f"is not divisible by {r * r}")
+    return PixelShuffle.apply(input, r=r)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W)."""
+    r = int(downscale_factor)
+    if input.ndim < 3:
+        raise RuntimeError(f'pixel_unshuffle expects input to have at least 3 dimensions, but '
+                           f'got input with {input.ndim} dimension(s)')
+    if r <= 0:
+        raise RuntimeError(f'pixel_unshuffle expects a positive downscale_factor, but got {r}')
+    H, W = input.shape[-2:]
+    if H % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by "
+                           f"downscale_factor, but input.size(-2)={H} is not divisible by {r}")
+    if W % r:
+        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by "
+                           f"downscale_factor, but input.size(-1)={W} is not divisible by {r}")
+    return PixelUnshuffle.apply(input, r=r)
+
+
+__all__ = ['pad', 'interpolate', 'upsample', 'upsample_nearest', 'upsample_bilinear',
+           'grid_sample', 'affine_grid', 'pixel_shuffle', 'pixel_unshuffle']

@@ -1,0 +1,854 @@
+"""Recurrent layers: RNN, LSTM, GRU and their cells, PyTorch's parameters and gate order.
+
+Speed: one layer in one direction is ONE op (``_RecurrentLayer``). Its forward runs the
+whole sequence on NumPy arrays: the input projection of every time step is one big matrix
+multiply before the time loop, and each step computes all its gates with one fused matrix
+multiply of the recurrent state. The gate activations are kept, and the backward runs
+back-propagation through time on arrays in one call; the weight gradients are again one
+big matrix multiply each, after the loop. Under ``create_graph=True`` the backward re-runs
+the layer with recorded dynagrad ops (``_reference_layer``) and differentiates that, so
+double backward works.
+
+The sequence is held time-major and *packed*: a 2-D array of rows, step ``t`` owning
+``batch_sizes[t]`` consecutive rows (``batch_sizes`` non-increasing). A padded batch is the
+case where every step has the whole batch; a ``PackedSequence`` is used as it is.
+
+The sigmoid gates use ``sigmoid(x) = 0.5 * tanh(x / 2) + 0.5``: the 1/2 is folded into the
+weight rows of those gates, so one ``tanh`` over a whole gate block, a multiply and an add
+activate all the gates of a step at once.
+"""
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from ... import ops
+from ...autograd.function import Op
+from ...tensor import Tensor
+from ..functional.linear import linear as _linear
+from ..module import Module
+from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
+
+__all__ = ['GRU', 'LSTM', 'RNN', 'GRUCell', 'LSTMCell', 'RNNBase', 'RNNCell', 'RNNCellBase']
+
+_GATES = {'LSTM': 4, 'GRU': 3, 'RNN_TANH': 1, 'RNN_RELU': 1}
+# When False, layers run as recorded per-step dynagrad ops (the slow reference path):
+# a switch for measuring the fused op against it.
+USE_FUSED = True
+
+
+def _wrap(a):
+    return Tensor._make(a, False, None, 0, None, Tensor)
+
+
+def _offsets(batch_sizes):
+    offs = [0]
+    for b in batch_sizes:
+        offs.append(offs[-1] + b)
+    return offs
+
+
+class _Scales:
+    """Per-gate-row scale and shift turning ``tanh`` into the sigmoid gates, by mode and size."""
+    cache = {}
+
+    @classmethod
+    def get(cls, mode, H, dtype):
+        key = (mode, H, dtype)
+        v = cls.cache.get(key)
+        if v is None:
+            if mode == 'LSTM':
+                s = np.array([0.5] * (2 * H) + [1.0] * H + [0.5] * H, dtype)
+                shift = np.array([0.5] * (2 * H) + [0.0] * H + [0.5] * H, dtype)
+            else:  # GRU: r, z are sigmoid (the n gate is handled apart)
+                s = np.array([0.5] * (2 * H), dtype)
+                shift = None
+            v = cls.cache[key] = (s, shift, s * s)
+        return v
+
+
+# ---------------------------------------------------------------------------------------
+# The fused layer op.
+
+class _RecurrentLayer(Op):
+    """One layer, one direction, over a packed sequence.
+
+    Inputs: ``x`` (N, I), ``h0`` (B, H_out), ``c0`` (B, H) or None, ``w_ih``, ``w_hh``,
+    ``b_ih``, ``b_hh`` (or None), ``w_hr`` (LSTM projection) or None.
+    Outputs: ``output`` (N, H_out), ``h_n`` (B, H_out) and, for LSTM, ``c_n`` (B, H).
+    """
+    node_name = 'RecurrentLayerBackward0'
+
+    def forward(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode='LSTM', batch_sizes=(),
+                reverse=False):
+        self.mode, self.batch_sizes, self.reverse = mode, batch_sizes, reverse
+        self._node_name = _NODE_NAMES[mode]
+        run = _FORWARDS[mode]
+        return run(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse)
+
+    def backward(self, *grads):
+        if self._as_tensors:
+            return self._backward_by_rerun(grads)
+        return _BACKWARDS[self.mode](self, grads)
+
+    def _backward_by_rerun(self, grads):
+        """create_graph=True: differentiate the layer re-run with recorded ops."""
+        from ...autograd import grad as autograd_grad
+        saved = self.saved_tensors
+        inputs = saved[:8]
+        needs = self.needs_input_grad
+        wanted = [i for i in range(8) if needs[i] and inputs[i] is not None]
+        outs = _reference_layer(self.mode, *inputs, self.batch_sizes, self.reverse)
+        pairs = [(o, g) for o, g in zip(outs, grads) if o is not None and g is not None]
+        got = autograd_grad([o for o, _ in pairs], [inputs[i] for i in wanted],
+                            [g for _, g in pairs], create_graph=True, allow_unused=True)
+        result = [None] * 8
+        for i, g in zip(wanted, got):
+            result[i] = g
+        return tuple(result)
+
+
+def _order(T, reverse):
+    return range(T - 1, -1, -1) if reverse else range(T)
+
+
+def _fold_bias(b_ih, b_hh, n):
+    if b_ih is None:
+        return None
+    return b_ih + b_hh if n is None else None
+
+
+def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
+    H = w_hh.shape[0] // 4
+    dt = x.dtype
+    s, shift, _ = _Scales.get('LSTM', H, dt)
+    sc = s[:, None]
+    # All time steps' input projections at once, the sigmoid rows pre-scaled by 1/2.
+    G = x @ (w_ih * sc).T
+    if b_ih is not None:
+        G += (b_ih + b_hh) * s
+    whh_t = np.ascontiguousarray((w_hh * sc).T)
+    whr_t = np.ascontiguousarray(w_hr.T) if w_hr is not None else None
+    N = x.shape[0]
+    B = h0.shape[0]
+    Hout = h0.shape[1]
+    out = np.empty((N, Hout), dt)
+    C = np.empty((N, H), dt)       # cell state after each step
+    TC = np.empty((N, H), dt)      # tanh of it
+    Hprev = np.empty((N, Hout), dt)
+    Cprev = np.empty((N, H), dt)
+    Hraw = np.empty((N, H), dt) if w_hr is not None else None
+    h = h0.copy()
+    c = c0.copy()
+    offs = _offsets(batch_sizes)
+    H2, H3 = 2 * H, 3 * H
+    for t in _order(len(batch_sizes), reverse):
+        o0, o1 = offs[t], offs[t + 1]
+        b = o1 - o0
+        hp = h[:b] if b != B else h
+        cp = c[:b] if b != B else c
+        Hprev[o0:o1] = hp
+        Cprev[o0:o1] = cp
+        g = G[o0:o1]
+        g += hp @ whh_t
+        np.tanh(g, out=g)
+        g *= s
+        g += shift
+        ct = C[o0:o1]
+        np.multiply(g[:, H:H2], cp, out=ct)
+        ct += g[:, :H] * g[:, H2:H3]
+        tc = TC[o0:o1]
+        np.tanh(ct, out=tc)
+        if whr_t is None:
+            ht = out[o0:o1]
+            np.multiply(g[:, H3:], tc, out=ht)
+        else:
+            hr = Hraw[o0:o1]
+            np.multiply(g[:, H3:], tc, out=hr)
+            ht = out[o0:o1]
+            np.matmul(hr, whr_t, out=ht)
+        hp[...] = ht
+        cp[...] = ct
+    node.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, G, TC, Hprev, Cprev, Hraw)
+    return out, h, c
+
+
+def _lstm_backward(node, grads):
+    gout, gh, gc = grads
+    x, h0, _, w_ih, w_hh, b_ih, _, w_hr, G, TC, Hprev, Cprev, Hraw = node.saved_tensors
+    needs = node.needs_input_grad
+    H = w_hh.shape[0] // 4
+    H2, H3 = 2 * H, 3 * H
+    dt = G.dtype
+    _, shift, s2 = _Scales.get('LSTM', H, dt)
+    # Gate derivatives for the whole sequence at once: sigmoid a(1-a) = 1/4 - (a - 1/2)^2,
+    # tanh 1 - a^2, i.e. s^2 - (a - shift)^2 with the scales of the forward.
+    D = G - shift
+    D *= D
+    np.subtract(s2, D, out=D)
+    OT = G[:, H3:] * (1 - TC * TC)  # d c from d h: o * (1 - tanh(c)^2)
+    N = G.shape[0]
+    B = h0.shape[0]
+    dG = np.empty((N, 4 * H), dt)
+    dh = np.array(gh, dt, copy=True)
+    dc = np.array(gc, dt, copy=True)
+    dHout = np.empty((N, dh.shape[1]), dt) if w_hr is not None else None
+    offs = _offsets(node.batch_sizes)
+    for t in _order(len(node.batch_sizes), not node.reverse):
+        o0, o1 = offs[t], offs[t + 1]
+        b = o1 - o0
+        dht = dh[:b] if b != B else dh
+        dct = dc[:b] if b != B else dc
+        dht += gout[o0:o1]
+        if w_hr is not None:
+            dHout[o0:o1] = dht
+            dhr = dht @ w_hr
+        else:
+            dhr = dht
+        g = G[o0:o1]
+        dg = dG[o0:o1]
+        np.multiply(dhr, TC[o0:o1], out=dg[:, H3:])
+        dct += dhr * OT[o0:o1]
+        np.multiply(dct, g[:, H2:H3], out=dg[:, :H])
+        np.multiply(dct, Cprev[o0:o1], out=dg[:, H:H2])
+        np.multiply(dct, g[:, :H], out=dg[:, H2:H3])
+        dg *= D[o0:o1]
+        dct *= g[:, H:H2]
+        np.matmul(dg, w_hh, out=dht)
+    gx = dG @ w_ih if needs[0] else None
+    gw_ih = dG.T @ x if needs[3] else None
+    gw_hh = dG.T @ Hprev if needs[4] else None
+    gb = dG.sum(0) if b_ih is not None and (needs[5] or needs[6]) else None
+    gw_hr = dHout.T @ Hraw if w_hr is not None and needs[7] else None
+    return gx, dh, dc, gw_ih, gw_hh, gb, gb, gw_hr
+
+
+def _gru_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
+    H = w_hh.shape[0] // 3
+    H2 = 2 * H
+    dt = x.dtype
+    s, _, _ = _Scales.get('GRU', H, dt)
+    sc = np.concatenate([s, np.ones(H, dt)])
+    G = x @ (w_ih * sc[:, None]).T   # r, z rows scaled by 1/2; n as is
+    if b_ih is not None:
+        bias = b_ih.copy()
+        bias[:H2] += b_hh[:H2]       # r and z take both biases here; b_hn stays inside r*(...)
+        G += bias * sc
+        bhh = b_hh * sc
+        bhh[:H2] = 0
+    else:
+        bhh = None
+    whh_t = np.ascontiguousarray((w_hh * sc[:, None]).T)
+    N = x.shape[0]
+    B = h0.shape[0]
+    out = np.empty((N, H), dt)
+    Hprev = np.empty((N, H), dt)
+    HN = np.empty((N, H), dt)  # W_hn h + b_hn, per step
+    h = h0.copy()
+    offs = _offsets(batch_sizes)
+    for t in _order(len(batch_sizes), reverse):
+        o0, o1 = offs[t], offs[t + 1]
+        b = o1 - o0
+        hp = h[:b] if b != B else h
+        Hprev[o0:o1] = hp
+        gh = hp @ whh_t
+        if bhh is not None:
+            gh += bhh
+        g = G[o0:o1]
+        rz = g[:, :H2]
+        rz += gh[:, :H2]
+        np.tanh(rz, out=rz)
+        rz *= 0.5
+        rz += 0.5
+        hn = HN[o0:o1]
+        hn[...] = gh[:, H2:]
+        n = g[:, H2:]
+        n += g[:, :H] * hn
+        np.tanh(n, out=n)
+        ht = out[o0:o1]
+        np.subtract(hp, n, out=ht)
+        ht *= g[:, H:H2]
+        ht += n
+        hp[...] = ht
+    node.save_for_backward(x, h0, None, w_ih, w_hh, b_ih, b_hh, None, G, HN, Hprev)
+    return out, h
+
+
+def _gru_backward(node, grads):
+    gout, gh = grads[0], grads[1]
+    x, h0, _, w_ih, w_hh, b_ih, b_hh, _, G, HN, Hprev = node.saved_tensors
+    needs = node.needs_input_grad
+    H = w_hh.shape[0] // 3
+    H2 = 2 * H
+    dt = G.dtype
+    N = G.shape[0]
+    B = h0.shape[0]
+    # Whole-sequence factors: r(1-r), z(1-z), 1-n^2, 1-z, h_prev-n.
+    R, Z, Nn = G[:, :H], G[:, H:H2], G[:, H2:]
+    Drz = G[:, :H2] * (1 - G[:, :H2])
+    Dn = 1 - Nn * Nn
+    OneZ = 1 - Z
+    HmN = Hprev - Nn
+    dGi = np.empty((N, 3 * H), dt)
+    dGh = np.empty((N, 3 * H), dt)
+    dh = np.array(gh, dt, copy=True)
+    offs = _offsets(node.batch_sizes)
+    for t in _order(len(node.batch_sizes), not node.reverse):
+        o0, o1 = offs[t], offs[t + 1]
+        b = o1 - o0
+        dht = dh[:b] if b != B else dh
+        dht += gout[o0:o1]
+        di = dGi[o0:o1]
+        dnp = di[:, H2:]
+        np.multiply(dht, OneZ[o0:o1], out=dnp)
+        dnp *= Dn[o0:o1]                                   # d n_pre
+        np.multiply(dnp, HN[o0:o1], out=di[:, :H])         # d r
+        np.multiply(dht, HmN[o0:o1], out=di[:, H:H2])      # d z
+        di[:, :H2] *= Drz[o0:o1]                           # d r_pre, d z_pre
+        dgh = dGh[o0:o1]
+        dgh[:, :H2] = di[:, :H2]
+        np.multiply(dnp, R[o0:o1], out=dgh[:, H2:])
+        dht *= Z[o0:o1]
+        dht += dgh @ w_hh
+    gx = dGi @ w_ih if needs[0] else None
+    gw_ih = dGi.T @ x if needs[3] else None
+    gw_hh = dGh.T @ Hprev if needs[4] else None
+    gb_ih = dGi.sum(0) if b_ih is not None and needs[5] else None
+    gb_hh = dGh.sum(0) if b_hh is not None and needs[6] else None
+    return gx, dh, None, gw_ih, gw_hh, gb_ih, gb_hh, None
+
+
+def _rnn_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
+    relu = node.mode == 'RNN_RELU'
+    dt = x.dtype
+    A = x @ w_ih.T
+    if b_ih is not None:
+        A += b_ih + b_hh
+    whh_t = np.ascontiguousarray(w_hh.T)
+    N, B = x.shape[0], h0.shape[0]
+    Hprev = np.empty((N, h0.shape[1]), dt)
+    h = h0.copy()
+    offs = _offsets(batch_sizes)
+    for t in _order(len(batch_sizes), reverse):
+        o0, o1 = offs[t], offs[t + 1]
+        b = o1 - o0
+        hp = h[:b] if b != B else h
+        Hprev[o0:o1] = hp
+        a = A[o0:o1]
+        a += hp @ whh_t
+        if relu:
+            np.maximum(a, 0, out=a)
+        else:
+            np.tanh(a, out=a)
+        hp[...] = a
+    node.save_for_backward(x, h0, None, w_ih, w_hh, b_ih, b_hh, None, Hprev)
+    node._activations = A
+    return A, h
+
+
+def _rnn_backward(node, grads):
+    gout, gh = grads[0], grads[1]
+    x, h0, _, w_ih, w_hh, b_ih, _, _, Hprev = node.saved_tensors
+    A = node._activations
+    needs = node.needs_input_grad
+    B = h0.shape[0]
+    D = (A > 0).astype(A.dtype) if node.mode == 'RNN_RELU' else 1 - A * A
+    dA = np.empty_like(A)
+    dh = np.array(gh, A.dtype, copy=True)
+    offs = _offsets(node.batch_sizes)
+    for t in _order(len(node.batch_sizes), not node.reverse):
+        o0, o1 = offs[t], offs[t + 1]
+        b = o1 - o0
+        dht = dh[:b] if b != B else dh
+        da = dA[o0:o1]
+        np.add(dht, gout[o0:o1], out=da)
+        da *= D[o0:o1]
+        np.matmul(da, w_hh, out=dht)
+    gx = dA @ w_ih if needs[0] else None
+    gw_ih = dA.T @ x if needs[3] else None
+    gw_hh = dA.T @ Hprev if needs[4] else None
+    gb = dA.sum(0) if b_ih is not None and (needs[5] or needs[6]) else None
+    return gx, dh, None, gw_ih, gw_hh, gb, gb, None
+
+
+_FORWARDS = {'LSTM': _lstm_forward, 'GRU': _gru_forward, 'RNN_TANH': _rnn_forward,
+             'RNN_RELU': _rnn_forward}
+_BACKWARDS = {'LSTM': _lstm_backward, 'GRU': _gru_backward, 'RNN_TANH': _rnn_backward,
+              'RNN_RELU': _rnn_backward}
+_NODE_NAMES = {'LSTM': 'LstmLayerBackward0', 'GRU': 'GruLayerBackward0',
+               'RNN_TANH': 'RnnTanhLayerBackward0', 'RNN_RELU': 'RnnReluLayerBackward0'}
+
+
+# ---------------------------------------------------------------------------------------
+# The same layer with recorded ops: the create_graph fallback and the unfused reference.
+
+def _cell(mode, xw, hp, cp, w_hh, b_hh, w_hr):
+    """One step given the input projection ``xw`` (biases of the input side included)."""
+    gh = _linear(hp, w_hh, b_hh)
+    if mode == 'LSTM':
+        gates = xw + gh
+        i, f, g, o = gates.chunk(4, 1)
+        c = f.sigmoid() * cp + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        if w_hr is not None:
+            h = _linear(h, w_hr)
+        return h, c
+    if mode == 'GRU':
+        xr, xz, xn = xw.chunk(3, 1)
+        hr, hz, hn = gh.chunk(3, 1)
+        r = (xr + hr).sigmoid()
+        z = (xz + hz).sigmoid()
+        n = (xn + r * hn).tanh()
+        return n + z * (hp - n), None
+    a = xw + gh
+    return (a.relu() if mode == 'RNN_RELU' else a.tanh()), None
+
+
+def _reference_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
+    xw = _linear(x, w_ih, b_ih)
+    offs = _offsets(batch_sizes)
+    h, c = h0, c0
+    B = h0.shape[0]
+    outs = [None] * len(batch_sizes)
+    for t in _order(len(batch_sizes), reverse):
+        o0, o1 = offs[t], offs[t + 1]
+        b = o1 - o0
+        if b == B:
+            h, c = _cell(mode, xw[o0:o1], h, c, w_hh, b_hh, w_hr)
+            outs[t] = h
+            continue
+        hn, cn = _cell(mode, xw[o0:o1], h[:b], c[:b] if c is not None else None,
+                       w_hh, b_hh, w_hr)
+        outs[t] = hn
+        h = ops.cat([hn, h[b:]], 0)
+        if c is not None:
+            c = ops.cat([cn, c[b:]], 0)
+    return ops.cat(outs, 0), h, c
+
+
+def _run_layer(mode, x, h0, c0, weights, batch_sizes, reverse):
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    if USE_FUSED:
+        outs = _RecurrentLayer.apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode=mode,
+                                     batch_sizes=batch_sizes, reverse=reverse)
+        if mode == 'LSTM':
+            return outs
+        return outs[0], outs[1], None
+    return _reference_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes,
+                            reverse)
+
+
+def _dropout_mask(x, p):
+    from ...ops.random import _rng, _uniform01
+    dt = x._data.dtype
+    if p >= 1:
+        return _wrap(np.zeros(x.shape, dt))
+    keep = _uniform01(_rng(None), x.shape, dt) >= p
+    return _wrap(keep.astype(dt) * dt.type(1 / (1 - p)))
+
+
+# ---------------------------------------------------------------------------------------
+# Modules.
+
+class RNNBase(Module):
+    """Base of RNN, LSTM and GRU: parameters per layer and direction, as PyTorch names them."""
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
+                 device=None, dtype=None):
+        super().__init__()
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        num_directions = 2 if bidirectional else 1
+        if (not isinstance(dropout, numbers.Number) or not 0 <= dropout <= 1
+                or isinstance(dropout, bool)):
+            raise ValueError('dropout should be a number in range [0, 1] representing the '
+                             'probability of an element being zeroed')
+        if dropout > 0 and num_layers == 1:
+            warnings.warn('dropout option adds dropout after all but last recurrent layer, so '
+                          'non-zero dropout expects num_layers greater than 1, but got '
+                          f'dropout={dropout} and num_layers={num_layers}')
+        if not isinstance(hidden_size, int):
+            raise TypeError(f'hidden_size should be of type int, got: '
+                            f'{type(hidden_size).__name__}')
+        if hidden_size <= 0:
+            raise ValueError('hidden_size must be greater than zero')
+        if num_layers <= 0:
+            raise ValueError('num_layers must be greater than zero')
+        if proj_size < 0:
+            raise ValueError('proj_size should be a positive integer or zero to disable '
+                             'projections')
+        if proj_size >= hidden_size:
+            raise ValueError('proj_size has to be smaller than hidden_size')
+        if mode not in _GATES:
+            raise ValueError(f'Unrecognized RNN mode: {mode}')
+        gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        self._flat_weights_names = []
+        self._all_weights = []
+        for layer in range(num_layers):
+            for direction in range(num_directions):
+                layer_in = input_size if layer == 0 else real_hidden * num_directions
+                suffix = '_reverse' if direction == 1 else ''
+                shapes = [('weight_ih', (gate_size, layer_in)),
+                          ('weight_hh', (gate_size, real_hidden))]
+                if bias:
+                    shapes += [('bias_ih', (gate_size,)), ('bias_hh', (gate_size,))]
+                if proj_size > 0:
+                    shapes += [('weight_hr', (proj_size, hidden_size))]
+                names = []
+                for base, shape in shapes:
+                    name = f'{base}_l{layer}{suffix}'
+                    setattr(self, name, Parameter(ops.empty(*shape, dtype=dtype)))
+                    names.append(name)
+                self._flat_weights_names.extend(names)
+                self._all_weights.append(names)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            for w in self.parameters():
+                w.uniform_(-stdv, stdv)
+
+    def flatten_parameters(self):
+        """A no-op: there is no cuDNN weight buffer to compact."""
+
+    @property
+    def _flat_weights(self):
+        return [getattr(self, n) for n in self._flat_weights_names]
+
+    @property
+    def all_weights(self):
+        return [[getattr(self, n) for n in names] for names in self._all_weights]
+
+    def extra_repr(self):
+        s = f'{self.input_size}, {self.hidden_size}'
+        if self.proj_size != 0:
+            s += f', proj_size={self.proj_size}'
+        if self.num_layers != 1:
+            s += f', num_layers={self.num_layers}'
+        if self.bias is not True:
+            s += f', bias={self.bias}'
+        if self.batch_first is not False:
+            s += f', batch_first={self.batch_first}'
+        if self.dropout != 0:
+            s += f', dropout={self.dropout}'
+        if self.bidirectional is not False:
+            s += f', bidirectional={self.bidirectional}'
+        return s
+
+    # -- checks --------------------------------------------------------------------------
+    def check_input(self, input, batch_sizes):
+        if batch_sizes is None and input.dim() not in (2, 3):
+            raise ValueError(f'{type(self).__name__}: Expected input to be 2D or 3D, got '
+                             f'{input.dim()}D instead')
+        expected = 2 if batch_sizes is not None else 3
+        if input.dim() != expected and batch_sizes is not None:
+            raise RuntimeError(f'input must have {expected} dimensions, got {input.dim()}')
+        if self.input_size != input.size(-1):
+            raise RuntimeError(f'input.size(-1) must be equal to input_size. Expected '
+                               f'{self.input_size}, got {input.size(-1)}')
+
+    def get_expected_hidden_size(self, input, batch_sizes):
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
+        num_directions = 2 if self.bidirectional else 1
+        out = self.proj_size if self.proj_size > 0 else self.hidden_size
+        return (self.num_layers * num_directions, mini_batch, out)
+
+    def check_hidden_size(self, hx, expected_hidden_size, msg='Expected hidden size {}, got {}'):
+        if hx.size() != expected_hidden_size:
+            raise RuntimeError(msg.format(expected_hidden_size, list(hx.size())))
+
+    def permute_hidden(self, hx, permutation):
+        if permutation is None:
+            return hx
+        return ops.index_select(hx, 1, permutation)
+
+    # -- forward ---------------------------------------------------------------------------
+    def forward(self, input, hx=None):
+        is_lstm = self.mode == 'LSTM'
+        num_directions = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        packed = isinstance(input, PackedSequence)
+        unbatched = False
+        if packed:
+            x, batch_sizes_t, sorted_indices, unsorted_indices = input
+            batch_sizes = tuple(int(b) for b in batch_sizes_t._data)
+            self.check_input(x, batch_sizes)
+            B = batch_sizes[0]
+        else:
+            sorted_indices = unsorted_indices = None
+            self.check_input(input, None)
+            x = input
+            if x.dim() == 2:
+                unbatched = True
+                x = x.unsqueeze(1)
+                if hx is not None:
+                    hx = self._unbatch_hx(hx, is_lstm)
+            else:
+                if hx is not None:
+                    self._check_batched_hx(hx, is_lstm)
+            if self.batch_first:
+                x = x.transpose(0, 1)
+            T, B = x.shape[0], x.shape[1]
+            batch_sizes = (B,) * T
+            x = x.reshape(T * B, x.shape[2])
+        n_states = self.num_layers * num_directions
+        if hx is None:
+            dtype = x.dtype
+            h0 = ops.zeros(n_states, B, real_hidden, dtype=dtype)
+            c0 = ops.zeros(n_states, B, self.hidden_size, dtype=dtype) if is_lstm else None
+        else:
+            if is_lstm:
+                h0, c0 = hx
+                if packed:
+                    h0 = self.permute_hidden(h0, sorted_indices)
+                    c0 = self.permute_hidden(c0, sorted_indices)
+                expected = (n_states, B, real_hidden)
+                self.check_hidden_size(h0, expected, 'Expected hidden[0] size {}, got {}')
+                self.check_hidden_size(c0, (n_states, B, self.hidden_size),
+                                       'Expected hidden[1] size {}, got {}')
+            else:
+                h0, c0 = hx, None
+                if packed:
+                    h0 = self.permute_hidden(h0, sorted_indices)
+                self.check_hidden_size(h0, (n_states, B, real_hidden))
+        if len(batch_sizes) == 0:
+            raise RuntimeError('Expected sequence length to be larger than 0 in RNN')
+
+        h_states = h0.unbind(0)
+        c_states = c0.unbind(0) if is_lstm else None
+        hn, cn = [], []
+        layer_in = x
+        p = self.dropout
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(num_directions):
+                k = layer * num_directions + d
+                names = self._all_weights[k]
+                params = self._parameters
+                w = [params[n] for n in names]
+                if not self.bias:
+                    w[2:2] = [None, None]
+                if self.proj_size <= 0:
+                    w.append(None)
+                o, h, c = _run_layer(self.mode, layer_in, h_states[k],
+                                     c_states[k] if is_lstm else None, w, batch_sizes, d == 1)
+                outs.append(o)
+                hn.append(h)
+                cn.append(c)
+            layer_in = outs[0] if num_directions == 1 else ops.cat(outs, 1)
+            if p > 0 and self.training and layer < self.num_layers - 1:
+                layer_in = layer_in * _dropout_mask(layer_in, p)
+        out = layer_in
+        h_n = ops.stack(hn, 0)
+        c_n = ops.stack(cn, 0) if is_lstm else None
+        if packed:
+            out = PackedSequence(out, batch_sizes_t, sorted_indices, unsorted_indices)
+            h_n = self.permute_hidden(h_n, unsorted_indices)
+            if is_lstm:
+                c_n = self.permute_hidden(c_n, unsorted_indices)
+        else:
+            out = out.reshape(len(batch_sizes), B, out.shape[1])
+            if self.batch_first:
+                out = out.transpose(0, 1)
+            if unbatched:
+                out = out.squeeze(1)
+                h_n = h_n.squeeze(1)
+                if is_lstm:
+                    c_n = c_n.squeeze(1)
+        return (out, (h_n, c_n)) if is_lstm else (out, h_n)
+
+    def _unbatch_hx(self, hx, is_lstm):
+        if is_lstm:
+            h, c = hx
+            if h.dim() != 2 or c.dim() != 2:
+                raise RuntimeError('For unbatched 2-D input, hx and cx should also be 2-D but '
+                                   f'got ({h.dim()}-D, {c.dim()}-D) tensors')
+            return h.unsqueeze(1), c.unsqueeze(1)
+        if hx.dim() != 2:
+            raise RuntimeError('For unbatched 2-D input, hx should also be 2-D but got '
+                               f'{hx.dim()}-D tensor')
+        return hx.unsqueeze(1)
+
+    def _check_batched_hx(self, hx, is_lstm):
+        if is_lstm:
+            h, c = hx
+            if h.dim() != 3 or c.dim() != 3:
+                raise RuntimeError('For batched 3-D input, hx and cx should also be 3-D but '
+                                   f'got ({h.dim()}-D, {c.dim()}-D) tensors')
+        elif hx.dim() != 3:
+            raise RuntimeError('For batched 3-D input, hx should also be 3-D but got '
+                               f'{hx.dim()}-D tensor')
+
+
+class RNN(RNNBase):
+    """Elman RNN: ``h_t = tanh(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh)`` (or ReLU)."""
+
+    def __init__(self, *args, **kwargs):
+        if 'proj_size' in kwargs:
+            raise ValueError('proj_size argument is only supported for LSTM, not RNN or GRU')
+        if len(args) > 3:
+            self_nl = args[3]
+            args = args[:3] + args[4:]
+        else:
+            self_nl = kwargs.pop('nonlinearity', 'tanh')
+        if self_nl == 'tanh':
+            mode = 'RNN_TANH'
+        elif self_nl == 'relu':
+            mode = 'RNN_RELU'
+        else:
+            raise ValueError(f"Unknown nonlinearity '{self_nl}'. Select from 'tanh' or 'relu'.")
+        super().__init__(mode, *args, **kwargs)
+        self.nonlinearity = self_nl
+
+
+class LSTM(RNNBase):
+    """LSTM with PyTorch's gate order (i, f, g, o) and optional projection (``proj_size``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__('LSTM', *args, **kwargs)
+
+    def get_expected_cell_size(self, input, batch_sizes):
+        if batch_sizes is not None:
+            mini_batch = int(batch_sizes[0])
+        else:
+            mini_batch = input.size(0) if self.batch_first else input.size(1)
+        num_directions = 2 if self.bidirectional else 1
+        return (self.num_layers * num_directions, mini_batch, self.hidden_size)
+
+
+class GRU(RNNBase):
+    """GRU with PyTorch's gates (r, z, n) and ``n = tanh(W_in x + b_in + r * (W_hn h + b_hn))``."""
+
+    def __init__(self, *args, **kwargs):
+        if 'proj_size' in kwargs:
+            raise ValueError('proj_size argument is only supported for LSTM, not RNN or GRU')
+        super().__init__('GRU', *args, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------
+# Cells: one step, run by the same fused op over a one-step sequence.
+
+class RNNCellBase(Module):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        self.weight_ih = Parameter(ops.empty(num_chunks * hidden_size, input_size, dtype=dtype))
+        self.weight_hh = Parameter(ops.empty(num_chunks * hidden_size, hidden_size,
+                                             dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(ops.empty(num_chunks * hidden_size, dtype=dtype))
+            self.bias_hh = Parameter(ops.empty(num_chunks * hidden_size, dtype=dtype))
+        else:
+            self.register_parameter('bias_ih', None)
+            self.register_parameter('bias_hh', None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            for w in self.parameters():
+                w.uniform_(-stdv, stdv)
+
+    def extra_repr(self):
+        s = f'{self.input_size}, {self.hidden_size}'
+        if self.bias is not True:
+            s += f', bias={self.bias}'
+        nl = getattr(self, 'nonlinearity', 'tanh')
+        if nl != 'tanh':
+            s += f', nonlinearity={nl}'
+        return s
+
+    def _prepare(self, input, hx):
+        if input.dim() not in (1, 2):
+            raise ValueError(f'{type(self).__name__}: Expected input to be 1D or 2D, got '
+                             f'{input.dim()}D instead')
+        if hx is not None:
+            for h in (hx if isinstance(hx, tuple) else (hx,)):
+                if h.dim() not in (1, 2):
+                    raise ValueError(f'{type(self).__name__}: Expected hidden to be 1D or 2D, '
+                                     f'got {h.dim()}D instead')
+        batched = input.dim() == 2
+        if not batched:
+            input = input.unsqueeze(0)
+            if hx is not None:
+                hx = tuple(h.unsqueeze(0) for h in hx) if isinstance(hx, tuple) \
+                    else hx.unsqueeze(0)
+        if input.size(1) != self.input_size:
+            raise RuntimeError(f'input has inconsistent input_size: got {input.size(1)} '
+                               f'expected {self.input_size}')
+        B = input.size(0)
+        if hx is None:
+            z = ops.zeros(B, self.hidden_size, dtype=input.dtype)
+            hx = (z, z) if isinstance(self, LSTMCell) else z
+        for k, h in enumerate(hx if isinstance(hx, tuple) else (hx,)):
+            if h.size(0) != B:
+                raise RuntimeError(f"Input batch size {B} doesn't match hidden{k} batch size "
+                                   f'{h.size(0)}')
+            if h.size(1) != self.hidden_size:
+                raise RuntimeError(f'hidden{k} has inconsistent hidden_size: got {h.size(1)}, '
+                                   f'expected {self.hidden_size}')
+        return input, hx, batched
+
+    def _step(self, mode, input, h, c):
+        w = (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh, None)
+        B = input.shape[0]
+        return _run_layer(mode, input, h, c, w, (B,), False)
+
+
+class RNNCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity='tanh', device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        if self.nonlinearity == 'tanh':
+            mode = 'RNN_TANH'
+        elif self.nonlinearity == 'relu':
+            mode = 'RNN_RELU'
+        else:
+            raise RuntimeError(f'Unknown nonlinearity: {self.nonlinearity}')
+        input, hx, batched = self._prepare(input, hx)
+        h = self._step(mode, input, hx, None)[1]
+        return h if batched else h.squeeze(0)
+
+
+class LSTMCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        input, hx, batched = self._prepare(input, hx)
+        _, h, c = self._step('LSTM', input, hx[0], hx[1])
+        if not batched:
+            return h.squeeze(0), c.squeeze(0)
+        return h, c
+
+
+class GRUCell(RNNCellBase):
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        input, hx, batched = self._prepare(input, hx)
+        h = self._step('GRU', input, hx, None)[1]
+        return h if batched else h.squeeze(0)
