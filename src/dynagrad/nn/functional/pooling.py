@@ -169,30 +169,63 @@ def _pad2(x, p, fill):
 
 
 class MaxPool2d(Op):
-    """Max over windows; backward puts the gradient at each window's argmax."""
+    """Max over windows; backward puts the gradient at each window's argmax.
+
+    Both directions loop over the kh*kw kernel offsets only: each offset is one strided
+    slice of the (padded) input, as large as the output, so every step is a vectorised
+    comparison over the whole batch. Ties keep the first offset, as ``argmax`` does.
+    """
     node_name = 'MaxPool2DWithIndicesBackward0'
 
     def forward(self, x, k, s, p, d, out, return_indices):
         lead = x.shape[:-2]
-        H, W = x.shape[-2:]
         Ho, Wo = out
         self.in_shape, self.lead = x.shape, lead
-        self.fast = (k == s and p == (0, 0) and d == (1, 1)
-                     and H == Ho * k[0] and W == Wo * k[1])
-        if self.fast:   # non-overlapping tiles: a reshape, no window view
-            v = x.reshape(lead + (Ho, k[0], Wo, k[1]))
-            v = xp.moveaxis(v, -3, -2).reshape(lead + (Ho, Wo, k[0] * k[1]))
-        else:
-            low = -np.inf if x.dtype.kind == 'f' else np.iinfo(x.dtype).min
-            v = _windows(_pad2(x, p, low), k, s, d, out, low)
-        a = v.argmax(-1)[..., None]
-        y = xp.take_along_axis(v, a, -1)[..., 0]
         self.k, self.s, self.p, self.d, self.out = k, s, p, d, out
-        self.arg = a[..., 0]
+        low = -np.inf if x.dtype.kind == 'f' else np.iinfo(x.dtype).min
+        xp_ = _pad2(x, p, low)
+        H, W = xp_.shape[-2:]
+        need = ((Ho - 1) * s[0] + d[0] * (k[0] - 1) + 1, (Wo - 1) * s[1] + d[1] * (k[1] - 1) + 1)
+        if need[0] > H or need[1] > W:   # ceil_mode windows reaching past the end
+            big = xp.full(lead + (max(H, need[0]), max(W, need[1])), low, x.dtype)
+            big[..., :H, :W] = xp_
+            xp_ = big
+        self.padded_shape = xp_.shape
+        # A NaN in a window wins, as in PyTorch; one pass over x decides if that can happen.
+        nan_aware = x.dtype.kind == 'f' and bool(xp.isnan(x.sum()))
+        # Arithmetic, not masked assignment (np.where/copyto(where=) are several times slower):
+        # y = max(y, view); arg += better * (t - arg).
+        y = arg = better = step = None
+        for t, view in enumerate(self._offsets(xp_)):
+            if y is None:
+                y = view.copy()
+                arg = xp.zeros(y.shape, np.int8 if k[0] * k[1] < 128 else np.int64)
+                better = xp.empty(y.shape, bool)
+                step = xp.empty(y.shape, arg.dtype)
+                continue
+            xp.greater(view, y, out=better)
+            if nan_aware:
+                better |= xp.isnan(view) & ~xp.isnan(y)
+                xp.copyto(y, view, where=better)
+            else:
+                xp.maximum(y, view, out=y)
+            xp.subtract(t, arg, out=step, casting='unsafe')
+            step *= better
+            arg += step
+        self.arg = arg
         self._flat = None
         if return_indices:
             return y, self.flat_indices()
         return y
+
+    def _offsets(self, a):
+        """The strided slice of ``a`` under each kernel offset, in window order."""
+        (Ho, Wo), k, s, d = self.out, self.k, self.s, self.d
+        for i in range(k[0]):
+            r0 = i * d[0]
+            for j in range(k[1]):
+                c0 = j * d[1]
+                yield a[..., r0:r0 + (Ho - 1) * s[0] + 1:s[0], c0:c0 + (Wo - 1) * s[1] + 1:s[1]]
 
     def flat_indices(self):
         """int64 indices into H*W of each output's argmax (PyTorch's ``indices``)."""
@@ -200,19 +233,27 @@ class MaxPool2d(Op):
             k, s, p, d = self.k, self.s, self.p, self.d
             Ho, Wo = self.out
             W = self.in_shape[-1]
-            a = self.arg
+            a = self.arg.astype(np.int64)
             h = xp.arange(Ho).reshape(Ho, 1) * s[0] - p[0] + (a // k[1]) * d[0]
             w = xp.arange(Wo) * s[1] - p[1] + (a % k[1]) * d[1]
             self._flat = (h * W + w).astype(np.int64)
         return self._flat
 
     def backward(self, g, gi=None):
-        lead, (Ho, Wo), k = self.lead, self.out, self.k
-        if self.fast and fm.is_array(g):
-            z = xp.zeros(lead + (Ho, Wo, k[0] * k[1]), g.dtype)
-            xp.put_along_axis(z, self.arg[..., None], g[..., None], -1)
-            z = z.reshape(lead + (Ho, Wo, k[0], k[1]))
-            return xp.moveaxis(z, -2, -3).reshape(self.in_shape)
+        lead, (Ho, Wo) = self.lead, self.out
+        if fm.is_array(g):
+            gx = xp.zeros(self.padded_shape, g.dtype)
+            overlap = any(st < dd * (kk - 1) + 1 for st, dd, kk in zip(self.s, self.d, self.k))
+            hit = xp.empty(self.arg.shape, bool)
+            for t, view in enumerate(self._offsets(gx)):
+                xp.equal(self.arg, t, out=hit)
+                if overlap:   # windows share inputs: their gradients add up
+                    view += g * hit
+                else:         # each input sits in one window: write g where it won
+                    xp.multiply(g, hit, out=view)
+            p = self.p
+            H, W = self.in_shape[-2:]
+            return gx[..., p[0]:p[0] + H, p[1]:p[1] + W]
         H, W = self.in_shape[-2:]
         idx = self.flat_indices().reshape(lead + (Ho * Wo,))
         gx = ScatterFlat.apply_any(g.reshape(lead + (Ho * Wo,)), idx, H * W)

@@ -5,6 +5,8 @@ from .dropout import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .attention import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
 from .activation import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .container import (Sequential, ModuleList, ModuleDict, ParameterList,  # noqa: F401
