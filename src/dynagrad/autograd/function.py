@@ -131,8 +131,12 @@ class Op(Node):
         else:
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         casts = cls._casts
-        cast_meta = _promote(cls, inputs, arrays) if casts and (
-            casts == 2 or arrays[0].dtype.kind != 'f') else None
+        if casts:
+            cast_meta = _promote(cls, inputs, arrays) if (
+                casts == 2 and not _same_float_dtype(arrays)
+                or casts == 1 and arrays[0].dtype.kind != 'f') else None
+        else:
+            cast_meta = None
         out_cls = Tensor
         if legacy.active:
             out_cls, volatile = _legacy_flags(inputs)
@@ -143,7 +147,7 @@ class Op(Node):
         node._saved = ()
         node.next_functions = tuple(edges) if record else _NO_EDGES
         try:
-            out = node.forward(*arrays, **params)
+            out = node.forward(*arrays, **params) if params else node.forward(*arrays)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
         if out.__class__ is not _ndarray:
@@ -349,6 +353,24 @@ def _legacy_flags(inputs):
             if x._volatile:
                 volatile = True
     return out_cls, volatile
+
+
+def _same_float_dtype(arrays):
+    """True when NumPy's own arithmetic already gives PyTorch's dtype: one floating dtype
+    among the arrays and only Python numbers besides (the common case, checked inline)."""
+    d = None
+    for a in arrays:
+        c = a.__class__
+        if c is _ndarray:
+            if d is None:
+                d = a.dtype
+                if d.kind != 'f':
+                    return False
+            elif a.dtype is not d and a.dtype != d:
+                return False
+        elif c is not float and c is not int:
+            return False
+    return d is not None
 
 
 def _common_dtype(arrays):
