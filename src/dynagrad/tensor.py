@@ -208,7 +208,7 @@ class Tensor:
 
     @property
     def output_nr(self):
-        return self._output_nr
+        return max(self._output_nr, 0)
 
     @property
     def _version(self):

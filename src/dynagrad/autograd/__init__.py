@@ -53,6 +53,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (functions shadow the module)
+from .anomaly import (detect_anomaly, set_detect_anomaly, is_anomaly_enabled,  # noqa: E402,F401
+                      is_anomaly_check_nan_enabled)
 
 
 def __getattr__(name):

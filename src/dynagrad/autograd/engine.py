@@ -12,6 +12,7 @@ import numpy as np
 
 from .graph import AccumulateGrad
 from .grad_mode import state as _grad_state
+from .anomaly import state as _anomaly, run_checked
 from . import function as _function
 
 __all__ = ['run_backward']
@@ -33,11 +34,17 @@ def _root_node(t):
 def _why_no_grad(i, t):
     if getattr(t, '_volatile', False):
         return f'element {i} of variables tuple is volatile'
-    hint = (' (It was computed from tensors none of which requires grad, or while grad mode '
-            'was off: under no_grad()/inference_mode(), from .detach()/.data/.item()/.numpy(), '
-            'or with every parameter frozen. Do not set requires_grad=True on the result: '
-            'that silences this error and trains nothing.)')
-    return f'element {i} of tensors does not require grad and does not have a grad_fn' + hint
+    base = f'element {i} of tensors does not require grad and does not have a grad_fn'
+    if t._output_nr < 0:
+        why = (' (It was computed while grad mode was off: under no_grad(), inference_mode() '
+               'or set_grad_enabled(False). Compute it outside that block.)')
+    else:
+        why = (' (None of the tensors it was computed from requires grad: the parameters are '
+               'frozen, or an input was cut from the graph by .detach(), .data, .item(), '
+               '.numpy() or dynagrad.tensor(...), or the result comes from an op with no '
+               'gradient such as argmax or a comparison.)')
+    return base + why + (' Do not set requires_grad=True on the result: that silences this '
+                         'error and trains nothing.')
 
 
 def _make_root_grads(tensors, grads, create_graph):
@@ -229,7 +236,10 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             if grads_out is not None:
                 if node._output_meta is not None:
                     grads_out = _fill_missing(grads_out, node._output_meta, create_graph)
-                grads_in = node._run_backward(grads_out, create_graph)
+                if _anomaly.enabled:
+                    grads_in = run_checked(node, grads_out, create_graph)
+                else:
+                    grads_in = node._run_backward(grads_out, create_graph)
                 if node._hooks:
                     for fn in list(node._hooks.values()):
                         replaced = fn(grads_in, tuple(grads_out))

@@ -32,6 +32,7 @@ import numpy as np
 from .. import _dtype
 from .graph import Node, SavedTensor
 from .grad_mode import state as _grad_state
+from .anomaly import state as _anomaly, note_forward, capture_stack
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
 
@@ -41,11 +42,16 @@ Tensor = None  # set by dynagrad.tensor, which imports this module
 
 
 class VersionCounter:
-    """Counts in-place writes to one storage; shared by its views and detached aliases."""
-    __slots__ = ('value',)
+    """Counts in-place writes to one storage; shared by its views and detached aliases.
+
+    It also remembers the last in-place op that wrote (and where, under anomaly
+    detection), so the error about a modified saved tensor can name the culprit.
+    """
+    __slots__ = ('value', 'modified_by', 'modified_at')
 
     def __init__(self):
         self.value = 0
+        self.modified_by = self.modified_at = None
 
 
 class _Legacy:
@@ -113,7 +119,8 @@ class Op(Node):
         """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
         # The hot path of every op: kept flat, the rare cases pushed into helpers.
         record = False
-        if _grad_state.grad_enabled and cls.differentiable:
+        grad_on = _grad_state.grad_enabled
+        if grad_on and cls.differentiable:
             arrays = []
             edges = []
             for x in inputs:
@@ -160,6 +167,8 @@ class Op(Node):
             if cast_meta or len(arrays) > 1:
                 node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
             t = Tensor._make(result, True, node, 0, None, out_cls)
+            if _anomaly.enabled:
+                note_forward(node, arrays, result)
             saved = node._saved
             if saved:
                 if saved.__class__ is tuple and len(saved) == 1 and saved[0] is out:
@@ -167,7 +176,9 @@ class Op(Node):
                 else:
                     node._saved = _resolve_saved(saved, inputs, arrays, out, t)
         else:
-            t = Tensor._make(result, False, None, 0, None, out_cls)
+            # output_nr -1 marks "computed while grad mode was off", for the error message
+            # of a backward() that finds no graph (the output_nr property still says 0).
+            t = Tensor._make(result, False, None, 0 if grad_on else -1, None, out_cls)
         if cls.is_view:
             _make_view(t, inputs[0], cls, params)
         return t
@@ -211,15 +222,19 @@ class Op(Node):
                     node._saved = tuple(old._data if s is target._data else s for s in node._saved)
                 resolved_inputs = (old if old is not None else target,) + others
         target._data[...] = result
-        target._vc.value += 1
+        vc = target._vc
+        vc.value += 1
+        vc.modified_by = cls._node_name
+        vc.modified_at = capture_stack() if _anomaly.enabled else None
         if volatile:  # 0.3: writing a volatile value makes the target (and its base) volatile
             target._volatile = True
             if target._base is not None:
                 target._base._volatile = True
         if record:
+            if _anomaly.enabled:
+                note_forward(node, arrays, result)
             if node._saved:
-                node._saved = _resolve_saved(node._saved, resolved_inputs, arrays, (out, result),
-                                             (target,))
+                node._saved = _resolve_saved(node._saved, resolved_inputs, arrays, out, target)
             _rebase_history(target, node)
         return target
 
@@ -644,6 +659,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                 o._volatile = True
             results.append(o)
         if record:
+            if _anomaly.enabled:
+                node._trace = capture_stack()
             node._input_meta = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor)
                                      else None for a in args)
             node._output_meta = tuple((o._data.shape, o._data.dtype)

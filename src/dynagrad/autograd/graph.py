@@ -45,7 +45,7 @@ class SavedTensor:
     rebuilt on demand with this node as grad_fn: holding the output tensor would make a
     reference cycle output -> grad_fn -> output.
     """
-    __slots__ = ('data', 'tensor', 'version_counter', 'version', 'output_nr')
+    __slots__ = ('data', 'tensor', 'version_counter', 'version', 'output_nr', 'grad_fn')
 
     def __init__(self, data, tensor, version_counter, output_nr=-1):
         self.data = data
@@ -53,26 +53,37 @@ class SavedTensor:
         self.version_counter = version_counter
         self.version = version_counter.value
         self.output_nr = output_nr
+        # The producer at save time: an in-place op may give the tensor another one later.
+        self.grad_fn = tensor._grad_fn if tensor is not None else None
 
     def check_version(self, node):
         if self.version_counter.value != self.version:
             t = self.tensor
-            if t is not None and t._grad_fn is not None:
-                where = f', which is output {t._output_nr} of {t._grad_fn.name()},'
+            if t is not None and self.grad_fn is not None:
+                where = f', which is output {t._output_nr} of {self.grad_fn.name()},'
             elif self.output_nr >= 0:
                 where = f', which is output {self.output_nr} of {node.name()},'
             else:
                 where = ''
             from ..tensor import legacy_type_name
             size = ', '.join(str(d) for d in self.data.shape)
+            vc = self.version_counter
+            if vc.modified_by is not None:
+                culprit = (f' It was last modified in place by the op recorded as '
+                           f'{vc.modified_by} (e.g. `x.mul_(...)`, `x += ...`, `x[i] = ...`)')
+                culprit += (f', here:\n{vc.modified_at}' if vc.modified_at else
+                            '; turn on anomaly detection to see where.')
+            else:
+                culprit = (' It was modified in place outside any recorded op (an optimizer '
+                           'step, .data, or a write under no_grad()).')
             raise RuntimeError(
                 'one of the variables needed for gradient computation has been modified by an '
                 f'inplace operation: [{legacy_type_name(self.data.dtype)} [{size}]]{where} is at '
-                f'version {self.version_counter.value}; expected version {self.version} instead. '
-                f'The tensor was saved by {node.name()}. Hint: the usual fix is to .clone() the '
-                'tensor before the in-place op, or to use the out-of-place op; enable anomaly '
-                'detection to find the operation that failed to compute its gradient, with '
-                'dynagrad.autograd.set_detect_anomaly(True).')
+                f'version {vc.value}; expected version {self.version} instead. '
+                f'The tensor was saved by {node.name()}.{culprit} Hint: the usual fix is to '
+                '.clone() the tensor before the in-place op, or to use the out-of-place op; '
+                'enable anomaly detection to find the operation that failed to compute its '
+                'gradient, with dynagrad.autograd.set_detect_anomaly(True).')
 
     def unpack(self, node, as_tensor):
         self.check_version(node)

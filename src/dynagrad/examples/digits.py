@@ -4,7 +4,8 @@
 
 It trains with a progress bar per epoch, prints the test accuracy, saves a checkpoint and
 reloads it into a fresh model (the accuracy must not change), and plots the loss and
-accuracy curves to a PNG. Everything it writes goes to ``--out``. It needs the
+accuracy curves to a PNG. It also draws the backward graph of one training step as SVG
+when graphviz is installed. Everything it writes goes to ``--out``. It needs the
 ``examples`` extra: ``pip install -e '.[examples]'``.
 """
 import argparse
@@ -116,6 +117,29 @@ def plot(history, path):
     plt.close(fig)
 
 
+def write_graph(model, images, labels, path):
+    """Draw the backward graph of one training step (the loss on one batch) as SVG.
+
+    Returns the line to print: where the picture went, or why it was skipped (the
+    graphviz Python package or the system's ``dot`` program missing).
+    """
+    from dynagrad.viz import MISSING_DOT, make_dot
+    loss = F.cross_entropy(model(images), labels)
+    try:
+        dot = make_dot(loss, params=dict(model.named_parameters()))
+        svg = dot.pipe(format='svg')
+    except ImportError:
+        return 'graph of one training step skipped: pip install -e ".[viz]" to draw it'
+    except RuntimeError as e:
+        if str(e) != MISSING_DOT:
+            raise
+        return ("graph of one training step skipped: the 'dot' program is missing "
+                "(apt-get install graphviz / brew install graphviz)")
+    with open(path, 'wb') as f:
+        f.write(svg)
+    return f'backward graph of one training step: {path}'
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog='python -m dynagrad.examples.digits',
                                      description=__doc__.split('\n')[0])
@@ -145,6 +169,10 @@ def main(argv=None):
     figure = os.path.join(args.out, 'digits-training.png')
     plot(history, figure)
     print(f'loss and accuracy curves: {figure}')
+
+    model.train()
+    print(write_graph(model, x_test[:args.batch_size], y_test[:args.batch_size],
+                      os.path.join(args.out, 'digits-graph.svg')))
     return final
 
 
