@@ -26,7 +26,7 @@ import numpy as np
 from .autograd.graph import AccumulateGrad, SavedTensor
 from .tensor import Tensor
 
-__all__ = ['make_dot', 'graph_str']
+__all__ = ['graph_str', 'make_dot']
 
 MISSING_DOT = (
     "rendering the graph needs the 'dot' program from the system's Graphviz package, and "

@@ -63,3 +63,5 @@ def __getattr__(name):
         from .variable import Variable
         return Variable
     raise AttributeError(f"module 'dynagrad.autograd' has no attribute '{name}'")
+
+from . import graph  # noqa: E402,F401  (dynagrad.autograd.graph.saved_tensors_hooks)

@@ -1,5 +1,6 @@
 """The backward graph: nodes, the edges between them, saved tensors and hooks."""
 import itertools
+import threading
 import weakref
 
 __all__ = ['Node', 'AccumulateGrad', 'RemovableHandle']
@@ -45,7 +46,8 @@ class SavedTensor:
     rebuilt on demand with this node as grad_fn: holding the output tensor would make a
     reference cycle output -> grad_fn -> output.
     """
-    __slots__ = ('data', 'tensor', 'version_counter', 'version', 'output_nr', 'grad_fn')
+    __slots__ = ('data', 'tensor', 'version_counter', 'version', 'output_nr', 'grad_fn',
+                 'packed', 'unpack_hook', 'requires_grad')
 
     def __init__(self, data, tensor, version_counter, output_nr=-1):
         self.data = data
@@ -55,6 +57,24 @@ class SavedTensor:
         self.output_nr = output_nr
         # The producer at save time: an in-place op may give the tensor another one later.
         self.grad_fn = tensor._grad_fn if tensor is not None else None
+        if _saved_hooks.stack:
+            self._pack()
+
+    def _pack(self):
+        """Hand the value to the innermost saved_tensors_hooks' pack hook; keep only what it
+        returns (plus what re-attaches the value to the graph), so its memory can go."""
+        pack, unpack = _saved_hooks.stack[-1]
+        if pack is None:
+            raise RuntimeError(unpack)  # disable_saved_tensors_hooks' message
+        from ..tensor import Tensor
+        t = self.tensor
+        self.requires_grad = t._requires_grad if t is not None else True
+        value = Tensor._make(self.data, False, None, 0, self.version_counter, Tensor)
+        self.packed = pack(value)
+        self.unpack_hook = unpack
+        self.data = None
+        if t is not None and t._grad_fn is not None:
+            self.tensor = None  # a leaf (a parameter) is kept: its memory is the model's
 
     def check_version(self, node):
         if self.version_counter.value != self.version:
@@ -86,6 +106,8 @@ class SavedTensor:
                 'gradient, with dynagrad.autograd.set_detect_anomaly(True).')
 
     def unpack(self, node, as_tensor):
+        if self.data is None:
+            return self._unpack_hooked(node, as_tensor)
         self.check_version(node)
         if not as_tensor:
             return self.data
@@ -97,6 +119,69 @@ class SavedTensor:
             return t
         from ..tensor import Tensor
         return Tensor._make(self.data, True, node, self.output_nr, self.version_counter, Tensor)
+
+
+    def _unpack_hooked(self, node, as_tensor):
+        """The value the unpack hook gives back (no version check, as in PyTorch)."""
+        from ..tensor import Tensor
+        value = self.unpack_hook(self.packed)
+        if not isinstance(value, Tensor):
+            raise TypeError(f'the unpack hook of saved_tensors_hooks must return a Tensor, got '
+                            f'{type(value).__name__}')
+        if not as_tensor:
+            return value._data
+        if self.tensor is not None:
+            return self.tensor
+        grad_fn = self.grad_fn if self.output_nr < 0 else node
+        return Tensor._make(value._data, self.requires_grad and grad_fn is not None, grad_fn,
+                            max(self.output_nr, 0), None, Tensor)
+
+
+class _SavedHooksState(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_saved_hooks = _SavedHooksState()
+
+
+class saved_tensors_hooks:
+    """Within this context, every tensor saved for backward goes through ``pack_hook(tensor)``
+    and the saved object is what it returns; backward gets ``unpack_hook(saved)`` back."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _saved_hooks.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks.stack.pop()
+        return False
+
+
+class disable_saved_tensors_hooks:
+    """Within this context, saving a tensor for backward raises ``error_message``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        _saved_hooks.stack.append((None, self.error_message))
+        return self
+
+    def __exit__(self, *exc):
+        _saved_hooks.stack.pop()
+        return False
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """PyTorch's offload of saved tensors to the CPU: everything is on the CPU here already."""
+
+    def __init__(self, pin_memory=False, device_type='cuda'):
+        super().__init__(lambda t: t, lambda t: t)
 
 
 class Node:
@@ -182,9 +267,13 @@ class Node:
         values = []  # the fast path, inlined: arrays, after the version check
         for s in saved:
             if s.__class__ is SavedTensor:
+                data = s.data
+                if data is None:
+                    values.append(s._unpack_hooked(self, False))
+                    continue
                 if s.version_counter.value != s.version:
                     s.check_version(self)
-                values.append(s.data)
+                values.append(data)
             else:
                 values.append(s)
         return values
