@@ -56,7 +56,11 @@ LAYERS = [
         ('Softplus', (2.0,)), ('Softsign', ()), ('Hardtanh', (-0.5, 0.5)), ('Hardsigmoid', ()),
         ('Hardswish', ()), ('Tanhshrink', ()), ('Threshold', (0.1, 20.0)), ('GLU', ()),
         ('LogSigmoid', ()), ('Tanh', ()), ('Sigmoid', ()), ('Softmax', (1,)),
-        ('LogSoftmax', (1,)), ('Softmin', (0,))]],
+        ('LogSoftmax', (1,)), ('Softmin', (0,)), ('Hardshrink', (0.3,)),
+        ('Softshrink', (0.3,))]],
+    ('Softmax2d', (), {}, [x(2, 3, 4, 4)]),
+    ('PairwiseDistance', (), {}, [x(4, 5), x(4, 5)]),
+    ('CosineSimilarity', (), dict(dim=1), [x(4, 5), x(4, 5)]),
 ]
 
 
@@ -131,3 +135,58 @@ def test_default_initialisation_has_torchs_ranges():
             if dv.size >= 500:  # enough samples for the spread to be comparable
                 assert abs(dv.std() - tv.std()) < 0.1 * tv.std(), name
             assert np.abs(dv).max() <= np.abs(tv).max() * 1.3 + 1e-3, name
+
+
+def _probs(*shape):
+    p = RNG.uniform(0.05, 0.95, shape)
+    return p
+
+
+LOSSES = [
+    ('L1Loss', {}, [x(4, 3), x(4, 3)]),
+    ('MSELoss', dict(reduction='sum'), [x(4, 3), x(4, 3)]),
+    ('SmoothL1Loss', dict(beta=0.5), [x(4, 3), x(4, 3)]),
+    ('HuberLoss', dict(delta=0.5), [x(4, 3), x(4, 3)]),
+    ('SoftMarginLoss', {}, [x(4, 3), np.sign(x(4, 3))]),
+    ('KLDivLoss', dict(reduction='batchmean'), [np.log(_probs(4, 3)), _probs(4, 3)]),
+    ('HingeEmbeddingLoss', {}, [x(4, 3), np.sign(x(4, 3))]),
+    ('CrossEntropyLoss', dict(label_smoothing=0.1), [x(5, 4), tokens(4, 5)]),
+    ('NLLLoss', {}, [np.log(_probs(5, 4)), tokens(4, 5)]),
+    ('BCELoss', {}, [_probs(4, 3), _probs(4, 3)]),
+    ('BCEWithLogitsLoss', {}, [x(4, 3), _probs(4, 3)]),
+    ('MultiLabelSoftMarginLoss', {}, [x(4, 3), (x(4, 3) > 0).astype(np.float64)]),
+    ('MultiMarginLoss', {}, [x(5, 4), tokens(4, 5)]),
+    ('MultiLabelMarginLoss', {}, [x(3, 4), np.array([[1, 2, -1, 0], [0, -1, 0, 0],
+                                                     [3, 1, 0, -1]])]),
+    ('PoissonNLLLoss', {}, [x(4, 3), np.abs(x(4, 3))]),
+    ('GaussianNLLLoss', {}, [x(4, 3), x(4, 3), np.abs(x(4, 3)) + 0.1]),
+    ('MarginRankingLoss', dict(margin=0.1), [x(5), x(5), np.sign(x(5))]),
+    ('CosineEmbeddingLoss', {}, [x(4, 3), x(4, 3), np.sign(x(4))]),
+    ('TripletMarginLoss', {}, [x(4, 3), x(4, 3), x(4, 3)]),
+]
+
+
+@pytest.mark.parametrize('name,kwargs,inputs', LOSSES, ids=[loss[0] for loss in LOSSES])
+def test_loss_module_matches_torch(name, kwargs, inputs):
+    d_loss, t_loss = getattr(dg.nn, name)(**kwargs), getattr(torch.nn, name)(**kwargs)
+    assert repr(d_loss) == repr(t_loss)
+
+    no_grad = {'SoftMarginLoss': (1,)}.get(name, ())  # torch refuses grad for these inputs
+
+    def make(lib):
+        return [lib.tensor(a, dtype=lib.float64, requires_grad=i not in no_grad)
+                if a.dtype.kind == 'f' else lib.tensor(a) for i, a in enumerate(inputs)]
+    d_in, t_in = make(dg), make(torch)
+    d_out, t_out = d_loss(*d_in), t_loss(*t_in)
+    np.testing.assert_allclose(d_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-9)
+    d_out.sum().backward()
+    t_out.sum().backward()
+    for d, t in zip(d_in, t_in):
+        if t.grad is not None:
+            np.testing.assert_allclose(d.grad.numpy(), t.grad.numpy(), rtol=1e-8, atol=1e-12)
+
+
+def test_rrelu_module_in_eval_mode_matches_torch():
+    a = x(3, 6, low=-3, high=3)
+    d, t = dg.nn.RReLU().eval(), torch.nn.RReLU().eval()
+    np.testing.assert_allclose(d(dg.tensor(a)).numpy(), t(torch.tensor(a)).numpy())

@@ -68,6 +68,33 @@ Sigmoid = _activation('Sigmoid', 'sigmoid')
 Softmax = _activation('Softmax', 'softmax', [('dim', None)], 'dim={dim}')
 LogSoftmax = _activation('LogSoftmax', 'log_softmax', [('dim', None)], 'dim={dim}')
 Softmin = _activation('Softmin', 'softmin', [('dim', None)], 'dim={dim}')
+Hardshrink = _activation('Hardshrink', 'hardshrink', [('lambd', 0.5)], '{lambd}')
+Softshrink = _activation('Softshrink', 'softshrink', [('lambd', 0.5)], '{lambd}')
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: slopes drawn in [lower, upper] in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f'lower={self.lower}, upper={self.upper}' + (', inplace=True' if self.inplace
+                                                            else '')
+
+
+class Softmax2d(Module):
+    """Softmax over the channel dimension of (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f'Softmax2d: expected input to be 3D or 4D, got {input.dim()}D '
+                             'instead')
+        return F.softmax(input, -3)
 
 
 class PReLU(Module):
@@ -100,4 +127,4 @@ class Identity(Module):
 __all__ = ['ReLU', 'ReLU6', 'LeakyReLU', 'ELU', 'CELU', 'SELU', 'GELU', 'SiLU', 'Mish',
            'Softplus', 'Softsign', 'Hardtanh', 'Hardsigmoid', 'Hardswish', 'Tanhshrink',
            'Threshold', 'GLU', 'LogSigmoid', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
-           'Softmin', 'PReLU', 'Identity']
+           'Softmin', 'Hardshrink', 'Softshrink', 'RReLU', 'Softmax2d', 'PReLU', 'Identity']

@@ -54,6 +54,7 @@ SoftMarginLoss = _simple_loss('SoftMarginLoss', 'soft_margin_loss')
 KLDivLoss = _simple_loss('KLDivLoss', 'kl_div', [('log_target', False)])
 HingeEmbeddingLoss = _simple_loss('HingeEmbeddingLoss', 'hinge_embedding_loss',
                                   [('margin', 1.0)])
+MultiLabelMarginLoss = _simple_loss('MultiLabelMarginLoss', 'multilabel_margin_loss')
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -189,6 +190,6 @@ class CTCLoss(_Loss):
 
 
 __all__ = ['L1Loss', 'MSELoss', 'SmoothL1Loss', 'HuberLoss', 'SoftMarginLoss', 'KLDivLoss',
-           'HingeEmbeddingLoss', 'CrossEntropyLoss', 'NLLLoss', 'BCELoss', 'BCEWithLogitsLoss',
+           'HingeEmbeddingLoss', 'MultiLabelMarginLoss', 'CrossEntropyLoss', 'NLLLoss', 'BCELoss', 'BCEWithLogitsLoss',
            'MultiLabelSoftMarginLoss', 'MultiMarginLoss', 'PoissonNLLLoss', 'GaussianNLLLoss',
            'MarginRankingLoss', 'CosineEmbeddingLoss', 'TripletMarginLoss', 'CTCLoss']
