@@ -28,10 +28,13 @@ def legacy_type_name(np_dtype):
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
-    __slots__ = ('_data', '_requires_grad', '_grad', '_grad_fn', '_output_nr', '_vc_slot',
+    __slots__ = ('_data', '_requires_grad', '_grad_fn', '_output_nr',
                  '__weakref__', '__dict__')
 
     # Rarely used state: class-level defaults, set per instance only when needed.
+    _grad = None          # set on leaves by backward (kept off the slots: most tensors never
+                          # get one, and every op's output would pay to store the None)
+    _vc_slot = None       # the version counter, made on first use (see _vc)
     _base = None          # the tensor this one is a view of
     _view_fn = None       # how to re-derive this view from _base: ((op, params, output), ...)
     _grad_acc = None      # weak reference to this leaf's AccumulateGrad node
@@ -45,10 +48,10 @@ class Tensor:
         t = _new(cls)
         t._data = data
         t._requires_grad = requires_grad
-        t._grad = None
         t._grad_fn = grad_fn
         t._output_nr = output_nr
-        t._vc_slot = vc
+        if vc is not None:
+            t._vc_slot = vc
         return t
 
     @property

@@ -164,8 +164,14 @@ class Op(Node):
         else:
             result = out
         if record:
-            if cast_meta or len(arrays) > 1:
+            if cast_meta:
                 node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
+            elif len(arrays) > 1:  # broadcasting: gradients are summed back to each shape
+                shape = result.shape
+                for a in arrays:
+                    if a.__class__ is _ndarray and a.shape != shape:
+                        node._input_meta = _input_meta(inputs, arrays, shape, None)
+                        break
             t = Tensor._make(result, True, node, 0, None, out_cls)
             if _anomaly.enabled:
                 note_forward(node, arrays, result)

@@ -1,0 +1,4 @@
+"""``dynagrad.nn.parallel``: data parallelism across processes (needs ``dynagrad.distributed``)."""
+from .distributed import DistributedDataParallel
+
+__all__ = ['DistributedDataParallel']
