@@ -172,7 +172,11 @@ class Op(Node):
                     if a.__class__ is _ndarray and a.shape != shape:
                         node._input_meta = _input_meta(inputs, arrays, shape, None)
                         break
-            t = Tensor._make(result, True, node, 0, None, out_cls)
+            t = _new(out_cls)  # Tensor._make, inlined: this is the hot path of every op
+            t._data = result
+            t._requires_grad = True
+            t._grad_fn = node
+            t._output_nr = 0
             if _anomaly.enabled:
                 note_forward(node, arrays, result)
             saved = node._saved
@@ -182,9 +186,13 @@ class Op(Node):
                 else:
                     node._saved = _resolve_saved(saved, inputs, arrays, out, t)
         else:
-            # output_nr -1 marks "computed while grad mode was off", for the error message
-            # of a backward() that finds no graph (the output_nr property still says 0).
-            t = Tensor._make(result, False, None, 0 if grad_on else -1, None, out_cls)
+            t = _new(out_cls)
+            t._data = result
+            t._requires_grad = False
+            t._grad_fn = None
+            # -1 marks "computed while grad mode was off", for the error message of a
+            # backward() that finds no graph (the output_nr property still says 0).
+            t._output_nr = 0 if grad_on else -1
         if cls.is_view:
             _make_view(t, inputs[0], cls, params)
         return t

@@ -11,6 +11,7 @@ from . import _formula as fm
 
 
 class Add(Op):
+    __slots__ = ('alpha',)  # hot ops keep their state in slots: no per-node dict
     promotes = True
 
     def forward(self, a, b, alpha=1):
@@ -37,6 +38,7 @@ def _check_bool_sub(a, b):
 
 
 class Sub(Op):
+    __slots__ = ('alpha',)
     promotes = True
 
     @classmethod
@@ -119,6 +121,7 @@ class Rdiv(Op):
 
 
 class Pow(Op):
+    __slots__ = ('exponent',)
     """``x ** exponent`` with a scalar exponent."""
     promotes = True
 

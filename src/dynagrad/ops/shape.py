@@ -11,6 +11,7 @@ from .indexing import BasicIndex, IndexScatter
 
 
 class View(Op):
+    __slots__ = ('in_shape',)
     is_view = True
 
     def forward(self, x, shape):
@@ -31,6 +32,7 @@ class UnsafeView(View):
 
 
 class Transpose(Op):
+    __slots__ = ('dims',)
     is_view = True
 
     def forward(self, x, dim0, dim1):
@@ -72,6 +74,7 @@ class Squeeze(Op):
 
 
 class Unsqueeze(Op):
+    __slots__ = ('in_shape',)
     is_view = True
 
     def forward(self, x, dim):
@@ -83,6 +86,7 @@ class Unsqueeze(Op):
 
 
 class Expand(Op):
+    __slots__ = ('in_shape',)
     is_view = True
 
     def forward(self, x, shape):
