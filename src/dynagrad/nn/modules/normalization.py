@@ -8,6 +8,19 @@ from ... import ops
 from ... import _dtype
 
 
+def _affine_parameters(module, affine, bias, shape, dtype):
+    """``weight`` (ones) and ``bias`` (zeros) of ``shape``, or None where switched off."""
+    if affine:
+        module.weight = Parameter(ops.ones(*shape, dtype=dtype))
+        if bias:
+            module.bias = Parameter(ops.zeros(*shape, dtype=dtype))
+        else:
+            module.register_parameter('bias', None)
+    else:
+        module.register_parameter('weight', None)
+        module.register_parameter('bias', None)
+
+
 class _NormBase(Module):
     """Affine parameters and running statistics shared by batch and instance norm."""
 
@@ -20,15 +33,7 @@ class _NormBase(Module):
         self.affine = affine
         self.bias_flag = affine and bias
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(ops.ones(num_features, dtype=dtype))
-            if bias:
-                self.bias = Parameter(ops.zeros(num_features, dtype=dtype))
-            else:
-                self.register_parameter('bias', None)
-        else:
-            self.register_parameter('weight', None)
-            self.register_parameter('bias', None)
+        _affine_parameters(self, affine, bias, (num_features,), dtype)
         if track_running_stats:
             self.register_buffer('running_mean', ops.zeros(num_features, dtype=dtype))
             self.register_buffer('running_var', ops.ones(num_features, dtype=dtype))
@@ -141,15 +146,7 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         self.bias_flag = bias
-        if elementwise_affine:
-            self.weight = Parameter(ops.ones(*self.normalized_shape, dtype=dtype))
-            if bias:
-                self.bias = Parameter(ops.zeros(*self.normalized_shape, dtype=dtype))
-            else:
-                self.register_parameter('bias', None)
-        else:
-            self.register_parameter('weight', None)
-            self.register_parameter('bias', None)
+        _affine_parameters(self, elementwise_affine, bias, self.normalized_shape, dtype)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -170,15 +167,7 @@ class GroupNorm(Module):
         self.eps = eps
         self.affine = affine
         self.bias_flag = affine and bias
-        if affine:
-            self.weight = Parameter(ops.ones(num_channels, dtype=dtype))
-            if bias:
-                self.bias = Parameter(ops.zeros(num_channels, dtype=dtype))
-            else:
-                self.register_parameter('bias', None)
-        else:
-            self.register_parameter('weight', None)
-            self.register_parameter('bias', None)
+        _affine_parameters(self, affine, bias, (num_channels,), dtype)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
