@@ -3,7 +3,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from .adam import _grad
-from .optimizer import Optimizer, _scalar, _state_tensor, _step_tensor
+from .optimizer import Optimizer, _advance, _scalar
 from .sgd import _check_lr
 
 
@@ -32,11 +32,7 @@ class Adadelta(Optimizer):
                     continue
                 g = _grad(p, group['maximize'])
                 state = self.state[p]
-                if not state:
-                    state['step'] = _step_tensor()
-                    state['square_avg'] = _state_tensor(np.zeros_like(p._data))
-                    state['acc_delta'] = _state_tensor(np.zeros_like(p._data))
-                state['step']._data += 1
+                _advance(state, p, 'square_avg', 'acc_delta')
                 if wd != 0:
                     g = g + wd * p._data
                 sq, acc = state['square_avg']._data, state['acc_delta']._data

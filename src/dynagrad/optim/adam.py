@@ -2,7 +2,8 @@
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _lerp_, _scalar, _state_tensor, _step_tensor
+from .optimizer import (Optimizer, _advance, _lerp_, _scalar, _state_tensor,
+                        _step_tensor, _weight_decay)
 from .sgd import _check_lr
 
 
@@ -56,11 +57,7 @@ class Adam(Optimizer):
                         state['max_exp_avg_sq'] = _state_tensor(np.zeros_like(p._data))
                 state['step']._data += 1
                 step = float(state['step']._data)
-                if wd != 0:
-                    if decoupled:
-                        p._data *= 1 - lr * wd
-                    else:
-                        g = g + wd * p._data
+                g = _weight_decay(p, g, lr, wd, decoupled)
                 m, v = state['exp_avg']._data, state['exp_avg_sq']._data
                 _lerp_(m, g, 1 - beta1)
                 v *= beta2
@@ -108,12 +105,7 @@ class Adamax(Optimizer):
                     continue
                 g = _grad(p, group['maximize'])
                 state = self.state[p]
-                if not state:
-                    state['step'] = _step_tensor()
-                    state['exp_avg'] = _state_tensor(np.zeros_like(p._data))
-                    state['exp_inf'] = _state_tensor(np.zeros_like(p._data))
-                state['step']._data += 1
-                step = float(state['step']._data)
+                step = _advance(state, p, 'exp_avg', 'exp_inf')
                 if wd != 0:
                     g = g + wd * p._data
                 m, u = state['exp_avg']._data, state['exp_inf']._data
@@ -159,11 +151,7 @@ class NAdam(Optimizer):
                 state['step']._data += 1
                 step = float(state['step']._data)
                 bias_correction2 = 1 - beta2 ** step
-                if wd != 0:
-                    if group['decoupled_weight_decay']:
-                        p._data *= 1 - lr * wd
-                    else:
-                        g = g + wd * p._data
+                g = _weight_decay(p, g, lr, wd, group['decoupled_weight_decay'])
                 mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * psi))
                 mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * psi))
                 mp = state['mu_product']._data
@@ -202,17 +190,8 @@ class RAdam(Optimizer):
                     continue
                 g = _grad(p, group['maximize'])
                 state = self.state[p]
-                if not state:
-                    state['step'] = _step_tensor()
-                    state['exp_avg'] = _state_tensor(np.zeros_like(p._data))
-                    state['exp_avg_sq'] = _state_tensor(np.zeros_like(p._data))
-                state['step']._data += 1
-                step = float(state['step']._data)
-                if wd != 0:
-                    if group['decoupled_weight_decay']:
-                        p._data *= 1 - lr * wd
-                    else:
-                        g = g + wd * p._data
+                step = _advance(state, p, 'exp_avg', 'exp_avg_sq')
+                g = _weight_decay(p, g, lr, wd, group['decoupled_weight_decay'])
                 m, v = state['exp_avg']._data, state['exp_avg_sq']._data
                 _lerp_(m, g, 1 - beta1)
                 v *= beta2

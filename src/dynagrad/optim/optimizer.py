@@ -93,6 +93,27 @@ def _step_tensor():
     return _state_tensor(np.zeros((), np.float32))
 
 
+def _advance(state, p, *buffers):
+    """On a parameter's first update create its step counter and zeroed ``buffers``; count
+    this update; return the step number."""
+    if not state:
+        state['step'] = _step_tensor()
+        for name in buffers:
+            state[name] = _state_tensor(np.zeros_like(p._data))
+    state['step']._data += 1
+    return float(state['step']._data)
+
+
+def _weight_decay(p, g, lr, wd, decoupled):
+    """L2 weight decay folded into the gradient, or (decoupled, AdamW's) applied to p."""
+    if wd != 0:
+        if decoupled:
+            p._data *= 1 - lr * wd
+        else:
+            g = g + wd * p._data
+    return g
+
+
 def _scalar(x):
     """A hyperparameter as a Python float (groups may hold 1-element tensors, as in torch)."""
     return float(x) if isinstance(x, Tensor) else x

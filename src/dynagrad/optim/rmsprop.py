@@ -3,7 +3,8 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from .adam import _grad
-from .optimizer import Optimizer, _lerp_, _scalar, _state_tensor, _step_tensor
+from .optimizer import (Optimizer, _lerp_, _scalar, _state_tensor,
+                        _step_tensor)
 from .sgd import _check_lr
 
 

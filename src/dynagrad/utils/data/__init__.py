@@ -11,8 +11,10 @@ from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSam
                       WeightedRandomSampler, BatchSampler)
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
+from .distributed import DistributedSampler
 
 __all__ = ['Dataset', 'IterableDataset', 'TensorDataset', 'StackDataset', 'ConcatDataset',
            'ChainDataset', 'Subset', 'random_split', 'Sampler', 'SequentialSampler',
            'RandomSampler', 'SubsetRandomSampler', 'WeightedRandomSampler', 'BatchSampler',
-           'default_collate', 'default_convert', 'DataLoader', 'get_worker_info']
+           'default_collate', 'default_convert', 'DataLoader', 'get_worker_info',
+           'DistributedSampler']
