@@ -271,7 +271,7 @@ Op._input_meta = None
 
 
 def _as_runtime_error(cls, arrays, error):
-    """NumPy's ValueError for bad input, as the RuntimeError PyTorch raises, naming op and shapes."""
+    """NumPy's ValueError for bad input, as PyTorch's RuntimeError naming the op and shapes."""
     shapes = [a.shape for a in arrays if a.__class__ is _ndarray]
     op = cls._node_name[:-9].lower() if cls._node_name.endswith('Backward0') else cls.__name__
     if len(shapes) >= 2 and 'broadcast' in str(error):
@@ -610,7 +610,7 @@ class _FunctionMeta(type):
 
 
 class Function(FunctionCtx, metaclass=_FunctionMeta):
-    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call ``apply``."""
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; use ``apply``."""
 
     @staticmethod
     def forward(ctx, *args, **kwargs):

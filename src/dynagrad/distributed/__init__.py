@@ -453,7 +453,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     n = comm.Get_size()
     _check_tensor(tensor)
     _check_list(tensor_list, n, 'tensor_list', 'all_gather')
-    headers = _exchange_with_slots('all_gather', comm, tensor, tensor_list, 'tensor_list')
+    _exchange_with_slots('all_gather', comm, tensor, tensor_list, 'tensor_list')
     counts = [t._data.size for t in tensor_list]
     displs = list(np.cumsum([0] + counts[:-1]))
     dtype = tensor._data.dtype

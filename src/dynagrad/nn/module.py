@@ -18,7 +18,7 @@ class _IncompatibleKeysResult(_IncompatibleKeys):
 
 
 class Module:
-    """Base class of all layers. Subclasses set attributes in ``__init__`` and define ``forward``."""
+    """Base class of all layers: subclasses set attributes in ``__init__``, define ``forward``."""
     training = True
     _version = 1
 

@@ -59,7 +59,7 @@ tanh = _dual(np.tanh, 'tanh')
 
 
 def where(cond, a, b):
-    """``cond`` is a boolean array (never differentiated); ``a``, ``b`` arrays, tensors or numbers."""
+    """``cond``: a boolean array (never differentiated); ``a``, ``b``: arrays, tensors, numbers."""
     if is_array(a) and is_array(b):
         return np.where(cond, a, b)
     from .pointwise import where as where_t

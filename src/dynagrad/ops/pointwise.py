@@ -2134,7 +2134,8 @@ METHODS.update({name + '_': _unary_inplace(cls) for name, cls in (
     ('cos', Cos), ('tan', Tan), ('asin', Asin), ('acos', Acos), ('atan', Atan),
     ('arcsin', Asin), ('arccos', Acos), ('arctan', Atan), ('sinh', Sinh), ('cosh', Cosh),
     ('asinh', AsinhInplace), ('acosh', AcoshInplace), ('atanh', AtanhInplace),
-    ('arcsinh', AsinhInplace), ('arccosh', AcoshInplace), ('arctanh', AtanhInplace), ('erf', Erf), ('erfc', Erfc),
+    ('arcsinh', AsinhInplace), ('arccosh', AcoshInplace), ('arctanh', AtanhInplace),
+    ('erf', Erf), ('erfc', Erfc),
     ('erfinv', Erfinv), ('lgamma', Lgamma), ('digamma', Digamma), ('floor', Floor),
     ('ceil', Ceil), ('trunc', Trunc), ('fix', Trunc), ('frac', Frac),
     ('logical_not', LogicalNot), ('bitwise_not', BitwiseNot))})

@@ -190,6 +190,7 @@ class CTCLoss(_Loss):
 
 
 __all__ = ['L1Loss', 'MSELoss', 'SmoothL1Loss', 'HuberLoss', 'SoftMarginLoss', 'KLDivLoss',
-           'HingeEmbeddingLoss', 'MultiLabelMarginLoss', 'CrossEntropyLoss', 'NLLLoss', 'BCELoss', 'BCEWithLogitsLoss',
-           'MultiLabelSoftMarginLoss', 'MultiMarginLoss', 'PoissonNLLLoss', 'GaussianNLLLoss',
-           'MarginRankingLoss', 'CosineEmbeddingLoss', 'TripletMarginLoss', 'CTCLoss']
+           'HingeEmbeddingLoss', 'MultiLabelMarginLoss', 'CrossEntropyLoss', 'NLLLoss',
+           'BCELoss', 'BCEWithLogitsLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss',
+           'PoissonNLLLoss', 'GaussianNLLLoss', 'MarginRankingLoss', 'CosineEmbeddingLoss',
+           'TripletMarginLoss', 'CTCLoss']
