@@ -12,6 +12,12 @@ Three array kernels do the work, for any number of spatial dimensions and any gr
 - ``_conv_w(x, gy)``: its adjoint in the weight: im2col and one GEMM contracting batch
   and positions.
 
+For stride 1 (and enough input channels per output channel, see ``_Flat.plan``) the three
+run instead on the "flat" layout below: im2col and col2im become contiguous shifted copies
+and adds, and each direction one GEMM over the whole batch.  Work arrays are reused across
+calls (``_scratch``; the columns kept for backward via ``_take``/``_give``), which spares the
+allocator's page faults on fresh large arrays.
+
 The three are bilinear and each one's derivatives are the other two, so the two ops
 built on them (``Convolution`` for conv and conv_transpose, ``ConvolutionWeight`` for
 the weight gradient) differentiate any number of times: their backward formulas call the
@@ -19,6 +25,7 @@ kernels through ``_conv_any``/``_conv_t_any``/``_conv_w_any``, which compute on 
 and record an op on tensors (``create_graph=True``).
 """
 import math
+import threading
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -50,10 +57,11 @@ def _pad(x, pads):
     return out
 
 
-def _im2col(x, K, stride, pads, dilation, out=None):
+def _im2col(x, K, stride, pads, dilation, out=None, keep=False):
     """Columns (N, C*prod(K), L) of ``x`` (N, C, *S) and the output spatial size.
 
-    ``out`` (optional) keeps only the first ``out`` window positions per dimension.
+    ``out`` (optional) keeps only the first ``out`` window positions per dimension;
+    ``keep``: the columns are kept for backward, in a buffer from ``_take``.
     """
     xp = _pad(x, pads)
     sp = xp.shape[2:]
@@ -64,6 +72,10 @@ def _im2col(x, K, stride, pads, dilation, out=None):
                       st[:2] + tuple(a * d for a, d in zip(st[2:], dilation))
                       + tuple(a * s for a, s in zip(st[2:], stride)), writeable=False)
     N, C = x.shape[:2]
+    if keep:
+        cols = _take((N, C * math.prod(K), math.prod(out)), x.dtype)
+        np.copyto(cols.reshape(view.shape), view)
+        return cols, out
     cols = view.reshape(N, C * math.prod(K), math.prod(out))
     if not cols.flags.writeable:  # a view of x after all (1x1 kernel, stride 1): own it
         cols = cols.copy()
@@ -97,7 +109,7 @@ def _col2im(cols, size, K, stride, pads, dilation):
     return buf
 
 
-def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None):
+def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None, keep=False):
     """The convolution of ``x`` (N, C, *S) with ``w`` (O, C/g, *K); also returns the columns.
 
     ``out``: the output spatial size when it is to be cut short (the input gradient of a
@@ -108,7 +120,7 @@ def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None):
     O, Cg = w.shape[:2]
     K = w.shape[2:]
     if cols is None:
-        cols, out = _im2col(x, K, stride, pads, dilation, out)
+        cols, out = _im2col(x, K, stride, pads, dilation, out, keep)
     else:
         out = cols[1]
         cols = cols[0]
@@ -124,6 +136,10 @@ def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None):
 
 def _conv_t(gy, w, size, stride, pads, dilation, groups):
     """The transposed convolution (the input gradient of ``_conv``), of spatial ``size``."""
+    f = _Flat.plan(gy.shape[0], w.shape[1] * groups, w.shape[0], size, w.shape[2:], stride,
+                   pads, dilation, gy.dtype, gy.shape[2:])
+    if f is not None and gy.dtype == w.dtype and _finite(w):
+        return _conv_t_flat(f.grad_out(gy), w, f, groups)
     gy = np.ascontiguousarray(gy)  # NumPy's matmul runs no BLAS on odd strides
     w = np.ascontiguousarray(w)
     N = gy.shape[0]
@@ -142,6 +158,13 @@ def _conv_t(gy, w, size, stride, pads, dilation, groups):
 
 def _conv_w(x, gy, K, stride, pads, dilation, groups, cols=None):
     """The weight gradient of ``_conv``: (O, C/g, *K)."""
+    if cols is None and x.dtype == gy.dtype:
+        f = _Flat.plan(x.shape[0], x.shape[1], gy.shape[1], x.shape[2:], K, stride, pads,
+                       dilation, x.dtype, gy.shape[2:])
+        if f is not None:
+            gw = _conv_w_flat(f.grad_out(gy), f.cols(f.buffer(x), scratch=True), f, groups)
+            if gw is not None:
+                return gw[0]
     gy = np.ascontiguousarray(gy)
     cols = _im2col(x, K, stride, pads, dilation, gy.shape[2:])[0] if cols is None else cols[0]  # NumPy's matmul runs no BLAS on odd strides
     N, O = gy.shape[:2]
@@ -159,6 +182,222 @@ def _conv_w(x, gy, K, stride, pads, dilation, groups, cols=None):
     return gw.reshape((O, ck // math.prod(K)) + tuple(K))
 
 
+# -- the flat layout for stride-1 convolutions -------------------------------------------------
+#
+# With stride 1 the columns need no strided gather: the input is copied once, zero-padded and
+# channel-major, to a flat buffer (C, N*P) (P: the padded image size), and the column row of
+# channel c and kernel offset k is the contiguous run buf[c*N*P + off_k : ... + N*P], where
+# off_k is the offset's shift in the flat padded image.  The columns (C*K, N*P) thus cover
+# every padded position, not only the output ones: those extra columns are dropped from the
+# output on the way in, and on the way back the output gradient is zero there, so they add
+# nothing to the input gradient (col2im: one contiguous shifted add per kernel offset) nor to
+# the weight gradient.  Every copy and add runs over long contiguous rows, and each direction
+# is one GEMM over all N*P columns; the padded-to-output size ratio is capped to bound the
+# extra GEMM work.  A non-finite weight (or input) would turn the zero products of the extra
+# columns into NaN, so those cases take the general kernels instead.
+
+_scratch_pool = threading.local()
+
+
+def _scratch(slot, shape, dtype):
+    """A per-thread reusable work array for an intermediate that never leaves the kernel.
+
+    Large short-lived arrays are otherwise mapped and unmapped by the allocator on each
+    call, and the page faults on touching them can cost more than the GEMM that fills them.
+    """
+    dtype = np.dtype(dtype)
+    n = math.prod(shape) * dtype.itemsize
+    pool = _scratch_pool.__dict__
+    buf = pool.get(slot)
+    if buf is None or buf.nbytes < n:
+        buf = pool[slot] = np.empty(n, np.uint8)
+    return buf[:n].view(dtype).reshape(shape)
+
+
+def _take(shape, dtype):
+    """A work array that outlives the call (the columns kept for backward), from this
+    thread's free list of buffers handed back by ``_give`` when possible."""
+    dtype = np.dtype(dtype)
+    n = math.prod(shape) * dtype.itemsize
+    free = _scratch_pool.__dict__.setdefault('free', [])
+    fits = [i for i, b in enumerate(free) if n <= b.nbytes <= 2 * n]
+    if fits:
+        buf = free.pop(min(fits, key=lambda i: free[i].nbytes))
+    else:
+        buf = np.empty(n, np.uint8)
+    return buf[:n].view(dtype).reshape(shape)
+
+
+def _give(arr):
+    """Hand back an array from ``_take`` once nothing refers to it any more."""
+    buf = arr
+    while buf.base is not None:
+        buf = buf.base
+    free = _scratch_pool.__dict__.setdefault('free', [])
+    if len(free) >= 8:
+        free.pop(0)
+    free.append(buf)
+
+
+class _Flat:
+    """Geometry of the flat layout, or ``None`` from ``plan`` when it does not apply."""
+    __slots__ = ('N', 'C', 'K', 'Kp', 'Sp', 'S', 'pads', 'out', 'P', 'koff', 'tail', 'M')
+
+    @classmethod
+    def plan(cls, N, C, O, S, K, stride, pads, dilation, dtype, out=None):
+        """For a convolution of ``C`` to ``O`` channels.  The flat layout's own cost, the
+        channel-major copies of the output and its gradient, grows with O, the compact
+        im2col's and col2im's short rows with C*K: it takes the flat layout if C*K >= O."""
+        if dtype.kind != 'f' or any(s != 1 for s in stride) or not K or N < 1 or C < 1 \
+                or C * math.prod(K) < O:
+            return None
+        Sp = tuple(n + lo + hi for n, (lo, hi) in zip(S, pads))
+        nat = tuple(n - d * (k - 1) for n, k, d in zip(Sp, K, dilation))
+        out = nat if out is None else tuple(out)
+        if any(o < 1 or o > m for o, m in zip(out, nat)) or math.prod(Sp) > 2 * math.prod(out):
+            return None
+        f = cls()
+        f.N, f.C, f.K, f.Kp, f.Sp, f.S, f.pads, f.out = (N, C, tuple(K), math.prod(K), Sp,
+                                                        tuple(S), pads, out)
+        f.P = math.prod(Sp)
+        st = [1] * len(Sp)
+        for i in range(len(Sp) - 2, -1, -1):
+            st[i] = st[i + 1] * Sp[i + 1]
+        f.koff = tuple(d * a for d, a in zip(dilation, st))
+        f.tail = sum((k - 1) * o for k, o in zip(K, f.koff))
+        f.M = N * f.P
+        return f
+
+    def _interior(self, n):
+        return (slice(None), slice(None)) + tuple(slice(lo, lo + m) for m, (lo, _)
+                                                   in zip(n, self.pads))
+
+    def buffer(self, x):
+        """``x`` (N, C, *S) copied to a zero-padded flat scratch buffer (C*N*P + tail)."""
+        n = self.C * self.M
+        buf = _scratch('flat_in', (n + self.tail,), x.dtype)
+        if any(lo or hi for lo, hi in self.pads):
+            buf.fill(0)
+        else:
+            buf[n:] = 0
+        buf[:n].reshape((self.C, self.N) + self.Sp)[self._interior(self.S)] = x.swapaxes(0, 1)
+        return buf
+
+    def cols(self, buf, scratch=False, ones=False):
+        """The columns (C*K, M) of a flat buffer (a scratch array if ``scratch``), with a
+        last row of ones (for a fused bias) if ``ones``."""
+        it = buf.itemsize
+        view = as_strided(buf, (self.C,) + self.K + (self.M,),
+                          (self.M * it,) + tuple(o * it for o in self.koff) + (it,),
+                          writeable=False)
+        shape = (self.C * self.Kp + ones, self.M)
+        cols = _scratch('flat_cols', shape, buf.dtype) if scratch else _take(shape, buf.dtype)
+        np.copyto(cols[:self.C * self.Kp].reshape(view.shape), view)
+        if ones:
+            cols[-1] = 1
+        return cols
+
+    def grad_out(self, gy):
+        """``gy`` (N, O, *out) as a scratch (O, M), zero outside the output positions."""
+        O = gy.shape[1]
+        g = _scratch('flat_gy', (O, self.N) + self.Sp, gy.dtype)
+        g.fill(0)
+        g[tuple(slice(0, o) for o in (O, self.N) + self.out)] = gy.swapaxes(0, 1)
+        return g.reshape(O, self.M)
+
+    def unflat_out(self, y, b=None):
+        """(O, M) GEMM output to a new (N, O, *out), plus the bias ``b``."""
+        O = y.shape[0]
+        src = y.reshape((O, self.N) + self.Sp)[(slice(None), slice(None))
+                                               + tuple(slice(0, o) for o in self.out)]
+        res = np.empty((self.N, O) + self.out, y.dtype)
+        if b is None:
+            np.copyto(res, src.swapaxes(0, 1))
+        else:
+            np.add(src.swapaxes(0, 1), b.reshape((-1,) + (1,) * len(self.out)), out=res)
+        return res
+
+    def col2im(self, cols):
+        """The adjoint of ``cols(buffer(.))``: (C*K, M) columns summed into a new (N, C, *S)."""
+        n = self.C * self.M
+        buf = _scratch('flat_acc', (n + self.tail,), cols.dtype)
+        buf[n:] = 0
+        parts = cols.reshape(self.C, self.Kp, self.M)
+        for j, kidx in enumerate(np.ndindex(*self.K)):
+            off = sum(k * o for k, o in zip(kidx, self.koff))
+            dst = buf[off:off + n].reshape(self.C, self.M)
+            if j:
+                dst += parts[:, j]
+            else:  # offset 0 covers all of buf but the tail
+                np.copyto(dst, parts[:, 0])
+        body = buf[:n].reshape((self.C, self.N) + self.Sp)[self._interior(self.S)]
+        return np.ascontiguousarray(body.swapaxes(0, 1))
+
+
+def _conv_flat(x, w, b, f, groups, scratch=False):
+    """Convolution in the flat layout: returns (y, cols), with the bias ``b`` added.
+
+    With ``groups == 1`` and a bias, ``cols`` has a last row of ones and the bias is a last
+    column of the GEMM's weight.  ``cols`` is only valid until the next call if ``scratch``.
+    """
+    w = np.ascontiguousarray(w)
+    O = w.shape[0]
+    fuse = b is not None and groups == 1
+    cols = f.cols(f.buffer(x), scratch=scratch, ones=fuse)
+    y = _scratch('flat_gemm', (O, f.M), cols.dtype)
+    if groups == 1:
+        wm = w.reshape(O, -1)
+        if fuse:
+            wm = np.concatenate([wm, b.reshape(O, 1).astype(wm.dtype, copy=False)], 1)
+        np.matmul(wm, cols, out=y)
+    else:
+        ck = cols.shape[0] // groups
+        np.matmul(w.reshape(groups, O // groups, ck), cols.reshape(groups, ck, f.M),
+                  out=y.reshape(groups, O // groups, f.M))
+    return f.unflat_out(y, None if fuse else b), cols
+
+
+def _conv_w_flat(gyf, cols, f, groups):
+    """Weight gradient (O, C/g, *K) from flat ``gyf`` (O, M) and ``cols`` (C*K[+1], M), and
+    the bias gradient when ``cols`` has the row of ones (else ``None``); ``None`` when
+    non-finite (the extra columns may then have leaked into it)."""
+    O = gyf.shape[0]
+    ck = f.C * f.Kp // groups
+    CK = cols.shape[0]
+    if groups == 1 and O * CK <= 1024:
+        # small: per-image products summed (one long thin GEMM runs poorly)
+        gw = np.matmul(cols.reshape(CK, f.N, f.P).transpose(1, 0, 2),
+                       gyf.reshape(O, f.N, f.P).transpose(1, 2, 0)).sum(0).T
+    elif groups == 1:
+        gw = np.matmul(cols, gyf.T).T
+    else:
+        gw = np.matmul(gyf.reshape(groups, O // groups, f.M),
+                       cols.reshape(groups, ck, f.M).swapaxes(1, 2))
+    if not np.isfinite(gw).all():
+        return None
+    gb = None
+    if cols.shape[0] > f.C * f.Kp:
+        gw, gb = gw[:, :-1], np.ascontiguousarray(gw[:, -1])
+    return np.ascontiguousarray(gw).reshape((O, ck // f.Kp) + f.K), gb
+
+
+def _conv_t_flat(gyf, w, f, groups):
+    """Input gradient (N, C, *S) from flat ``gyf`` (O, M); needs a finite ``w``."""
+    w = np.ascontiguousarray(w)
+    O = w.shape[0]
+    cols = _scratch('flat_gemm', (w[0].size * groups, f.M), gyf.dtype)
+    if groups == 1:
+        np.matmul(w.reshape(O, -1).T, gyf, out=cols)
+    else:
+        np.matmul(w.reshape(groups, O // groups, -1).swapaxes(1, 2),
+                  gyf.reshape(groups, O // groups, f.M), out=cols.reshape(groups, -1, f.M))
+    return f.col2im(cols)
+
+
+def _finite(a):
+    return bool(np.isfinite(a).all())
+
+
 # -- ops ---------------------------------------------------------------------------------
 
 class Convolution(Op):
@@ -173,10 +412,18 @@ class Convolution(Op):
         self.save_for_backward(x if need_w else None, w if need_x else None)
         self.x_size = x.shape[2:]
         self.k_size = w.shape[2:]
+        self._flat = None
         if transposed:
             y = _conv_t(x, w, size, *self.geom)
         else:
-            y, cols = _conv(x, w, *self.geom, out=size)
+            f = _Flat.plan(x.shape[0], x.shape[1], w.shape[0], x.shape[2:], w.shape[2:], stride,
+                           pads, dilation, x.dtype, size) if x.dtype == w.dtype else None
+            if f is not None:
+                y, cols = _conv_flat(x, w, b, f, groups, scratch=not need_w)
+                self._flat = f
+                self._cols = cols if need_w else None
+                return y
+            y, cols = _conv(x, w, *self.geom, out=size, keep=need_w)
             self._cols = cols if need_w else None
         if b is not None:
             y += b.reshape((-1,) + (1,) * (y.ndim - 2))
@@ -192,12 +439,38 @@ class Convolution(Op):
                 gx = _conv_any(gy, w, self.geom, self.x_size)
             if needs[1]:
                 gw = _conv_w_any(gy, x, self.k_size, self.geom)
+        elif self._flat is not None and fm.is_array(gy):
+            f, groups = self._flat, self.geom[3]
+            gyf = f.grad_out(gy)
+            if needs[0]:
+                gx = (_conv_t_flat(gyf, w, f, groups) if _finite(w)
+                      else _conv_t(gy, w, self.x_size, *self.geom))
+            if needs[1]:
+                res = _conv_w_flat(gyf, self._cols, f, groups) if self._cols is not None \
+                    else None
+                if res is None:  # non-finite: recompute without the extra columns
+                    gw = _conv_w(x, gy, self.k_size, *self.geom, cols=_im2col(
+                        x, self.k_size, self.geom[0], self.geom[1], self.geom[2], f.out))
+                else:
+                    gw, gb = res
+                if self._cols is not None:
+                    _give(self._cols)
+            if len(needs) > 2 and needs[2]:
+                if gb is None:
+                    gb = gyf.sum(1)
+            else:
+                gb = None
+            self._cols = None
+            return gx, gw, gb
         else:
             if needs[0]:
                 gx = _conv_t_any(gy, w, self.x_size, self.geom)
             if needs[1]:
-                cols = self._cols if fm.is_array(gy) and fm.is_array(x) else None
+                cols = self._cols if fm.is_array(gy) and fm.is_array(x) and \
+                    self._flat is None else None
                 gw = _conv_w_any(x, gy, self.k_size, self.geom, cols)
+                if cols is not None:
+                    _give(cols[0])
             self._cols = None
         if len(needs) > 2 and needs[2]:
             gb = gy.sum((0,) + tuple(range(2, gy.ndim)))
@@ -226,6 +499,11 @@ class ConvolutionWeight(Op):
 
 def _conv_any(x, w, geom, out=None):
     if fm.is_array(x) and fm.is_array(w):
+        stride, pads, dilation, groups = geom
+        f = _Flat.plan(x.shape[0], x.shape[1], w.shape[0], x.shape[2:], w.shape[2:], stride, pads,
+                       dilation, x.dtype, out) if x.dtype == w.dtype else None
+        if f is not None:
+            return _conv_flat(x, w, None, f, groups, scratch=True)[0]
         return _conv(x, w, *geom, out=out)[0]
     stride, pads, dilation, groups = geom
     return Convolution.apply(x, w, stride=stride, pads=pads, dilation=dilation, groups=groups,
