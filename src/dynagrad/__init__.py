@@ -1,4 +1,6 @@
 """dynagrad: automatic differentiation with dynamic graphs, on NumPy, with PyTorch's API."""
+from .backend import keep_freed_memory as _keep_freed_memory
+_keep_freed_memory()  # see its docstring; DYNAGRAD_KEEP_FREED_MEMORY=0 opts out
 from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa
                      bool, half, float, double, short, int, long, get_default_dtype,
                      set_default_dtype, promote_types)
