@@ -1985,21 +1985,6 @@ def clamp_max_(self, max):
 # -- in-place forms of the op library -----------------------------------------------------
 
 
-def _inplace(op_cls, name, fn_check=None, **fixed):
-    def method(self, *args, **kwargs):
-        if fn_check is not None:
-            fn_check(self, *args, **kwargs)
-        return op_cls.apply_(self, *args, **fixed, **kwargs)
-    method.__name__ = name
-    return method
-
-
-def _other_tensor(name):
-    def check(self, other):
-        _need_tensor(name, other, 1)
-    return check
-
-
 def floor_divide_(self, other):
     return FloorDivideInplace.apply_(self, other)
 
@@ -2074,13 +2059,6 @@ def _invert(self):
         raise TypeError('~ (operator.invert) is only implemented on integer and Boolean-type '
                         'tensors')
     return BitwiseNot.apply(self)
-
-
-def _reflected(fn):
-    def method(self, other):
-        return fn(other, self)
-    method.__name__ = '__r' + fn.__name__ + '__'
-    return method
 
 
 def _commuted(fn):

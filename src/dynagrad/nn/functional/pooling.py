@@ -95,10 +95,6 @@ def _check_kind(fn, input):
 # ---------------------------------------------------------------------------------------
 # gather / scatter at flat spatial indices: the backward of max pooling and unpooling
 
-def _rows(a, lead):
-    return a.reshape(lead + (-1,))
-
-
 class GatherFlat(Op):
     """``x[..., idx]`` along the last axis; ``idx`` broadcasts over x's leading dims."""
     node_name = 'GatherBackward0'

@@ -114,12 +114,6 @@ def _order(T, reverse):
     return range(T - 1, -1, -1) if reverse else range(T)
 
 
-def _fold_bias(b_ih, b_hh, n):
-    if b_ih is None:
-        return None
-    return b_ih + b_hh if n is None else None
-
-
 def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     H = w_hh.shape[0] // 4
     dt = x.dtype
