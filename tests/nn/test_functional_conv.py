@@ -7,6 +7,9 @@ import torch
 import dynagrad
 from dynagrad.autograd import gradcheck, gradgradcheck
 
+# padding='same' with an even kernel warns in both libraries, as it should; here on purpose
+pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel")
+
 DF = dynagrad.nn.functional
 TF = torch.nn.functional
 

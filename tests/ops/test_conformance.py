@@ -4,8 +4,12 @@ Per (op, sample): forward value, dtype and shape (function, alias, method and op
 forms); gradients of every float input for a random upstream gradient shared with torch;
 grad_fn names; ``gradcheck`` and ``gradgradcheck`` in float64 on small samples; the
 in-place variant on a non-leaf (values, gradients, version-counter errors). Per error
-sample: the exception type torch raises.
+sample: the exception type torch raises. The forward check also compares warnings: where
+torch warns (a deprecated argument, a size mismatch that broadcasts), dynagrad warns too,
+and where it does not, neither does dynagrad; the other checks silence what the forward
+check has compared.
 """
+import warnings
 import zlib
 
 import numpy as np
@@ -19,7 +23,9 @@ import op_db
 from op_db import OPS, NC, DT, STATS
 
 LIBS = (dynagrad, torch)
-pytestmark = pytest.mark.filterwarnings('ignore:The use of `x.T`:UserWarning')
+pytestmark = [pytest.mark.filterwarnings('ignore:The use of `x.T`:UserWarning'),
+              pytest.mark.filterwarnings('ignore::UserWarning'),
+              pytest.mark.filterwarnings('ignore::FutureWarning')]
 GRADCHECK_MAX_NUMEL = 12
 GRADGRADCHECK_MAX_NUMEL = 8
 
@@ -248,9 +254,26 @@ def test_forward(op, sample, i):
     for name, call in variants(op, sample):
         d_args, d_kw, _, _ = build(dynagrad, sample)
         t_args, t_kw, _, _ = build(torch, sample)
-        expected = call(torch, *t_args, **t_kw)
-        actual = call(dynagrad, *d_args, **d_kw)
+        expected, t_warned = _warnings_of(call, torch, t_args, t_kw)
+        actual, d_warned = _warnings_of(call, dynagrad, d_args, d_kw)
         assert_same_outputs(actual, expected, what=f'{name} form')
+        assert d_warned == t_warned, f'{name} form: dynagrad warned {d_warned or "nothing"}, ' \
+                                     f'torch {t_warned or "nothing"}'
+
+
+# torch gives these once per process (TORCH_WARN_ONCE), so whether it warns in a given test
+# depends on what ran before; dynagrad warns each time and Python's filters show it once.
+TORCH_WARNS_ONCE = ("Using padding='same' with even kernel lengths",)
+
+
+def _warnings_of(call, lib, args, kwargs):
+    """The call's result, and the categories of the warnings it gave (x.T's aside)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        out = call(lib, *args, **kwargs)
+    ignored = ('The use of `x.T`',) + TORCH_WARNS_ONCE
+    return out, {w.category.__name__ for w in caught
+                 if not any(text in str(w.message) for text in ignored)}
 
 
 @pytest.mark.parametrize('op,sample,i', GRAD)

@@ -1,6 +1,11 @@
 """Every optimizer against torch.optim: the parameter trajectory of a 2-layer MLP over 50
 steps in float64 (every parameter after every step, 1e-5 relative), state-dict round trips
-mid-training, the state-dict layout, and torch's errors for invalid arguments."""
+mid-training, the state-dict layout, and torch's errors for invalid arguments.
+
+The updates round as PyTorch's portable (non-vectorised) kernels do, so a step from the same
+gradients is bitwise PyTorch's under ATEN_CPU_CAPABILITY=default; its AVX2/AVX512 kernels
+fuse multiply-adds, which NumPy cannot, and BLAS kernels differ between machines, so the
+trajectories here agree to rounding, not bit for bit."""
 import copy
 import warnings
 
@@ -47,6 +52,22 @@ CASES = [
 ]
 
 
+# Centered RMSprop with alpha=0.9 on this problem turns chaotic after about 30 steps: the
+# variance estimate square_avg - grad_avg**2 cancels towards zero, and a 1-ulp difference
+# grows about tenfold a step. PyTorch itself diverges from itself there: its default and
+# AVX512 kernels (ATEN_CPU_CAPABILITY=default vs avx512, same machine, same BLAS) end 4.7e-6
+# apart (relative) at step 49, and a 1-ulp change of one initial weight moves its own step-50
+# parameters by 3e-8 (test_centered_rmsprop_is_chaotic_in_torch_itself). So that case is
+# compared over its first 30 steps, where every BLAS core type, thread count and torch
+# kernel tried agrees to the tolerance below, which stays as it is.
+CHAOTIC_AFTER = {('RMSprop', (('alpha', 0.9), ('centered', True), ('lr', 0.01))): 30}
+
+
+def _steps(case):
+    name, kwargs = case
+    return CHAOTIC_AFTER.get((name, tuple(sorted(kwargs.items()))), STEPS)
+
+
 def _id(case):
     name, kw = case
     return name + '(' + ','.join(f'{k}={v}' for k, v in kw.items()) + ')'
@@ -82,10 +103,28 @@ def _assert_same(ours, theirs):
 @pytest.mark.parametrize('groups', ['single', 'split'])
 def test_trajectory_matches_torch(case, groups):
     name, kwargs = case
-    ours = _run(*_make(dynagrad, name, kwargs, groups), STEPS)
-    theirs = _run(*_make(torch, name, kwargs, groups), STEPS)
+    steps = _steps(case)
+    ours = _run(*_make(dynagrad, name, kwargs, groups), steps)
+    theirs = _run(*_make(torch, name, kwargs, groups), steps)
     _assert_same(ours, theirs)
     assert not np.allclose(ours[0][0], ours[-1][0])   # it moved
+
+
+def test_centered_rmsprop_is_chaotic_in_torch_itself():
+    """Why CHAOTIC_AFTER cuts that case short: PyTorch alone, with one initial weight moved
+    by one ulp, agrees with itself to 1e-13 up to step 30 and not to 1e-10 at step 50."""
+    case = ('RMSprop', dict(lr=0.01, alpha=0.9, centered=True))
+    assert _steps(case) == 30
+    reference = _run(*_make(torch, *case), STEPS)
+    prob, opt = _make(torch, *case)
+    with torch.no_grad():
+        prob.params[0][0, 0] = np.nextafter(prob.params[0][0, 0].item(), 1.0)
+    nudged = _run(prob, opt, STEPS)
+
+    def gap(step):
+        return max(np.abs(a - b).max() for a, b in zip(reference[step - 1], nudged[step - 1]))
+    assert gap(30) < 1e-13
+    assert gap(50) > 1e-10
 
 
 LBFGS_CASES = [

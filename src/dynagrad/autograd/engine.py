@@ -14,6 +14,7 @@ from .graph import AccumulateGrad
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, run_checked
 from . import function as _function
+from ..backend import fp_errors_off, fp_errors_restore
 
 __all__ = ['run_backward']
 
@@ -217,6 +218,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
     ready = [n for n in roots if n not in deps]
     prev_mode = _grad_state.grad_enabled
     _grad_state.grad_enabled = create_graph
+    fp_state = fp_errors_off()  # backward formulas meet 0 * inf and x / 0 as PyTorch's do
     try:
         while ready:
             node = ready.pop()
@@ -273,6 +275,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                             ready.append(nxt)
     finally:
         _grad_state.grad_enabled = prev_mode
+        fp_errors_restore(fp_state)
 
     if inputs is None:
         return None

@@ -30,6 +30,7 @@ import functools
 import numpy as np
 
 from .. import _dtype
+from ..backend import fp_errors_off, fp_errors_restore
 from .graph import Node, SavedTensor
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, note_forward, capture_stack
@@ -81,9 +82,15 @@ class Op(Node):
     promotes = False       # tensor inputs are cast to PyTorch's common dtype first
     differentiable = True  # False for ops with integer or boolean results
     guards_leaves = False  # a non-differentiable in-place op still refuses grad leaves (eq_)
+    # The forward can turn finite inputs into inf or nan (log(0), 1/0, exp(1000), 1e200**2):
+    # run it with NumPy's floating-point warnings off, since PyTorch never warns there.
+    # Off by default so ops that cannot (shape, indexing, comparison) pay nothing.
+    quiet_fp = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if cls.quiet_fp and 'forward' in cls.__dict__:
+            cls.forward = _fp_quiet(cls.__dict__['forward'])
         # 0: no dtype rule; 1: integer inputs go float; 2: PyTorch's promotion.
         cls._casts = 2 if cls.promotes else 1 if cls.float_result else 0
         if 'node_name' in cls.__dict__:
@@ -268,6 +275,17 @@ class Op(Node):
 
 
 Op._input_meta = None
+
+
+def _fp_quiet(forward):
+    @functools.wraps(forward)
+    def quiet_forward(self, *args, **kwargs):
+        state = fp_errors_off()
+        try:
+            return forward(self, *args, **kwargs)
+        finally:
+            fp_errors_restore(state)
+    return quiet_forward
 
 
 def _as_runtime_error(cls, arrays, error):

@@ -886,6 +886,10 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
     if reduce is not None:
         if reduce not in ('add', 'multiply'):
             raise RuntimeError('reduce argument must be either add or multiply.')
+        if _is_tensor(src):
+            warnings.warn('The reduce argument of scatter with Tensor src is deprecated and will '
+                          'be removed in a future PyTorch release. Use scatter_reduce instead '
+                          'for more reduction options.', UserWarning, stacklevel=3)
         apply = ScatterLegacyReduce.apply_ if inplace else ScatterLegacyReduce.apply
         return apply(input, src, key=key, region=region, reduce=reduce)
     return apply(input, src, key=key, region=region)

@@ -91,6 +91,7 @@ class Mul(Op):
 
 
 class Div(Op):
+    quiet_fp = True
     promotes = True
     float_result = True
 
@@ -106,6 +107,7 @@ class Div(Op):
 
 class Rdiv(Op):
     """``other / x`` for a scalar ``other`` (torch records it as ``other * x.reciprocal()``)."""
+    quiet_fp = True
     node_name = 'MulBackward0'
     promotes = True
     float_result = True
@@ -121,6 +123,7 @@ class Rdiv(Op):
 
 
 class Pow(Op):
+    quiet_fp = True
     __slots__ = ('exponent',)
     """``x ** exponent`` with a scalar exponent."""
     promotes = True
@@ -142,6 +145,7 @@ class Pow(Op):
 
 class PowTensor(Op):
     """``a ** b`` with a tensor exponent."""
+    quiet_fp = True
     node_name = 'PowBackward1'
     promotes = True
 
@@ -163,6 +167,7 @@ class PowTensor(Op):
 
 class Rpow(Op):
     """``base ** x`` for a scalar ``base``."""
+    quiet_fp = True
     node_name = 'PowBackward2'
     promotes = True
     float_result = False
@@ -198,6 +203,7 @@ class Neg(Op):
 
 
 class Exp(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -211,6 +217,7 @@ class Exp(Op):
 
 
 class Log(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -223,6 +230,7 @@ class Log(Op):
 
 
 class Sqrt(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -249,6 +257,7 @@ class Tanh(Op):
 
 
 class Sigmoid(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -691,6 +700,7 @@ class DivMode(Op):
 
 
 class FloorDivide(_NoDerivative):
+    quiet_fp = True
     node_name = 'NotImplemented'
     aten = 'floor_divide'
     promotes = True
@@ -706,6 +716,7 @@ class FloorDivideInplace(FloorDivide):
 
 class Remainder(Op):
     """Python's ``a % b`` (the sign of the divisor); d/db = -floor(a / b)."""
+    quiet_fp = True
     node_name = 'RemainderBackward1'
     promotes = True
 
@@ -730,6 +741,7 @@ class Remainder(Op):
 
 class RemainderScalarSelf(_NoDerivative):
     """``scalar % tensor``: PyTorch defines no derivative."""
+    quiet_fp = True
     node_name = 'NotImplemented'
     aten = 'remainder'
     promotes = True
@@ -742,6 +754,7 @@ class RemainderScalarSelf(_NoDerivative):
 
 class Fmod(Op):
     """C's ``fmod`` (the sign of the dividend); d/db = -trunc(a / b)."""
+    quiet_fp = True
     node_name = 'FmodBackward1'
     promotes = True
 
@@ -768,6 +781,7 @@ class Fmod(Op):
 
 
 class Exp2(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -781,6 +795,7 @@ class Exp2(Op):
 
 
 class Expm1(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -794,6 +809,7 @@ class Expm1(Op):
 
 
 class Log2(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -807,6 +823,7 @@ class Log2(Op):
 
 
 class Log10(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -820,6 +837,7 @@ class Log10(Op):
 
 
 class Log1p(Op):
+    quiet_fp = True
     node_name = 'Log1PBackward0'
     float_result = True
 
@@ -834,6 +852,7 @@ class Log1p(Op):
 
 
 class Rsqrt(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -848,6 +867,7 @@ class Rsqrt(Op):
 
 
 class Reciprocal(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -865,6 +885,7 @@ class Reciprocal(Op):
 
 
 class Sin(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -878,6 +899,7 @@ class Sin(Op):
 
 
 class Cos(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -891,6 +913,7 @@ class Cos(Op):
 
 
 class Tan(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -905,6 +928,7 @@ class Tan(Op):
 
 
 class Asin(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -919,6 +943,7 @@ class Asin(Op):
 
 
 class Acos(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -945,6 +970,7 @@ class Atan(Op):
 
 
 class Sinh(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -957,6 +983,7 @@ class Sinh(Op):
 
 
 class Cosh(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -981,6 +1008,7 @@ class Asinh(Op):
 
 
 class Acosh(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -1012,6 +1040,7 @@ class AcoshInplace(Acosh):
 
 
 class Atanh(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -1034,6 +1063,7 @@ class AtanhInplace(Atanh):
 
 
 class Atan2(Op):
+    quiet_fp = True
     promotes = True
     float_result = True
 
@@ -1050,6 +1080,7 @@ class Atan2(Op):
 
 class Logit(Op):
     """``log(x / (1 - x))`` of ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    quiet_fp = True
     float_result = True
 
     def forward(self, x, eps=None):
@@ -1099,6 +1130,7 @@ class Erfc(Op):
 
 
 class Erfinv(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -1112,6 +1144,7 @@ class Erfinv(Op):
 
 
 class Lgamma(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -1124,6 +1157,7 @@ class Lgamma(Op):
 
 
 class Digamma(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x):
@@ -1137,6 +1171,7 @@ class Digamma(Op):
 
 class Polygamma(Op):
     """The n-th derivative of digamma; ``x`` is input 0, ``n`` a parameter."""
+    quiet_fp = True
     float_result = True
 
     def forward(self, x, n):
@@ -1219,6 +1254,7 @@ class Frac(Op):
 
 class Xlogy(Op):
     """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is nan)."""
+    quiet_fp = True
     promotes = True
     float_result = True
 
@@ -1255,6 +1291,7 @@ class Xlogy(Op):
 
 
 class Hypot(Op):
+    quiet_fp = True
     promotes = True
 
     def forward(self, a, b):
@@ -1344,6 +1381,7 @@ class Addcmul(Op):
 
 
 class Addcdiv(Op):
+    quiet_fp = True
     promotes = True
 
     def forward(self, x, t1, t2, value=1):

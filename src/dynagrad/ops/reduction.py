@@ -256,6 +256,8 @@ def _as1d(x):
 # -- sum and mean -------------------------------------------------------------------------------
 
 class Sum(Op):
+    quiet_fp = True
+
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         self.shape = x.shape
         self.dims = dim
@@ -274,6 +276,7 @@ class Sum(Op):
 
 
 class Mean(Op):
+    quiet_fp = True
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         if x.dtype.kind not in 'fc' and dtype is None:
             name = {'i': 'Long', 'b': 'Bool', 'u': 'Byte'}.get(x.dtype.kind, str(x.dtype))
@@ -404,6 +407,7 @@ def _cumprod_grad(x, g, axis, out=None):
 
 
 class Prod(Op):
+    quiet_fp = True
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         self.in_dtype = x.dtype
         if dtype is None and x.dtype.kind in 'biu':
@@ -450,6 +454,7 @@ class Cumsum(Op):
 
 
 class Cumprod(Op):
+    quiet_fp = True
     def forward(self, x, axis, dtype=None):
         self.axis, self.in_dtype = axis, x.dtype
         if dtype is None and x.dtype.kind in 'biu':
@@ -667,6 +672,7 @@ def argmin(input, dim=None, keepdim=False):
 # -- logsumexp ------------------------------------------------------------------------------------
 
 class Logsumexp(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x, dims, keepdim):
@@ -708,6 +714,7 @@ def _mean_keep(x, dims, n):
 
 class VarStd(Op):
     """``var`` / ``std`` (one output) or ``var_mean`` / ``std_mean`` (two outputs)."""
+    quiet_fp = True
     node_name = 'VarBackward0'
 
     def forward(self, x, dims, correction, keepdim, take_sqrt, with_mean):
@@ -770,7 +777,9 @@ def _var_std(op, input, dim, unbiased, keepdim, correction, take_sqrt, with_mean
     dims, corr = _var_args(op, input, dim, unbiased, keepdim, correction)
     if keepdim and dims is None:
         dims = tuple(range(input.ndim))
-    if _count(input._data.shape, dims) - corr <= 0:
+    # PyTorch's reduction factor is numel / output numel: 0 for any empty input
+    factor = _count(input._data.shape, dims) if input._data.size else 0
+    if factor - corr <= 0:
         warnings.warn(f'{op}(): degrees of freedom is <= 0. Correction should be strictly less '
                       'than the reduction factor (input numel divided by output numel).',
                       UserWarning, stacklevel=3)
@@ -797,6 +806,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # -- norms ----------------------------------------------------------------------------------------
 
 class VectorNorm(Op):
+    quiet_fp = True
     node_name = 'LinalgVectorNormBackward0'
 
     def forward(self, x, ord, dims, keepdim):

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from .adam import _grad
-from .optimizer import Optimizer, _scalar, _state_tensor, _step_tensor
+from .optimizer import Optimizer, _addcdiv_, _scalar, _state_tensor, _step_tensor
 from .sgd import _check_lr
 
 
@@ -54,6 +54,6 @@ class Adagrad(Optimizer):
                 clr = lr / (1 + (step - 1) * lr_decay)
                 s = state['sum']._data
                 s += g * g
-                p._data += -clr * (g / (np.sqrt(s) + eps))
+                _addcdiv_(p._data, g, np.sqrt(s) + eps, -clr)
                 p._vc.value += 1
         return loss

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from .optimizer import (Optimizer, _advance, _lerp_, _scalar, _state_tensor,
+from .optimizer import (Optimizer, _addcdiv_, _advance, _lerp_, _scalar, _state_tensor,
                         _step_tensor, _weight_decay)
 from .sgd import _check_lr
 
@@ -70,7 +70,7 @@ class Adam(Optimizer):
                     denom = np.sqrt(vmax) / bc2_sqrt + eps
                 else:
                     denom = np.sqrt(v) / bc2_sqrt + eps
-                p._data += -step_size * (m / denom)
+                _addcdiv_(p._data, m, denom, -step_size)
                 p._vc.value += 1
         return loss
 
@@ -113,7 +113,7 @@ class Adamax(Optimizer):
                 u *= beta2
                 np.maximum(u, np.abs(g) + eps, out=u)
                 clr = lr / (1 - beta1 ** step)
-                p._data += -clr * (m / u)
+                _addcdiv_(p._data, m, u, -clr)
                 p._vc.value += 1
         return loss
 
@@ -162,8 +162,8 @@ class NAdam(Optimizer):
                 v *= beta2
                 v += (1 - beta2) * g * g
                 denom = np.sqrt(v / bias_correction2) + eps
-                p._data += (-lr * (1.0 - mu) / (1.0 - mu_product)) * (g / denom)
-                p._data += ((-lr * mu_next) / (1.0 - mu_product * mu_next)) * (m / denom)
+                _addcdiv_(p._data, g, denom, -lr * (1.0 - mu) / (1.0 - mu_product))
+                _addcdiv_(p._data, m, denom, (-lr * mu_next) / (1.0 - mu_product * mu_next))
                 p._vc.value += 1
         return loss
 

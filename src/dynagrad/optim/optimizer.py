@@ -119,6 +119,15 @@ def _scalar(x):
     return float(x) if isinstance(x, Tensor) else x
 
 
+def _addcdiv_(a, t1, t2, value):
+    """``a.addcdiv_(t1, t2, value=value)`` on arrays, rounding as PyTorch's kernel does:
+    ``a + (value * t1) / t2`` (not ``value * (t1 / t2)``, which differs in the last bit)."""
+    step = value * t1
+    step /= t2
+    a += step
+    return a
+
+
 def _lerp_(a, b, w):
     """``a.lerp_(b, w)`` on arrays, with PyTorch's two-sided formula (exact at w=1)."""
     if w < 0.5:

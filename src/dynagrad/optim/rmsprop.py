@@ -3,7 +3,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from .adam import _grad
-from .optimizer import (Optimizer, _lerp_, _scalar, _state_tensor,
+from .optimizer import (Optimizer, _addcdiv_, _lerp_, _scalar, _state_tensor,
                         _step_tensor)
 from .sgd import _check_lr
 
@@ -62,6 +62,6 @@ class RMSprop(Optimizer):
                     buf += g / avg
                     p._data -= lr * buf
                 else:
-                    p._data += -lr * (g / avg)
+                    _addcdiv_(p._data, g, avg, -lr)
                 p._vc.value += 1
         return loss

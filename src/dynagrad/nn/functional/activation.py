@@ -55,6 +55,7 @@ def _softplus_arr(bx):
 
 
 class LogSoftmax(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x, dim):
@@ -79,6 +80,7 @@ class LogSoftmax(Op):
 
 
 class Softmax(Op):
+    quiet_fp = True
     float_result = True
 
     def forward(self, x, dim):
@@ -265,6 +267,7 @@ class Elu(Op):
     (``EluBackward1``), from which the derivative ``input_scale * (y + alpha * scale)`` of
     the negative branch follows as well.
     """
+    quiet_fp = True
 
     def forward(self, x, alpha, scale, input_scale, name='Elu', inplace=False):
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
@@ -442,6 +445,7 @@ _GELU_C = 0.044715
 
 
 class Gelu(Op):
+    quiet_fp = True
     def forward(self, x, approximate):
         self.approximate = approximate
         self.save_for_backward(x)
@@ -471,6 +475,7 @@ def gelu(input, approximate='none'):
 
 
 class Silu(Op):
+    quiet_fp = True
     def forward(self, x):
         self.save_for_backward(x)
         return x * _sigmoid(x)
@@ -487,6 +492,7 @@ def silu(input, inplace=False):
 
 
 class Mish(Op):
+    quiet_fp = True
     def forward(self, x):
         self.save_for_backward(x)
         return x * xp.tanh(_softplus_arr(x))
@@ -507,6 +513,7 @@ def mish(input, inplace=False):
 
 
 class Softplus(Op):
+    quiet_fp = True
     def forward(self, x, beta, threshold):
         self.beta, self.threshold = beta, threshold
         self.save_for_backward(x)
@@ -528,6 +535,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 class LogSigmoid(Op):
+    quiet_fp = True
     def forward(self, x):
         self.save_for_backward(x)
         return -_softplus_arr(-x)

@@ -25,6 +25,7 @@ kernels through ``_conv_any``/``_conv_t_any``/``_conv_w_any``, which compute on 
 and record an op on tensors (``create_graph=True``).
 """
 import math
+import warnings
 import threading
 
 import numpy as np
@@ -618,6 +619,10 @@ def _convnd(d, input, weight, bias, stride, padding, dilation, groups):
                                    'convolutions')
             pads = tuple(((dd * (k - 1)) // 2, dd * (k - 1) - (dd * (k - 1)) // 2)
                          for k, dd in zip(K, dilation))
+            if any(lo != hi for lo, hi in pads):
+                warnings.warn("Using padding='same' with even kernel lengths and odd dilation "
+                              'may require a zero-padded copy of the input be created',
+                              UserWarning, stacklevel=3)
         else:
             raise RuntimeError(f"{fn}: Invalid padding string: '{padding}' (use 'valid', "
                                "'same', an int or a tuple of ints)")

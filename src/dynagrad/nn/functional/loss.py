@@ -102,6 +102,7 @@ def _check_same_size(input, target, op):
 
 class _DivScalar(Op):
     """``x / number`` as torch's C++ losses record it (``DivBackward1``)."""
+    quiet_fp = True
     node_name = 'DivBackward1'
 
     def forward(self, x, other):
@@ -119,6 +120,7 @@ def _size(t):
 
 class _PointwiseLoss(Op):
     """An elementwise loss ``l(x, t)`` and its reduction, fused into one node."""
+    quiet_fp = True
     promotes = True
 
     def _reduce(self, loss, reduction):
@@ -126,7 +128,11 @@ class _PointwiseLoss(Op):
         if reduction == 'none':
             return loss
         self.n = loss.size
-        return loss.sum() if reduction == 'sum' else loss.mean()
+        if reduction == 'sum':
+            return loss.sum()
+        # sum / n, not mean(): an empty loss gives nan as in PyTorch, without NumPy's
+        # "Mean of empty slice" warning (the same arithmetic otherwise)
+        return loss.sum() / loss.dtype.type(self.n)
 
     def _scale(self, g):
         """The upstream gradient per element of the unreduced loss."""
@@ -403,6 +409,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 class NllLoss(Op):
     """Negative log-likelihood of class indices, with weights and an ignored index."""
+    quiet_fp = True
     node_name = 'NllLossBackward0'
 
     def forward(self, logp, target, weight=None, ignore_index=-100, reduction='mean'):
@@ -501,6 +508,7 @@ class CrossEntropy(Op):
     """Cross-entropy of (N, C) logits and class indices in one node: log-sum-exp forward,
     ``softmax - one_hot`` backward. The common case of ``cross_entropy``, made one pass
     shorter each way than log_softmax + nll_loss; named as torch's output node."""
+    quiet_fp = True
     node_name = 'NllLossBackward0'
 
     def forward(self, x, target, weight=None, ignore_index=-100, reduction='mean'):
@@ -617,7 +625,11 @@ class MultiMarginLoss(Op):
         if reduction == 'none':
             return loss.reshape(target.shape) if x.ndim > 1 else loss.reshape(())
         self.n = loss.size
-        return loss.sum() if reduction == 'sum' else loss.mean()
+        if reduction == 'sum':
+            return loss.sum()
+        # sum / n, not mean(): an empty loss gives nan as in PyTorch, without NumPy's
+        # "Mean of empty slice" warning (the same arithmetic otherwise)
+        return loss.sum() / loss.dtype.type(self.n)
 
     def _hinge(self, x2, t):
         rows = np.arange(x2.shape[0])
@@ -696,7 +708,11 @@ class MultilabelMarginLoss(Op):
         if reduction == 'none':
             return loss if x.ndim == 2 else loss.reshape(())
         self.n = loss.size
-        return loss.sum() if reduction == 'sum' else loss.mean()
+        if reduction == 'sum':
+            return loss.sum()
+        # sum / n, not mean(): an empty loss gives nan as in PyTorch, without NumPy's
+        # "Mean of empty slice" warning (the same arithmetic otherwise)
+        return loss.sum() / loss.dtype.type(self.n)
 
     def backward(self, g):
         c = self.shape2[1]
@@ -763,7 +779,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
         loss = input - target * _ops.log(input + eps)
     if full:
         t = target
-        stirling = t * _ops.log(t) - t + _ops.log(t * (2 * math.pi)) * 0.5
+        # xlogy(t, t) is t * log(t) without 0 * -inf (masked below, but NumPy would warn)
+        stirling = _ops.xlogy(t, t) - t + _ops.log(t * (2 * math.pi)) * 0.5
         loss = loss + _ops.where(t > 1, stirling, 0.0)
     return _reduce(loss, reduction)
 
@@ -880,6 +897,7 @@ class CtcLoss(Op):
     time steps are a loop. The gradient is PyTorch's: ``exp(lp) - exp(log(sum of alpha beta
     at each label) + nll - lp)``, which assumes ``log_probs`` come from a log_softmax.
     """
+    quiet_fp = True
 
     def forward(self, lp, ext, skip, in_len, tgt_len, zero_infinity=False):
         T, N, C = lp.shape

@@ -15,6 +15,7 @@ small per-axis matrices:
   it differentiates again, as PyTorch's does.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -486,6 +487,8 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     if padding_mode not in ('zeros', 'border', 'reflection'):
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        _warn_align_corners()
     if mode == 'bicubic':
         raise NotImplementedError("grid_sample: mode='bicubic' is not supported yet")
     if input.ndim != 4 or grid.ndim != 4:
@@ -545,8 +548,17 @@ class AffineGridGenerator(Op):
         return g.reshape((N, H * W, 2)).mT @ base
 
 
+def _warn_align_corners():
+    warnings.warn('Default grid_sample and affine_grid behavior has changed to '
+                  'align_corners=False since 1.3.0. Please specify align_corners=True if the old '
+                  'behavior is desired. See the documentation of grid_sample for details.',
+                  UserWarning, stacklevel=3)
+
+
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid of ``theta`` (N, 2, 3) for an output of ``size`` (N, C, H, W)."""
+    if align_corners is None:
+        _warn_align_corners()
     size = tuple(int(v) for v in size)
     if not theta.dtype.is_floating_point:
         raise ValueError(f'Expected theta to have floating point type, but got '
