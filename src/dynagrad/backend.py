@@ -4,9 +4,48 @@ Op code calls ``xp.<function>`` and never branches on the device. NumPy dispatch
 functions to other array libraries that implement ``__array_ufunc__`` and
 ``__array_function__`` (CuPy does), so a GPU backend plugs in here, not in each op.
 """
+import contextlib
+
 import numpy
 
-xp = numpy
+
+class ArrayNamespace:
+    """The door to arrays: ``xp.exp``, ``xp.zeros``, ``xp.float32``... forward to the array
+    library in use (NumPy unless ``array_namespace`` says otherwise).
+
+    Every module holds this one object, so pointing it at another library reaches every
+    op at once. A name is looked up in the library on first use and then kept as an
+    attribute, so ``xp.exp`` costs what ``numpy.exp`` costs.
+    """
+
+    def __init__(self, module):
+        self.__dict__['_module'] = module
+
+    def __getattr__(self, name):
+        value = getattr(self.__dict__['_module'], name)
+        self.__dict__[name] = value
+        return value
+
+    def _use(self, module):
+        self.__dict__.clear()
+        self.__dict__['_module'] = module
+
+    def __repr__(self):
+        return f'<array namespace {self.__dict__["_module"].__name__}>'
+
+
+xp = ArrayNamespace(numpy)
+
+
+@contextlib.contextmanager
+def array_namespace(module):
+    """Compute with ``module`` (NumPy's API) instead of NumPy inside the block."""
+    previous = xp.__dict__['_module']
+    xp._use(module)
+    try:
+        yield xp
+    finally:
+        xp._use(previous)
 
 
 def get_array_module(*arrays):

@@ -15,10 +15,31 @@ from .autograd.function import VersionCounter
 from .autograd.graph import AccumulateGrad
 from .autograd.grad_mode import state as _grad_state
 
-__all__ = ['Tensor', 'legacy_type_name']
+__all__ = ['Tensor', 'legacy_type_name', 'wrap', 'bump_version']
 
 _new = object.__new__
 _ndarray = np.ndarray
+
+
+def wrap(array):
+    """A Tensor with no history around ``array`` (no copy): how code that computed an array
+    hands it out as a tensor."""
+    t = _new(Tensor)
+    t._data = array
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = 0
+    return t
+
+
+def bump_version(tensor, writer='an in-place write'):
+    """Count a write into ``tensor``'s array made outside an op (an optimizer's update,
+    nn.init, gradient clipping, DDP's averaged gradients), so that a graph that saved the
+    old value refuses to use it, as PyTorch's version counters do."""
+    vc = tensor._vc
+    vc.value += 1
+    vc.modified_by = writer
+    vc.modified_at = None
 
 
 def legacy_type_name(np_dtype):

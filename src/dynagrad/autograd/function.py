@@ -205,6 +205,19 @@ class Op(Node):
         return t
 
     @classmethod
+    def run(cls, *inputs, **params):
+        """Run the op inside a backward formula: on arrays its forward alone (the fast path,
+        nothing recorded), on tensors ``apply`` (recorded, so its own backward gives the next
+        order of derivative)."""
+        for x in inputs:
+            if isinstance(x, Tensor):
+                return cls.apply(*inputs, **params)
+        node = _new(cls)
+        node._saved = ()
+        node.next_functions = _NO_EDGES
+        return node.forward(*inputs, **params)
+
+    @classmethod
     def apply_(cls, target, *others, **params):
         """The in-place variant: write the result into ``target`` and rewrite its history."""
         inputs = (target,) + others
@@ -288,6 +301,26 @@ def _fp_quiet(forward):
     return quiet_forward
 
 
+def is_array(x):
+    """True for an array (a backward formula's fast path), False for a tensor."""
+    return not hasattr(x, '_data')
+
+
+def sum_to(g, shape):
+    """Sum ``g`` (array or tensor) over the dimensions broadcasting added to reach it from
+    ``shape``: the gradient of a broadcast input."""
+    if g.shape == shape:
+        return g
+    if g.ndim < len(shape):  # shape has extra leading size-1 dims (copy_ drops them)
+        return g.reshape(shape)
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
+                                      if n == 1 and g.shape[lead + i] != 1)
+    if axes:
+        g = g.sum(axes)
+    return g.reshape(shape)
+
+
 def _as_runtime_error(cls, arrays, error):
     """NumPy's ValueError for bad input, as PyTorch's RuntimeError naming the op and shapes."""
     shapes = [a.shape for a in arrays if a.__class__ is _ndarray]
@@ -348,7 +381,7 @@ def _rebase_history(target, node):
         target._output_nr = 0
         target._requires_grad = True
         return
-    from ..ops.shape import CopySlices, replay_view
+    from .views import CopySlices, replay_view  # views.py builds on this module
     copy_node = CopySlices._make(base, target._view_fn, node)
     base._grad_fn = copy_node
     base._output_nr = 0
@@ -486,7 +519,6 @@ def _fit_grad(g, meta):
         return g
     shape, dtype = meta
     if g.shape != shape:
-        from ..ops._formula import sum_to
         g = sum_to(g, shape)
     if hasattr(g, '_data'):
         if g._data.dtype != dtype:

@@ -7,25 +7,9 @@ shared by both already; the few functions below fill the gaps, dispatching on ty
 """
 import numpy as np
 
+from ..autograd.function import is_array, sum_to  # noqa: F401  (the formulas' basics)
+
 _ndarray = np.ndarray
-
-
-def is_array(x):
-    return not hasattr(x, '_data')
-
-
-def sum_to(g, shape):
-    """Sum ``g`` over the dimensions that broadcasting added to reach it from ``shape``."""
-    if g.shape == shape:
-        return g
-    if g.ndim < len(shape):  # shape has extra leading size-1 dims (copy_ drops them)
-        return g.reshape(shape)
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and g.shape[lead + i] != 1)
-    if axes:
-        g = g.sum(axes)
-    return g.reshape(shape)
 
 
 def broadcast_to(g, shape):
