@@ -684,6 +684,11 @@ def main(argv=None):
         out['threads'] = torch.get_num_threads()
     else:
         out['threads'] = blas_threads()
+    if args.lib == 'dynagrad':
+        # the opt-in a training program makes: keep freed buffers for reuse, as PyTorch's
+        # caching allocator does for it (see dynagrad.backend.keep_freed_memory)
+        from dynagrad.backend import keep_freed_memory
+        keep_freed_memory()
     module = importlib.import_module(args.lib)
     out['version'] = getattr(module, '__version__', '?')
     out['rows'] = run(args.lib, args.workload, cfg, args.repeats)

@@ -1,6 +1,4 @@
 """dynagrad: automatic differentiation with dynamic graphs, on NumPy, with PyTorch's API."""
-from .backend import keep_freed_memory as _keep_freed_memory
-_keep_freed_memory()  # see its docstring; DYNAGRAD_KEEP_FREED_MEMORY=0 opts out
 from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa
                      bool, half, float, double, short, int, long, get_default_dtype,
                      set_default_dtype, promote_types)
@@ -9,6 +7,7 @@ from .tensor import Tensor  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa
                                  inference_mode, is_inference_mode_enabled)
 from .ops import *  # noqa: F401,F403
+from .ops import conversion as _conversion  # noqa: F401  (Tensor.to, Tensor.new_tensor)
 from .ops.creation import Generator, default_generator  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,  # noqa

@@ -92,14 +92,15 @@ def keep_freed_memory(mmap_threshold=64 << 20, trim_threshold=256 << 20):
     returns them to the system on free, so every step pays page faults for memory it just
     gave back (a third of an MLP step here). Raising the mmap and trim thresholds keeps
     those buffers in the heap, which is the job PyTorch's caching allocator does for it.
-    dynagrad calls this once at import; set DYNAGRAD_KEEP_FREED_MEMORY=0 to opt out.
+
+    This changes the allocator of the whole process, for good, so dynagrad never does it
+    by itself: a training program opts in (the examples and the benchmarks do). A process
+    that frees large arrays then keeps their memory (resident size does not go back down).
     Returns True when the setting was applied (Linux with glibc), else False.
     """
     import ctypes
-    import os
     import sys
-    if os.environ.get('DYNAGRAD_KEEP_FREED_MEMORY', '1') == '0' or not sys.platform.startswith(
-            'linux'):
+    if not sys.platform.startswith('linux'):
         return False
     try:
         libc = ctypes.CDLL('libc.so.6')

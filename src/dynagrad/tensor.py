@@ -3,22 +3,64 @@
 Math lives in ``dynagrad.ops``; its functions are bound as methods and operators there.
 This file holds storage, autograd state, conversion and printing.
 """
+import threading
 import warnings
-import weakref
 
 import numpy as np
 
 from . import _dtype
 from .size import Size
-from .autograd import function as _function
-from .autograd.function import VersionCounter
-from .autograd.graph import AccumulateGrad
-from .autograd.grad_mode import state as _grad_state
 
-__all__ = ['Tensor', 'legacy_type_name', 'wrap', 'bump_version']
+__all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
+           'grad_mode', 'legacy']
 
 _new = object.__new__
 _ndarray = np.ndarray
+
+
+class VersionCounter:
+    """Counts in-place writes to one storage; shared by its views and detached aliases.
+
+    It also remembers the last in-place op that wrote (and where, under anomaly
+    detection), so the error about a modified saved tensor can name the culprit.
+    """
+    __slots__ = ('value', 'modified_by', 'modified_at', 'written_by')
+
+    def __init__(self):
+        self.value = 0
+        self.modified_by = self.modified_at = self.written_by = None
+
+
+class _GradMode(threading.local):
+    """Whether ops record a graph (thread-local, as in PyTorch). It lives with the Tensor,
+    which reads it (``numpy()`` refuses a tensor that requires grad only while recording);
+    ``dynagrad.autograd.grad_mode`` holds the context managers that set it."""
+    grad_enabled = True
+    inference = False
+
+
+grad_mode = _GradMode()
+
+
+class _Legacy:
+    """Set once a 0.3 ``Variable`` exists, so programs that never make one skip its checks."""
+    active = False
+
+
+legacy = _Legacy()
+
+
+def method(*names):
+    """Decorator: bind the function as the Tensor method ``name`` (its own name by default).
+
+    The layers above the Tensor (autograd, ops) declare the methods they implement where
+    they implement them; this module imports none of them.
+    """
+    def bind(fn):
+        for name in names or (fn.__name__,):
+            setattr(Tensor, name, fn)
+        return fn
+    return bind
 
 
 def wrap(array):
@@ -38,8 +80,8 @@ def bump_version(tensor, writer='an in-place write'):
     old value refuses to use it, as PyTorch's version counters do."""
     vc = tensor._vc
     vc.value += 1
-    vc.modified_by = writer
-    vc.modified_at = None
+    vc.modified_by = vc.modified_at = None
+    vc.written_by = writer
 
 
 def legacy_type_name(np_dtype):
@@ -285,38 +327,10 @@ class Tensor:
             return
         self._grad_fn._retain_grad_of(self._output_nr, self)
 
-    def register_hook(self, hook):
-        """``hook(grad) -> Tensor or None`` runs whenever this tensor's gradient is computed."""
-        if self._volatile:
-            raise RuntimeError('cannot register a hook on a volatile variable')
-        if not self._requires_grad:
-            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
-            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
-        from .autograd.graph import RemovableHandle, _HookDict
-        if self._hooks is None:
-            self._hooks = _HookDict()
-        handle = RemovableHandle(self._hooks)
-        self._hooks[handle.id] = hook
-        return handle
-
-    def _grad_accumulator(self):
-        ref = self._grad_acc
-        acc = ref() if ref is not None else None
-        if acc is None:
-            acc = AccumulateGrad(self)
-            self._grad_acc = weakref.ref(acc)
-        return acc
-
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
-
     def detach(self):
         """A tensor sharing data and version counter, cut from the graph."""
         t = Tensor._make(self._data, False, None, 0, self._vc, type(self) if
-                         _function.legacy.active else Tensor)
+                         legacy.active else Tensor)
         if self._volatile:
             t._volatile = True
         return t
@@ -349,13 +363,13 @@ class Tensor:
 
     # -- conversion -------------------------------------------------------------------
     def numpy(self, *, force=False):
-        if self._requires_grad and _grad_state.grad_enabled and not force:
+        if self._requires_grad and grad_mode.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                'tensor.detach().numpy() instead.')
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad and _grad_state.grad_enabled:
+        if self._requires_grad and grad_mode.grad_enabled:
             self.numpy()  # raises PyTorch's error
         if dtype is not None:
             return self._data.astype(dtype, copy=False)
@@ -431,25 +445,6 @@ class Tensor:
         memo[id(self)] = t
         return t
 
-    def to(self, *args, **kwargs):
-        """``to(dtype)``, ``to('cpu')``, ``to(other)``; returns self when nothing changes."""
-        dtype = kwargs.get('dtype')
-        copy = kwargs.get('copy', False)
-        for a in args:
-            if isinstance(a, _dtype.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (str, Device)) or a is None:
-                _check_device(a)
-            else:
-                dtype = _dtype.to_dtype(a)
-        _check_device(kwargs.get('device'))
-        if dtype is None or dtype.numpy == self._data.dtype:
-            return self.clone() if copy else self
-        from .ops.pointwise import Cast
-        return Cast.apply(self, dtype=dtype.numpy)
-
     def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:
             return legacy_type_name(self._data.dtype)
@@ -503,10 +498,6 @@ class Tensor:
         return self if self._data.flags.c_contiguous else self.clone()
 
     # -- creation helpers -------------------------------------------------------------
-    def new_tensor(self, data, dtype=None, requires_grad=False):
-        from .ops.creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
     def _new_filled(self, fill, size, dtype, requires_grad):
         size = _size_args(size)
         np_dtype = (dtype or self.dtype).numpy
@@ -594,5 +585,3 @@ def _wrap_dim(dim, ndim, op='dim'):
                          f'but got {dim})')
     return dim % n
 
-
-_function.Tensor = Tensor

@@ -4,6 +4,8 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
 from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
 from .graph import Node  # noqa: F401
 from .engine import run_backward as _run_backward
+from ..backend import xp
+from ..tensor import Tensor, method, wrap
 
 __all__ = ['backward', 'grad', 'Variable', 'Function', 'no_grad', 'enable_grad',
            'set_grad_enabled', 'gradcheck', 'gradgradcheck']
@@ -12,7 +14,6 @@ __all__ = ['backward', 'grad', 'Variable', 'Function', 'no_grad', 'enable_grad',
 def _as_tuple(x):
     if x is None:
         return None
-    from ..tensor import Tensor
     if isinstance(x, Tensor):
         return (x,)
     return tuple(x)
@@ -33,6 +34,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     _run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
+@method('backward')
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Return the gradients of ``outputs`` with respect to ``inputs``; touch no ``.grad``."""
@@ -47,8 +54,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = _run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
                            accumulate=False, allow_unused=allow_unused)
     if materialize_grads:
-        from ..ops.creation import zeros_like
-        result = tuple(zeros_like(x) if g is None else g for g, x in zip(result, inputs))
+        result = tuple(wrap(xp.zeros_like(x._data)) if g is None else g
+                       for g, x in zip(result, inputs))
     return result
 
 

@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from ..backend import xp
+
 __all__ = ['detect_anomaly', 'set_detect_anomaly', 'is_anomaly_enabled',
            'is_anomaly_check_nan_enabled']
 
@@ -104,15 +106,15 @@ def describe(node):
 def note_forward(node, arrays, result):
     """Record the forward stack; mark a node whose forward made NaN/inf out of finite values."""
     node._trace = capture_stack()
-    if state.check_nan and result.dtype.kind == 'f' and not np.isfinite(result).all():
+    if state.check_nan and result.dtype.kind == 'f' and not xp.isfinite(result).all():
         if all(not (getattr(a, 'dtype', None) is not None and a.dtype.kind == 'f'
-                    and not np.isfinite(a).all()) for a in arrays):
+                    and not xp.isfinite(a).all()) for a in arrays):
             node._forward_nonfinite = True
 
 
 def _nonfinite(g):
     data = getattr(g, '_data', g)
-    return data is not None and data.dtype.kind == 'f' and not np.isfinite(data).all()
+    return data is not None and data.dtype.kind == 'f' and not xp.isfinite(data).all()
 
 
 def run_checked(node, grads_out, create_graph):
@@ -134,7 +136,7 @@ def run_checked(node, grads_out, create_graph):
         for i, g in enumerate(grads_in):
             if g is not None and _nonfinite(g):
                 data = getattr(g, '_data', g)
-                kind = 'nan' if np.isnan(data).any() else 'inf'
+                kind = 'nan' if xp.isnan(data).any() else 'inf'
                 raise RuntimeError(f"Function '{node.name()}' returned {kind} values in its "
                                    f'{i}th output.' + describe(node))
     return grads_in

@@ -10,26 +10,23 @@ are tensors and grad mode is on, so the backward pass itself is recorded.
 """
 import numpy as np
 
-from .graph import AccumulateGrad
+
+from ..backend import fp_errors_off, fp_errors_restore, xp
+from ..tensor import Tensor
+from .graph import AccumulateGrad, grad_accumulator
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, run_checked
-from . import function as _function
-from ..backend import fp_errors_off, fp_errors_restore
 
 __all__ = ['run_backward']
 
 _ndarray = np.ndarray
 
 
-def _tensor_cls():
-    return _function.Tensor
-
-
 def _root_node(t):
     fn = t._grad_fn
     if fn is not None:
         return fn, t._output_nr
-    return t._grad_accumulator(), 0
+    return grad_accumulator(t), 0
 
 
 def _why_no_grad(i, t):
@@ -49,18 +46,17 @@ def _why_no_grad(i, t):
 
 
 def _make_root_grads(tensors, grads, create_graph):
-    Tensor = _tensor_cls()
     out = []
     for i, (t, g) in enumerate(zip(tensors, grads)):
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError('grad can be implicitly created only for scalar outputs')
-            g = np.ones_like(t._data)
+            g = xp.ones_like(t._data)
             out.append(Tensor._make(g, False, None, 0, None, Tensor) if create_graph else g)
             continue
         if not isinstance(g, Tensor):
             if isinstance(g, (int, float)):
-                g = Tensor._make(np.full(t._data.shape, g, t._data.dtype), False, None, 0, None,
+                g = Tensor._make(xp.full(t._data.shape, g, t._data.dtype), False, None, 0, None,
                                  Tensor)
             else:
                 raise TypeError('gradients can be either Tensors or None, but got '
@@ -115,7 +111,6 @@ def _needed_nodes(roots, targets):
 
 def _call_tensor_hooks(node, grads, as_tensors):
     """Tensor hooks registered on this node's outputs, then retain_grad, in PyTorch's order."""
-    Tensor = _tensor_cls()
     grads = list(grads)
     hooks = node._tensor_hooks
     if hooks:
@@ -137,7 +132,6 @@ def _call_tensor_hooks(node, grads, as_tensors):
 
 
 def _run_hooks(fns, g, as_tensors):
-    Tensor = _tensor_cls()
     gt = g if as_tensors else Tensor._make(g, False, None, 0, None, Tensor)
     for fn in fns:
         result = fn(gt)
@@ -155,7 +149,6 @@ def _run_hooks(fns, g, as_tensors):
 
 def _accumulate(var, g, create_graph, handed_out):
     """Add ``g`` into ``var.grad``; never let two leaves share one gradient buffer."""
-    Tensor = _tensor_cls()
     if create_graph:
         if var._grad is None:
             var._grad = g if g._grad_fn is not None and id(g) not in handed_out else g.clone()
@@ -181,7 +174,6 @@ def _accumulate(var, g, create_graph, handed_out):
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                  accumulate=True, allow_unused=False):
     """Backpropagate from ``tensors``; return the gradients of ``inputs`` when not accumulating."""
-    Tensor = _tensor_cls()
     for i, t in enumerate(tensors):
         if not t._requires_grad:
             raise RuntimeError(_why_no_grad(i, t))
@@ -254,7 +246,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                         continue
                     if g is not None:
                         if not create_graph and g.__class__ is not _ndarray:
-                            g = np.asarray(g)  # NumPy gives scalars for 0-d results
+                            g = xp.asarray(g)  # NumPy gives scalars for 0-d results
                         buf = buffers.get(nxt)
                         if buf is None:
                             buffers[nxt] = [g] if nr == 0 else [None] * nr + [g]
@@ -315,7 +307,7 @@ def _leaf(node, grads_out, create_graph, handed_out, targets, capture, accumulat
     g = grads_out[0]
     if accumulate and g is not None:
         if not create_graph and g.__class__ is not _ndarray:
-            g = np.asarray(g)
+            g = xp.asarray(g)
         _accumulate(var, g, create_graph, handed_out)
         if node._hooks:
             for fn in list(node._hooks.values()):
@@ -343,12 +335,11 @@ def _capture(node, grads_out, targets, capture):
 
 
 def _fill_missing(grads, output_meta, as_tensors):
-    Tensor = _tensor_cls()
     grads = list(grads) + [None] * (len(output_meta) - len(grads))
     for k, g in enumerate(grads):
         if g is None and output_meta[k] is not None:
             shape, dtype = output_meta[k]
             if dtype.kind == 'f':
-                z = np.zeros(shape, dtype)
+                z = xp.zeros(shape, dtype)
                 grads[k] = Tensor._make(z, False, None, 0, None, Tensor) if as_tensors else z
     return grads

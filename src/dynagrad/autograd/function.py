@@ -30,8 +30,10 @@ import functools
 import numpy as np
 
 from .. import _dtype
-from ..backend import fp_errors_off, fp_errors_restore
-from .graph import Node, SavedTensor
+from ..backend import fp_errors_off, fp_errors_restore, xp
+from ..tensor import Tensor, VersionCounter, legacy, wrap  # noqa: F401 (VersionCounter: API)
+from .graph import Node, SavedTensor, grad_accumulator
+from .variable import Variable
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, note_forward, capture_stack
 
@@ -39,35 +41,11 @@ __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCount
 
 _ndarray = np.ndarray
 _new = object.__new__
-Tensor = None  # set by dynagrad.tensor, which imports this module
-
-
-class VersionCounter:
-    """Counts in-place writes to one storage; shared by its views and detached aliases.
-
-    It also remembers the last in-place op that wrote (and where, under anomaly
-    detection), so the error about a modified saved tensor can name the culprit.
-    """
-    __slots__ = ('value', 'modified_by', 'modified_at')
-
-    def __init__(self):
-        self.value = 0
-        self.modified_by = self.modified_at = None
-
-
-class _Legacy:
-    """Set once a Variable exists, so programs that never use one skip its checks."""
-    active = False
-
-
-legacy = _Legacy()
-
-
 def _edge(t):
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    return (t._grad_accumulator(), 0)
+    return (grad_accumulator(t), 0)
 
 
 _NO_EDGE = (None, 0)
@@ -137,7 +115,7 @@ class Op(Node):
                         record = True
                         fn = x._grad_fn
                         edges.append((fn, x._output_nr) if fn is not None
-                                     else (x._grad_accumulator(), 0))
+                                     else (grad_accumulator(x), 0))
                         continue
                 else:
                     arrays.append(x)
@@ -167,7 +145,7 @@ class Op(Node):
         if out.__class__ is not _ndarray:
             if out.__class__ is tuple:
                 return _wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
-            result = np.asarray(out)
+            result = xp.asarray(out)
         else:
             result = out
         if record:
@@ -241,7 +219,7 @@ class Op(Node):
             out = node.forward(*arrays, **params)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
-        result = out if out.__class__ is _ndarray else np.asarray(out)
+        result = out if out.__class__ is _ndarray else xp.asarray(out)
         _check_inplace_result(cls, target, result)
 
         if record:
@@ -260,6 +238,7 @@ class Op(Node):
         vc.value += 1
         vc.modified_by = cls._node_name
         vc.modified_at = capture_stack() if _anomaly.enabled else None
+        vc.written_by = None
         if volatile:  # 0.3: writing a volatile value makes the target (and its base) volatile
             target._volatile = True
             if target._base is not None:
@@ -418,14 +397,13 @@ def _volatile_result(cls, arrays, params, out_cls):
     outs = out if out.__class__ is tuple else (out,)
     tensors = []
     for o in outs:
-        t = Tensor._make(np.asarray(o), False, None, 0, None, out_cls)
+        t = Tensor._make(xp.asarray(o), False, None, 0, None, out_cls)
         t._volatile = True
         tensors.append(t)
     return tuple(tensors) if out.__class__ is tuple else tensors[0]
 
 
 def _legacy_flags(inputs):
-    from .variable import Variable
     out_cls, volatile = Tensor, False
     for x in inputs:
         if isinstance(x, Variable):
@@ -560,7 +538,7 @@ def _resolve_saved(saved, inputs, arrays, out, outputs):
 
 def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
     """Tensors for an op with several outputs; integer outputs never require grad."""
-    arrays_out = tuple(o if o.__class__ is _ndarray else np.asarray(o) for o in out)
+    arrays_out = tuple(o if o.__class__ is _ndarray else xp.asarray(o) for o in out)
     if record:
         node._input_meta = _input_meta(inputs, arrays, arrays_out[0].shape, None)
         node._output_meta = tuple((o.shape, o.dtype) for o in arrays_out)
@@ -623,7 +601,7 @@ class _CustomNode(Op, FunctionCtx):
         for g, meta in zip(grads, self._output_meta):
             if g is None:
                 if self._materialize and meta is not None:
-                    g = Tensor._make(np.zeros(*meta), False, None, 0, None, Tensor)
+                    g = Tensor._make(xp.zeros(*meta), False, None, 0, None, Tensor)
             elif not as_tensors:
                 g = Tensor._make(g, False, None, 0, None, Tensor)
             wrapped.append(g)

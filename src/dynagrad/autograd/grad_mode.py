@@ -1,18 +1,11 @@
 """Grad mode: whether ops record a graph. Thread-local, as in PyTorch."""
 import functools
 import inspect
-import threading
+
+from ..tensor import grad_mode as state  # the flags live with the Tensor, which reads them
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled',
            'inference_mode', 'is_inference_mode_enabled']
-
-
-class _State(threading.local):
-    grad_enabled = True
-    inference = False
-
-
-state = _State()
 
 
 def is_grad_enabled():

@@ -3,6 +3,10 @@ import warnings
 
 import numpy as np
 
+from ..backend import xp
+
+from ..tensor import Tensor
+
 __all__ = ['gradcheck', 'gradgradcheck', 'GradcheckError']
 
 
@@ -11,7 +15,6 @@ class GradcheckError(RuntimeError):
 
 
 def _tensors(x):
-    from ..tensor import Tensor
     if isinstance(x, Tensor):
         return (x,)
     return tuple(x)
@@ -35,7 +38,7 @@ def _numerical_jacobians(func, inputs, wrt, outputs, eps):
         flat_n = data.size
         columns = [[] for _ in range(n_outputs)]
         for k in range(flat_n):
-            idx = np.unravel_index(k, data.shape)
+            idx = xp.unravel_index(k, data.shape)
             orig = data[idx].item()
             data[idx] = orig + eps
             plus = [o._data.astype(np.float64).ravel() for o in
@@ -47,19 +50,18 @@ def _numerical_jacobians(func, inputs, wrt, outputs, eps):
             for j in range(n_outputs):
                 columns[j].append((plus[j] - minus[j]) / (2 * eps))
         for j in range(n_outputs):
-            jac[j][col] = (np.stack(columns[j], axis=1) if columns[j]
-                           else np.zeros((outputs[j]._data.size, 0)))
+            jac[j][col] = (xp.stack(columns[j], axis=1) if columns[j]
+                           else xp.zeros((outputs[j]._data.size, 0)))
     return jac
 
 
 def _analytical_jacobians(outputs, inputs, wrt):
     from . import grad
-    from ..tensor import Tensor
     jac = []
     for o in outputs:
-        rows = [np.zeros((o._data.size, inputs[i]._data.size)) for i in wrt]
+        rows = [xp.zeros((o._data.size, inputs[i]._data.size)) for i in wrt]
         for m in range(o._data.size):
-            seed = np.zeros(o._data.shape, o._data.dtype)
+            seed = xp.zeros(o._data.shape, o._data.dtype)
             seed.flat[m] = 1
             g = Tensor._make(seed, False, None, 0, None, Tensor)
             grads = grad((o,), [inputs[i] for i in wrt], (g,), retain_graph=True,
@@ -93,14 +95,14 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     for j in range(len(outputs)):
         for col, i in enumerate(wrt):
             a, n = analytical[j][col], numerical[j][col]
-            if not np.allclose(a, n, rtol=rtol, atol=atol):
+            if not xp.allclose(a, n, rtol=rtol, atol=atol):
                 return _fail(raise_exception,
                              f'Jacobian mismatch for output {j} with respect to input {i},\n'
                              f'numerical:{n}\nanalytical:{a}\n')
     again = _analytical_jacobians(outputs, inputs, wrt)
     for j in range(len(outputs)):
         for col in range(len(wrt)):
-            if not np.allclose(again[j][col], analytical[j][col], rtol=0, atol=nondet_tol):
+            if not xp.allclose(again[j][col], analytical[j][col], rtol=0, atol=nondet_tol):
                 return _fail(raise_exception,
                              'Backward is not reentrant, i.e., running backward with same input '
                              'and grad_output multiple times gives different values, although '
@@ -121,7 +123,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                   masked=False):
     """gradcheck of the function ``(inputs, grad_outputs) -> vector-Jacobian product``."""
     from . import grad
-    from ..tensor import Tensor
     inputs = _tensors(inputs)
     n = len(inputs)
     if grad_outputs is None:

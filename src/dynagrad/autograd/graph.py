@@ -3,6 +3,9 @@ import itertools
 import threading
 import weakref
 
+from .._dtype import FROM_NUMPY
+from ..tensor import Tensor, legacy_type_name, method
+
 __all__ = ['Node', 'AccumulateGrad', 'RemovableHandle']
 
 ERR_BACKWARD_TWICE = (
@@ -66,7 +69,6 @@ class SavedTensor:
         pack, unpack = _saved_hooks.stack[-1]
         if pack is None:
             raise RuntimeError(unpack)  # disable_saved_tensors_hooks' message
-        from ..tensor import Tensor
         t = self.tensor
         self.requires_grad = t._requires_grad if t is not None else True
         value = Tensor._make(self.data, False, None, 0, self.version_counter, Tensor)
@@ -85,7 +87,6 @@ class SavedTensor:
                 where = f', which is output {self.output_nr} of {node.name()},'
             else:
                 where = ''
-            from ..tensor import legacy_type_name
             size = ', '.join(str(d) for d in self.data.shape)
             vc = self.version_counter
             if vc.modified_by is not None:
@@ -93,6 +94,9 @@ class SavedTensor:
                            f'{vc.modified_by} (e.g. `x.mul_(...)`, `x += ...`, `x[i] = ...`)')
                 culprit += (f', here:\n{vc.modified_at}' if vc.modified_at else
                             '; turn on anomaly detection to see where.')
+            elif vc.written_by is not None:
+                culprit = (f' It was modified in place outside any recorded op, by '
+                           f'{vc.written_by}.')
             else:
                 culprit = (' It was modified in place outside any recorded op (an optimizer '
                            'step, .data, or a write under no_grad()).')
@@ -114,16 +118,13 @@ class SavedTensor:
         t = self.tensor
         if t is not None:
             if t._data.dtype != self.data.dtype:  # the mechanism cast this input
-                from .._dtype import FROM_NUMPY
                 return t.to(FROM_NUMPY[self.data.dtype])
             return t
-        from ..tensor import Tensor
         return Tensor._make(self.data, True, node, self.output_nr, self.version_counter, Tensor)
 
 
     def _unpack_hooked(self, node, as_tensor):
         """The value the unpack hook gives back (no version check, as in PyTorch)."""
-        from ..tensor import Tensor
         value = self.unpack_hook(self.packed)
         if not isinstance(value, Tensor):
             raise TypeError(f'the unpack hook of saved_tensors_hooks must return a Tensor, got '
@@ -280,7 +281,6 @@ class Node:
 
     def __call__(self, *grads):
         """Run this node's backward directly on gradients (tensors), as PyTorch allows."""
-        from ..tensor import Tensor
         result = self._backward_tensors(tuple(grads))
         return result if isinstance(result, Tensor) or result is None else tuple(result)
 
@@ -294,3 +294,32 @@ class AccumulateGrad(Node):
         self.variable = variable
         self.next_functions = ()
         self._saved = ()
+
+
+def grad_accumulator(t):
+    """The AccumulateGrad node of leaf ``t``: one per leaf while the graph holds it."""
+    ref = t._grad_acc
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_acc = weakref.ref(acc)
+    return acc
+
+
+method('_grad_accumulator')(grad_accumulator)  # DDP hooks a leaf's node through it
+
+
+@method()
+def register_hook(self, hook):
+    """``hook(grad) -> Tensor or None`` runs whenever this tensor's gradient is computed."""
+    if self._volatile:
+        raise RuntimeError('cannot register a hook on a volatile variable')
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+    if self._hooks is None:
+        self._hooks = _HookDict()
+    handle = RemovableHandle(self._hooks)
+    self._hooks[handle.id] = hook
+    return handle

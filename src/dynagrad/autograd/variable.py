@@ -6,8 +6,10 @@ requires no grad and records no graph, whatever ``requires_grad`` says elsewhere
 """
 import warnings
 
-from ..tensor import Tensor
-from . import function as _function
+from .._dtype import get_default_dtype
+from .._tensor_str import format_legacy
+from ..backend import xp
+from ..tensor import Tensor, legacy, legacy_type_name, wrap
 
 __all__ = ['Variable']
 
@@ -17,13 +19,12 @@ class Variable(Tensor):
 
     def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None):
         if data is None:
-            from ..ops.creation import empty
-            data = empty(0)
+            data = wrap(xp.empty(0, get_default_dtype().numpy))
         if not isinstance(data, Tensor):
             raise TypeError(f'Variable data has to be a tensor, but got {type(data).__name__}')
         if volatile and requires_grad:
             raise RuntimeError("Variable can't be volatile and require_grad at the same time!")
-        _function.legacy.active = True
+        legacy.active = True
         v = Tensor._make(data._data, False, None, 0, data._vc, cls)
         if requires_grad:
             v.requires_grad_(True)
@@ -110,8 +111,6 @@ def _legacy_body(array):
     A 0-dim value is therefore shown the way 0.3 showed that result, with its value,
     rather than as the value-less ``with no dimension`` line of an empty 0.3 tensor.
     """
-    from .._tensor_str import format_legacy
-    from ..tensor import legacy_type_name
     if array.ndim == 0:
         array = array.reshape(1)
     return format_legacy(array, type_name=legacy_type_name(array.dtype))

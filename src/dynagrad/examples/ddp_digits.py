@@ -59,6 +59,7 @@ def train(args):
 
 
 def main(argv=None):
+    dg.backend.keep_freed_memory()  # a training program's choice: reuse freed buffers
     parser = argparse.ArgumentParser(prog='python -m dynagrad.examples.ddp_digits',
                                      description=__doc__.split('\n')[0])
     parser.add_argument('--epochs', type=int, default=10, help='training epochs (default 10)')

@@ -141,6 +141,7 @@ def write_graph(model, images, labels, path):
 
 
 def main(argv=None):
+    dg.backend.keep_freed_memory()  # a training program's choice: reuse freed buffers
     parser = argparse.ArgumentParser(prog='python -m dynagrad.examples.digits',
                                      description=__doc__.split('\n')[0])
     parser.add_argument('--epochs', type=int, default=20, help='training epochs (default 20)')
