@@ -5,6 +5,8 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..backend import xp
+from ..tensor import bump_version
 
 __all__ = ['calculate_gain', 'uniform_', 'normal_', 'trunc_normal_', 'constant_', 'ones_',
            'zeros_', 'eye_', 'dirac_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_',
@@ -99,8 +101,8 @@ def eye_(tensor):
     with no_grad():
         tensor.zero_()
         n = min(tensor.shape)
-        tensor._data[np.arange(n), np.arange(n)] = 1
-        tensor._vc.value += 1
+        tensor._data[xp.arange(n), xp.arange(n)] = 1
+        bump_version(tensor, 'nn.init.eye_')
     return tensor
 
 
@@ -114,9 +116,9 @@ def dirac_(tensor, groups=1):
         tensor.zero_()
         centre = tuple(s // 2 for s in tensor.shape[2:])
         for g in range(groups):
-            idx = np.arange(n)
+            idx = xp.arange(n)
             tensor._data[(g * out_per_group + idx, idx) + centre] = 1
-        tensor._vc.value += 1
+        bump_version(tensor, 'nn.init.dirac_')
     return tensor
 
 
@@ -164,13 +166,13 @@ def orthogonal_(tensor, gain=1, generator=None):
     flat = randn(rows, cols, generator=generator, dtype=tensor.dtype)._data.astype(np.float64)
     if rows < cols:
         flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q *= np.sign(np.diag(r))
+    q, r = xp.linalg.qr(flat)
+    q *= xp.sign(xp.diag(r))
     if rows < cols:
         q = q.T
     with no_grad():
         tensor._data[...] = (gain * q).reshape(tensor.shape)
-        tensor._vc.value += 1
+        bump_version(tensor, 'nn.init.orthogonal_')
     return tensor
 
 
@@ -185,5 +187,5 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
         for col in range(cols):
             idx = randperm(rows, generator=generator)._data[:zeros_per_col]
             tensor._data[idx, col] = 0
-        tensor._vc.value += 1
+        bump_version(tensor, 'nn.init.sparse_')
     return tensor

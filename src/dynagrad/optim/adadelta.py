@@ -1,8 +1,6 @@
 """Adadelta (Zeiler)."""
-import numpy as np
-
 from ..autograd.grad_mode import no_grad
-from .adam import _grad
+from ..backend import xp
 from .optimizer import Optimizer, _advance, _scalar
 from .sgd import _check_lr
 
@@ -24,23 +22,14 @@ class Adadelta(Optimizer):
     @no_grad()
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            lr, rho = _scalar(group['lr']), group['rho']
-            eps, wd = group['eps'], group['weight_decay']
-            for p in group['params']:
-                if p.grad is None:
-                    continue
-                g = _grad(p, group['maximize'])
-                state = self.state[p]
-                _advance(state, p, 'square_avg', 'acc_delta')
-                if wd != 0:
-                    g = g + wd * p._data
-                sq, acc = state['square_avg']._data, state['acc_delta']._data
-                sq *= rho
-                sq += (1 - rho) * g * g
-                delta = np.sqrt(acc + eps) / np.sqrt(sq + eps) * g
-                acc *= rho
-                acc += (1 - rho) * delta * delta
-                p._data -= lr * delta
-                p._vc.value += 1
+        for group, p, g, state in self._params_with_grad():
+            lr, rho, eps = _scalar(group['lr']), group['rho'], group['eps']
+            _advance(state, p, 'square_avg', 'acc_delta')
+            sq, acc = state['square_avg']._data, state['acc_delta']._data
+            sq *= rho
+            sq += (1 - rho) * g * g
+            delta = xp.sqrt(acc + eps) / xp.sqrt(sq + eps) * g
+            acc *= rho
+            acc += (1 - rho) * delta * delta
+            p._data -= lr * delta
         return loss

@@ -1,9 +1,7 @@
 """Adagrad (Duchi et al.), with PyTorch's lr_decay and initial_accumulator_value."""
-import numpy as np
-
 from ..autograd.grad_mode import no_grad
-from .adam import _grad
-from .optimizer import Optimizer, _addcdiv_, _scalar, _state_tensor, _step_tensor
+from ..backend import xp
+from .optimizer import Optimizer, _addcdiv_, _advance, _scalar, _state_tensor, _step_tensor
 from .sgd import _check_lr
 
 
@@ -32,28 +30,18 @@ class Adagrad(Optimizer):
     def _init_state(self, p, init):
         state = self.state[p]
         state['step'] = _step_tensor()
-        state['sum'] = _state_tensor(np.full_like(p._data, init))
+        state['sum'] = _state_tensor(xp.full_like(p._data, init))
 
     @no_grad()
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group in self.param_groups:
-            lr, lr_decay = _scalar(group['lr']), group['lr_decay']
-            eps, wd = group['eps'], group['weight_decay']
-            for p in group['params']:
-                if p.grad is None:
-                    continue
-                state = self.state[p]
-                if not state:
-                    self._init_state(p, self.defaults['initial_accumulator_value'])
-                state['step']._data += 1
-                step = float(state['step']._data)
-                g = _grad(p, group['maximize'])
-                if wd != 0:
-                    g = g + wd * p._data
-                clr = lr / (1 + (step - 1) * lr_decay)
-                s = state['sum']._data
-                s += g * g
-                _addcdiv_(p._data, g, np.sqrt(s) + eps, -clr)
-                p._vc.value += 1
+        for group, p, g, state in self._params_with_grad():
+            lr, lr_decay, eps = _scalar(group['lr']), group['lr_decay'], group['eps']
+            if not state:   # a parameter added to the optimizer after it was built
+                self._init_state(p, self.defaults['initial_accumulator_value'])
+            step = _advance(state, p)
+            clr = lr / (1 + (step - 1) * lr_decay)
+            s = state['sum']._data
+            s += g * g
+            _addcdiv_(p._data, g, xp.sqrt(s) + eps, -clr)
         return loss

@@ -3,10 +3,9 @@ re-evaluates the loss, an optional strong-Wolfe line search (cubic interpolation
 minFunc). The parameters are handled as one flat vector."""
 import math
 
-import numpy as np
-
 from ..autograd.grad_mode import enable_grad, no_grad
-from ..tensor import Tensor
+from ..backend import xp
+from ..tensor import Tensor, bump_version
 from .optimizer import Optimizer, _scalar, _state_tensor
 from .sgd import _check_lr
 
@@ -34,7 +33,7 @@ def _strong_wolfe(obj_func, x, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_chang
     """Line search for a step t along d meeting the strong Wolfe conditions.
 
     Returns (loss, flat gradient, t, number of function evaluations)."""
-    d_norm = float(np.abs(d).max())
+    d_norm = float(xp.abs(d).max())
     g = g.copy()
     f_new, g_new = obj_func(x, t, d)
     ls_func_evals = 1
@@ -137,8 +136,8 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]['params']
 
     def _gather_flat_grad(self):
-        return np.concatenate([
-            p.grad._data.ravel() if p.grad is not None else np.zeros(p._data.size, p._data.dtype)
+        return xp.concatenate([
+            p.grad._data.ravel() if p.grad is not None else xp.zeros(p._data.size, p._data.dtype)
             for p in self._params])
 
     def _add_grad(self, step_size, update):
@@ -146,13 +145,13 @@ class LBFGS(Optimizer):
         for p in self._params:
             n = p._data.size
             p._data += step_size * update[offset:offset + n].reshape(p._data.shape)
-            p._vc.value += 1
+            bump_version(p, 'optimizer.step')
             offset += n
 
     def _set_param(self, arrays):
         for p, a in zip(self._params, arrays):
             p._data[...] = a
-            p._vc.value += 1
+            bump_version(p, 'optimizer.step')
 
     def _directional_evaluate(self, closure, x, t, d):
         self._add_grad(t, d)
@@ -183,7 +182,7 @@ class LBFGS(Optimizer):
         current_evals = 1
         state['func_evals'] += 1
         flat_grad = self._gather_flat_grad()
-        opt_cond = np.abs(flat_grad).max() <= tolerance_grad
+        opt_cond = xp.abs(flat_grad).max() <= tolerance_grad
         if opt_cond:    # already at an optimum
             return orig_loss
 
@@ -237,7 +236,7 @@ class LBFGS(Optimizer):
             prev_loss = loss
             # the step length
             if state['n_iter'] == 1:
-                t = min(1.0, 1.0 / float(np.abs(flat_grad).sum())) * lr
+                t = min(1.0, 1.0 / float(xp.abs(flat_grad).sum())) * lr
             else:
                 t = lr
             gtd = float(flat_grad @ d)
@@ -254,7 +253,7 @@ class LBFGS(Optimizer):
                     obj_func, x_init, t, d, loss, flat_grad, gtd,
                     max_ls=max_eval - current_evals)
                 self._add_grad(t, d)
-                opt_cond = np.abs(flat_grad).max() <= tolerance_grad
+                opt_cond = xp.abs(flat_grad).max() <= tolerance_grad
             else:
                 self._add_grad(t, d)
                 if n_iter != max_iter:
@@ -262,20 +261,20 @@ class LBFGS(Optimizer):
                     with enable_grad():
                         loss = float(closure())
                     flat_grad = self._gather_flat_grad()
-                    opt_cond = np.abs(flat_grad).max() <= tolerance_grad
+                    opt_cond = xp.abs(flat_grad).max() <= tolerance_grad
                     ls_func_evals = 1
             current_evals += ls_func_evals
             state['func_evals'] += ls_func_evals
             # stopping conditions
             if n_iter == max_iter or current_evals >= max_eval or opt_cond:
                 break
-            if np.abs(d * t).max() <= tolerance_change:
+            if xp.abs(d * t).max() <= tolerance_change:
                 break
             if abs(loss - prev_loss) < tolerance_change:
                 break
 
         dtype = self._params[0]._data.dtype
-        scalar = (lambda v: _state_tensor(np.asarray(v, dtype)))
+        scalar = (lambda v: _state_tensor(xp.asarray(v, dtype)))
         if al is not None:      # PyTorch adds it during the first step's second iteration
             state['al'] = [None if v is None else scalar(v) for v in al]
         state['d'] = None if d is None else _state_tensor(d)

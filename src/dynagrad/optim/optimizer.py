@@ -1,10 +1,12 @@
 """The optimizer base class: parameter groups, per-parameter state, state dicts and hooks.
 
-Subclasses implement ``step``; updates write the parameters' NumPy arrays in place (so
-parameters keep their identity) and bump their version counters. State tensors are
-dynagrad tensors, laid out as PyTorch lays them out, so a state dict is interchangeable
-with PyTorch's (through checkpoints) and a fresh optimizer that loads one continues
-training exactly where the saved one stopped.
+Subclasses implement ``step`` as their update rule over ``_params_with_grad()``, which hands
+out each parameter that has a gradient (maximize and weight decay applied) and bumps its
+version counter once the update is written. Updates write the parameters' arrays in place
+(so parameters keep their identity). State tensors are dynagrad tensors, laid out as
+PyTorch lays them out, so a state dict is interchangeable with PyTorch's (through
+checkpoints) and a fresh optimizer that loads one continues training exactly where the
+saved one stopped.
 """
 import functools
 import warnings
@@ -16,7 +18,8 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import RemovableHandle, _HookDict
-from ..tensor import Tensor
+from ..backend import xp
+from ..tensor import Tensor, bump_version, wrap
 
 __all__ = [
     'Optimizer',
@@ -85,21 +88,27 @@ def _typename(obj):
 
 def _state_tensor(array):
     """A dynagrad tensor (no history) around an array the optimizer owns."""
-    return Tensor._make(array, False, None, 0, None, Tensor)
+    return wrap(array)
 
 
 def _step_tensor():
     """PyTorch keeps the step count as a float32 0-dim tensor."""
-    return _state_tensor(np.zeros((), np.float32))
+    return _state_tensor(xp.zeros((), np.float32))
 
 
-def _advance(state, p, *buffers):
-    """On a parameter's first update create its step counter and zeroed ``buffers``; count
-    this update; return the step number."""
+def _advance(state, p, *buffers, **scalars):
+    """Count this update of ``p`` in its ``state`` and return the step number.
+
+    On the first update (empty ``state``) first create, in this order (PyTorch's, which
+    state dicts keep): the step counter, each of ``scalars`` (name=value) as a float32
+    0-dim tensor, and a zeroed buffer shaped like ``p`` for each name in ``buffers``.
+    """
     if not state:
         state['step'] = _step_tensor()
+        for name, value in scalars.items():
+            state[name] = _state_tensor(xp.full((), value, np.float32))
         for name in buffers:
-            state[name] = _state_tensor(np.zeros_like(p._data))
+            state[name] = _state_tensor(xp.zeros_like(p._data))
     state['step']._data += 1
     return float(state['step']._data)
 
@@ -282,6 +291,38 @@ class Optimizer:
             return None
         with enable_grad():
             return closure()
+
+    def _keeps_state(self, group):
+        """Whether the parameters of ``group`` have per-parameter state (SGD's have none
+        without momentum, and PyTorch then leaves ``self.state`` empty)."""
+        return True
+
+    def _params_with_grad(self):
+        """``(group, p, g, state)`` for each parameter with a gradient, group by group.
+
+        ``g`` is the gradient's array as the update uses it: negated when the group
+        maximizes, plus ``weight_decay * p`` (L2) when it has weight decay, unless the group
+        decouples it (AdamW's), which instead scales ``p`` by ``1 - lr * weight_decay`` here.
+        ``state`` is ``self.state[p]`` (None where ``_keeps_state`` says so). Once the loop
+        body has written its update into ``p``, the parameter's version counter is bumped.
+        """
+        for group in self.param_groups:
+            maximize = group.get('maximize', False)
+            wd = _scalar(group.get('weight_decay', 0))
+            lr = _scalar(group['lr'])
+            decoupled = ('decoupled_weight_decay' in self.defaults
+                         and group.get('decoupled_weight_decay', False))
+            stateful = self._keeps_state(group)
+            for p in group['params']:
+                grad = p.grad
+                if grad is None:
+                    continue
+                g = grad._data
+                if maximize:
+                    g = -g
+                g = _weight_decay(p, g, lr, wd, decoupled)
+                yield group, p, g, (self.state[p] if stateful else None)
+                bump_version(p, 'optimizer.step')
 
     # -- hooks ---------------------------------------------------------------------------
     @staticmethod

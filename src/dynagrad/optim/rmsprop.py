@@ -1,10 +1,7 @@
 """RMSprop (Hinton), with PyTorch's centered and momentum variants."""
-import numpy as np
-
 from ..autograd.grad_mode import no_grad
-from .adam import _grad
-from .optimizer import (Optimizer, _addcdiv_, _lerp_, _scalar, _state_tensor,
-                        _step_tensor)
+from ..backend import xp
+from .optimizer import Optimizer, _addcdiv_, _advance, _lerp_, _scalar
 from .sgd import _check_lr
 
 
@@ -29,39 +26,25 @@ class RMSprop(Optimizer):
     @no_grad()
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group in self.param_groups:
+        for group, p, g, state in self._params_with_grad():
             lr, alpha, eps = _scalar(group['lr']), group['alpha'], group['eps']
-            wd, momentum, centered = group['weight_decay'], group['momentum'], group['centered']
-            for p in group['params']:
-                if p.grad is None:
-                    continue
-                g = _grad(p, group['maximize'])
-                state = self.state[p]
-                if not state:
-                    state['step'] = _step_tensor()
-                    state['square_avg'] = _state_tensor(np.zeros_like(p._data))
-                    if momentum > 0:
-                        state['momentum_buffer'] = _state_tensor(np.zeros_like(p._data))
-                    if centered:
-                        state['grad_avg'] = _state_tensor(np.zeros_like(p._data))
-                state['step']._data += 1
-                if wd != 0:
-                    g = g + wd * p._data
-                sq = state['square_avg']._data
-                sq *= alpha
-                sq += (1 - alpha) * g * g
-                if centered:
-                    ga = _lerp_(state['grad_avg']._data, g, 1 - alpha)
-                    avg = np.sqrt(sq - ga * ga)
-                else:
-                    avg = np.sqrt(sq)
-                avg += eps
-                if momentum > 0:
-                    buf = state['momentum_buffer']._data
-                    buf *= momentum
-                    buf += g / avg
-                    p._data -= lr * buf
-                else:
-                    _addcdiv_(p._data, g, avg, -lr)
-                p._vc.value += 1
+            momentum, centered = group['momentum'], group['centered']
+            _advance(state, p, 'square_avg', *(('momentum_buffer',) if momentum > 0 else ()),
+                     *(('grad_avg',) if centered else ()))
+            sq = state['square_avg']._data
+            sq *= alpha
+            sq += (1 - alpha) * g * g
+            if centered:
+                ga = _lerp_(state['grad_avg']._data, g, 1 - alpha)
+                avg = xp.sqrt(sq - ga * ga)
+            else:
+                avg = xp.sqrt(sq)
+            avg += eps
+            if momentum > 0:
+                buf = state['momentum_buffer']._data
+                buf *= momentum
+                buf += g / avg
+                p._data -= lr * buf
+            else:
+                _addcdiv_(p._data, g, avg, -lr)
         return loss

@@ -19,34 +19,25 @@ class SGD(Optimizer):
                                       maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
 
+    def _keeps_state(self, group):
+        return group['momentum'] != 0     # the momentum buffer is SGD's only state
+
     @no_grad()
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group in self.param_groups:
+        for group, p, d_p, state in self._params_with_grad():
             lr, momentum = _scalar(group['lr']), group['momentum']
-            dampening, wd = group['dampening'], _scalar(group['weight_decay'])
-            nesterov, maximize = group['nesterov'], group['maximize']
-            for p in group['params']:
-                if p.grad is None:
-                    continue
-                d_p = p.grad._data
-                if maximize:
-                    d_p = -d_p
-                if wd != 0:
-                    d_p = d_p + wd * p._data
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get('momentum_buffer')
-                    if buf is None:
-                        state['momentum_buffer'] = _state_tensor(d_p.copy())
-                        buf = state['momentum_buffer']._data
-                    else:
-                        buf = buf._data
-                        buf *= momentum
-                        buf += (1 - dampening) * d_p
-                    d_p = d_p + momentum * buf if nesterov else buf
-                p._data -= lr * d_p
-                p._vc.value += 1
+            if momentum != 0:
+                buf = state.get('momentum_buffer')
+                if buf is None:
+                    state['momentum_buffer'] = _state_tensor(d_p.copy())
+                    buf = state['momentum_buffer']._data
+                else:
+                    buf = buf._data
+                    buf *= momentum
+                    buf += (1 - group['dampening']) * d_p
+                d_p = d_p + momentum * buf if group['nesterov'] else buf
+            p._data -= lr * d_p
         return loss
 
 

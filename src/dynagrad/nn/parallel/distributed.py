@@ -35,7 +35,10 @@ import numpy as np
 
 from ..module import Module
 from ...autograd.grad_mode import state as _grad_state
-from ...tensor import Tensor
+from ...backend import xp
+from ...distributed.process_group import communicator, is_initialized, load_mpi
+from ...distributed.work import Work, completed_work
+from ...tensor import Tensor, bump_version, wrap
 
 __all__ = ['DistributedDataParallel']
 
@@ -48,11 +51,6 @@ UNFINISHED = (
     'that did not receive a gradient on rank {rank}: {names}')
 
 
-def _dist():
-    from ... import distributed
-    return distributed
-
-
 class _Bucket:
     __slots__ = ('index', 'params', 'offsets', 'flat', 'pending', 'work')
 
@@ -60,9 +58,9 @@ class _Bucket:
         self.index = index
         self.params = params
         sizes = [p._data.size for p in params]
-        self.offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+        self.offsets = xp.concatenate([[0], xp.cumsum(sizes)]).astype(np.int64)
         wire = np.float32 if dtype == np.float16 else dtype
-        self.flat = np.zeros(int(self.offsets[-1]), wire)
+        self.flat = xp.zeros(int(self.offsets[-1]), wire)
         self.pending = len(params)
         self.work = None
 
@@ -80,8 +78,7 @@ class DistributedDataParallel(Module):
                  find_unused_parameters=False, check_reduction=False,
                  gradient_as_bucket_view=False, static_graph=False):
         super().__init__()
-        dist = _dist()
-        if not dist.is_initialized():
+        if not is_initialized():
             raise RuntimeError('DistributedDataParallel needs the process group: call '
                                'dynagrad.distributed.init_process_group() first')
         if not isinstance(module, Module):
@@ -94,7 +91,7 @@ class DistributedDataParallel(Module):
         self.bucket_cap_mb = 25 if bucket_cap_mb is None else bucket_cap_mb
         self.require_backward_grad_sync = True
         self.dim = dim
-        comm = dist._comm(process_group)
+        comm = communicator(process_group)
         object.__setattr__(self, '_comm', comm)
         self._world = comm.Get_size()
         self._rank = comm.Get_rank()
@@ -119,8 +116,8 @@ class DistributedDataParallel(Module):
             self._grad_accs.append(acc)
             self._hook_handles.append(acc.register_hook(self._make_hook(i)))
         self._armed = self._fired = False
-        self._ready = np.zeros(len(params), bool)
-        self._used = np.ones(len(params), bool)
+        self._ready = xp.zeros(len(params), bool)
+        self._used = xp.ones(len(params), bool)
         self._next_bucket = 0
         self._bucket_pending = [b.pending for b in self._buckets]
         # Seconds spent launching all-reduces and waiting for them, per backward (last one)
@@ -154,13 +151,13 @@ class DistributedDataParallel(Module):
         for t in tensors:
             by_dtype.setdefault(t._data.dtype, []).append(t)
         for dtype, group in by_dtype.items():
-            flat = np.concatenate([np.ravel(t._data) for t in group])
+            flat = xp.concatenate([xp.ravel(t._data) for t in group])
             comm.Bcast(flat, root=0)
             pos = 0
             for t in group:
                 n = t._data.size
                 t._data[...] = flat[pos:pos + n].reshape(t._data.shape)
-                t._vc.value += 1
+                bump_version(t, 'DistributedDataParallel (rank 0\'s state broadcast)')
                 pos += n
 
     def _make_buckets(self, params):
@@ -190,7 +187,7 @@ class DistributedDataParallel(Module):
     def forward(self, *inputs, **kwargs):
         if self._armed and self._fired:
             names = [self._param_names[id(self._params[i])]
-                     for i in np.nonzero(~self._ready)[0]]
+                     for i in xp.nonzero(~self._ready)[0]]
             self._armed = False
             raise RuntimeError(UNFINISHED.format(rank=self._rank, names=', '.join(names)))
         if self.broadcast_buffers and self.training:
@@ -265,14 +262,14 @@ class DistributedDataParallel(Module):
         p = self._params[i]
         lo, hi = bucket.offsets[k], bucket.offsets[k + 1]
         if p._grad is not None:
-            bucket.flat[lo:hi] = np.ravel(p._grad._data)
+            bucket.flat[lo:hi] = xp.ravel(p._grad._data)
         else:
             bucket.flat[lo:hi] = 0
         self._bucket_pending[b] -= 1
         start = time.perf_counter()
         # Let MPI progress the all-reduces already in flight.
         for earlier in self._buckets[:self._next_bucket]:
-            if earlier.work is not None and not earlier.work._done:
+            if earlier.work is not None:
                 earlier.work.is_completed()
         while (self._next_bucket < len(self._buckets)
                and self._bucket_pending[self._next_bucket] == 0):
@@ -283,13 +280,12 @@ class DistributedDataParallel(Module):
             self._finish()
 
     def _launch(self, bucket):
-        dist = _dist()
-        MPI = dist._mpi()
         if self._world == 1:
-            bucket.work = dist._done_work()
+            bucket.work = completed_work()
         else:
+            MPI = load_mpi()
             req = self._comm.Iallreduce(MPI.IN_PLACE, bucket.flat, op=MPI.SUM)
-            bucket.work = dist.Work([req], None, bucket.flat)
+            bucket.work = Work([req], None, bucket.flat)
 
     def _finish(self):
         """Wait for every bucket, average, and write the gradients back."""
@@ -317,17 +313,17 @@ class DistributedDataParallel(Module):
             bucket = self._buckets[b]
             values = bucket.flat[bucket.offsets[k]:bucket.offsets[k + 1]].reshape(p._data.shape)
             if p._grad is None:
-                p._grad = Tensor._make(values.astype(p._data.dtype), False, None, 0, None, Tensor)
+                p.grad = wrap(values.astype(p._data.dtype))
             else:
-                np.copyto(p._grad._data, values, casting='unsafe')
-                p._grad._vc.value += 1
+                xp.copyto(p._grad._data, values, casting='unsafe')
+                bump_version(p._grad, 'DistributedDataParallel (averaged gradients)')
         self._armed = False
         self.comm_seconds['launch'] += self._launch_seconds
         self.comm_seconds['wait'] += wait
         self.comm_seconds['steps'] += 1
 
     def _comm_in_place(self):
-        return _dist()._mpi().IN_PLACE
+        return load_mpi().IN_PLACE
 
     # -- the rest of the API --------------------------------------------------------
     @contextmanager

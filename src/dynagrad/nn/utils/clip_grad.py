@@ -3,7 +3,8 @@ import math
 
 import numpy as np
 
-from ...tensor import Tensor
+from ...backend import xp
+from ...tensor import Tensor, bump_version, wrap
 
 __all__ = ['clip_grad_norm_', 'clip_grad_value_', 'get_total_norm', 'clip_grads_with_norm_']
 
@@ -21,18 +22,18 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     tensors = list(tensors)
     norm_type = float(norm_type)
     if not tensors:
-        return Tensor._make(np.array(0.0, np.float32), False, None, 0, None, Tensor)
+        return wrap(xp.array(0.0, np.float32))
     if norm_type == math.inf:
-        total = max(float(np.abs(t._data).max()) if t._data.size else 0.0 for t in tensors)
+        total = max(float(xp.abs(t._data).max()) if t._data.size else 0.0 for t in tensors)
     else:
-        total = sum(float((np.abs(t._data.astype(np.float64)) ** norm_type).sum())
+        total = sum(float((xp.abs(t._data.astype(np.float64)) ** norm_type).sum())
                     for t in tensors) ** (1.0 / norm_type)
     if error_if_nonfinite and not math.isfinite(total):
         raise RuntimeError(f'The total norm of order {norm_type} for gradients from '
                            '`parameters` is non-finite, so it cannot be clipped. To disable '
                            'this error and scale the gradients by the non-finite norm anyway, '
                            'set `error_if_nonfinite=False`')
-    return Tensor._make(np.array(total, tensors[0]._data.dtype), False, None, 0, None, Tensor)
+    return wrap(xp.array(total, tensors[0]._data.dtype))
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
@@ -41,7 +42,7 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     coef = min(float(max_norm) / (total + 1e-6), 1.0)
     for g in grads:
         g._data *= coef
-        g._vc.value += 1
+        bump_version(g, 'clip_grads_with_norm_')
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
@@ -62,5 +63,5 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     """Clamp every gradient element into ``[-clip_value, clip_value]``."""
     clip_value = float(clip_value)
     for g in _grads(parameters):
-        np.clip(g._data, -clip_value, clip_value, out=g._data)
-        g._vc.value += 1
+        xp.clip(g._data, -clip_value, clip_value, out=g._data)
+        bump_version(g, 'clip_grad_value_')

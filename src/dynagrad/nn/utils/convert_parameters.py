@@ -1,5 +1,5 @@
 """Parameters to one flat vector and back."""
-from ...tensor import Tensor
+from ...tensor import Tensor, wrap
 
 __all__ = ['parameters_to_vector', 'vector_to_parameters']
 
@@ -18,6 +18,5 @@ def vector_to_parameters(vec, parameters):
     for p in parameters:
         n = p.numel()
         # As in PyTorch, each parameter's data becomes a view of the vector.
-        p.data = Tensor._make(vec._data[offset:offset + n].reshape(p.shape), False, None, 0,
-                              None, Tensor)
+        p.data = wrap(vec._data[offset:offset + n].reshape(p.shape))
         offset += n

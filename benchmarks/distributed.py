@@ -1,10 +1,12 @@
 """Weak-scaling figures for docs/distributed.md: the benchmark MLP (784-512-512-10, ReLU,
 cross-entropy, SGD, float32) with a fixed per-rank batch, on however many ranks it runs.
 
+Run from the repository root (``benchmarks`` is a package there, not part of dynagrad):
+
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m dynagrad.distributed.run -n 1 \\
-        -m dynagrad.distributed.benchmark
+        -m benchmarks.distributed
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python -m dynagrad.distributed.run -n 2 \\
-        -m dynagrad.distributed.benchmark
+        -m benchmarks.distributed
 
 Prints, as medians over the steps (milliseconds): the plain step (no DDP: compute only,
 every rank at once), the DDP step with one 25 MB bucket (no overlap possible) and with 1 MB
@@ -53,7 +55,7 @@ def measure(model, x, y, steps, warmup, ddp=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog='python -m dynagrad.distributed.benchmark')
+    parser = argparse.ArgumentParser(prog='python -m benchmarks.distributed')
     parser.add_argument('--batch', type=int, default=128, help='batch per rank (default 128)')
     parser.add_argument('--steps', type=int, default=50)
     parser.add_argument('--warmup', type=int, default=5)
