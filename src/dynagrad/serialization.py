@@ -36,7 +36,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .tensor import Tensor, _check_device
+from .tensor import Tensor, _check_device, wrap
 from .size import Size
 
 __all__ = ['save', 'load', 'CheckpointError']
@@ -420,7 +420,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=No
     arrays = _decode_arrays(buf, name, entries, start)
     out = {}
     for key, *_rest in sorted(entries, key=lambda e: e[3]):
-        out[key] = Tensor._make(arrays[key], False, None, 0, None, Tensor)
+        out[key] = wrap(arrays[key])
     return out
 
 
@@ -522,7 +522,7 @@ class _Decoder:
         if key in self.made:
             return self.made[key]
         requires_grad = node.get('requires_grad', False) is True
-        t = Tensor._make(a, False, None, 0, None, Tensor)
+        t = wrap(a)
         try:
             if node.get('parameter') is True:
                 from .nn.parameter import Parameter

@@ -346,7 +346,7 @@ class Tensor:
     @property
     def data(self):
         """The values without history (not sharing the version counter, as in PyTorch)."""
-        return Tensor._make(self._data, False, None, 0, None, Tensor)
+        return wrap(self._data)
 
     @data.setter
     def data(self, value):
@@ -502,7 +502,7 @@ class Tensor:
         size = _size_args(size)
         np_dtype = (dtype or self.dtype).numpy
         data = np.empty(size, np_dtype) if fill is None else np.full(size, fill, np_dtype)
-        return Tensor._make(data, False, None, 0, None, Tensor).requires_grad_(requires_grad)
+        return wrap(data).requires_grad_(requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         return self._new_filled(0, size, dtype, requires_grad)

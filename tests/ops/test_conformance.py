@@ -263,7 +263,8 @@ def test_forward(op, sample, i):
 
 # torch gives these once per process (TORCH_WARN_ONCE), so whether it warns in a given test
 # depends on what ran before; dynagrad warns each time and Python's filters show it once.
-TORCH_WARNS_ONCE = ("Using padding='same' with even kernel lengths",)
+TORCH_WARNS_ONCE = ("Using padding='same' with even kernel lengths",
+                    'The reduce argument of ')
 
 
 def _warnings_of(call, lib, args, kwargs):
@@ -489,3 +490,77 @@ def test_gradgradcheck_empty_input():
 def test_copy_scalar_src():
     assert torch.zeros(2).copy_(1.5).tolist() == [1.5, 1.5]
     assert dynagrad.zeros(2).copy_(1.5).tolist() == [1.5, 1.5]
+
+
+# -- the array door ---------------------------------------------------------------------------
+
+class _CountingNamespace:
+    """NumPy's API, counting the calls made through it (submodules are counted too)."""
+
+    def __init__(self, module=np, counts=None):
+        self._module = module
+        self.counts = {} if counts is None else counts
+
+    def __getattr__(self, name):
+        value = getattr(self._module, name)
+        if isinstance(value, type(np)):
+            return _CountingNamespace(value, self.counts)
+        if isinstance(value, np.ufunc):
+            return _CountedUfunc(name, value, self.counts)
+        if callable(value) and not isinstance(value, type):
+            counts = self.counts
+
+            def counted(*args, **kwargs):
+                counts[name] = counts.get(name, 0) + 1
+                return value(*args, **kwargs)
+            return counted
+        return value
+
+
+class _CountedUfunc:
+    """A ufunc whose calls and methods (``add.at``, ``maximum.reduceat``...) are counted."""
+
+    def __init__(self, name, ufunc, counts):
+        self._name, self._ufunc, self._counts = name, ufunc, counts
+
+    def __call__(self, *args, **kwargs):
+        self._counts[self._name] = self._counts.get(self._name, 0) + 1
+        return self._ufunc(*args, **kwargs)
+
+    def __getattr__(self, attr):
+        value = getattr(self._ufunc, attr)
+        if not callable(value):
+            return value
+
+        def counted(*args, **kwargs):
+            key = f'{self._name}.{attr}'
+            self._counts[key] = self._counts.get(key, 0) + 1
+            return value(*args, **kwargs)
+        return counted
+
+
+DOOR_COUNTS = {}
+
+
+@pytest.mark.parametrize('op', [pytest.param(op, id=op.name) for op in OPS])
+def test_through_counting_namespace(op):
+    """Every row's forward and backward again, with dynagrad.backend.xp pointed at a
+    namespace that counts its calls and forwards to NumPy: the values and gradients still
+    match torch, so the door reaches every op (tests/test_array_door.py checks no op goes
+    around it)."""
+    from dynagrad.backend import array_namespace
+    counting = _CountingNamespace(counts=DOOR_COUNTS)
+    with array_namespace(counting):
+        for i, sample in enumerate(op.get_samples()):
+            if sample.xfail:
+                continue
+            test_forward(op, sample, i)
+            if _wants_grad(op, sample):
+                test_backward(op, sample, i)
+
+
+def test_counting_namespace_saw_the_ops_compute():
+    if not DOOR_COUNTS:
+        pytest.skip('runs after test_through_counting_namespace')
+    assert sum(DOOR_COUNTS.values()) > 10_000
+    assert {'exp', 'matmul', 'zeros', 'where'} <= set(DOOR_COUNTS)

@@ -12,7 +12,7 @@ import numpy as np
 
 
 from ..backend import fp_errors_off, fp_errors_restore, xp
-from ..tensor import Tensor
+from ..tensor import Tensor, bump_version, wrap
 from .graph import AccumulateGrad, grad_accumulator
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, run_checked
@@ -52,7 +52,7 @@ def _make_root_grads(tensors, grads, create_graph):
             if t._data.size != 1:
                 raise RuntimeError('grad can be implicitly created only for scalar outputs')
             g = xp.ones_like(t._data)
-            out.append(Tensor._make(g, False, None, 0, None, Tensor) if create_graph else g)
+            out.append(wrap(g) if create_graph else g)
             continue
         if not isinstance(g, Tensor):
             if isinstance(g, (int, float)):
@@ -125,14 +125,14 @@ def _call_tensor_hooks(node, grads, as_tensors):
                 g = grads[nr]
                 g = g._data if isinstance(g, Tensor) else g
                 if t._grad is None:
-                    t._grad = Tensor._make(g.copy(), False, None, 0, None, Tensor)
+                    t._grad = wrap(g.copy())
                 else:
-                    t._grad = Tensor._make(t._grad._data + g, False, None, 0, None, Tensor)
+                    t._grad = wrap(t._grad._data + g)
     return grads
 
 
 def _run_hooks(fns, g, as_tensors):
-    gt = g if as_tensors else Tensor._make(g, False, None, 0, None, Tensor)
+    gt = g if as_tensors else wrap(g)
     for fn in fns:
         result = fn(gt)
         if result is not None:
@@ -163,12 +163,12 @@ def _accumulate(var, g, create_graph, handed_out):
         if g.base is not None or not g.flags.writeable or id(g) in handed_out:
             g = g.copy()
         handed_out.add(id(g))
-        var._grad = Tensor._make(g, False, None, 0, None, Tensor)
+        var._grad = wrap(g)
     elif old._requires_grad:
-        var._grad = Tensor._make(old._data + g, False, None, 0, None, Tensor)
+        var._grad = wrap(old._data + g)
     else:
         old._data += g
-        old._vc.value += 1
+        bump_version(old, 'gradient accumulation into .grad')
 
 
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
@@ -275,7 +275,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
         for i, t in enumerate(inputs):  # leaves were accumulated by their AccumulateGrad
             if t._grad_fn is not None and capture.get(i) is not None:
                 g = capture[i]
-                g = g if create_graph else Tensor._make(g.copy(), False, None, 0, None, Tensor)
+                g = g if create_graph else wrap(g.copy())
                 t._grad = g if t._grad is None else t._grad + g
         return None
     result = []
@@ -293,7 +293,7 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
             if id(g) in handed_out or g.base is not None or not g.flags.writeable:
                 g = g.copy()
             handed_out.add(id(g))
-            result.append(Tensor._make(g, False, None, 0, None, Tensor))
+            result.append(wrap(g))
     return tuple(result)
 
 
@@ -341,5 +341,5 @@ def _fill_missing(grads, output_meta, as_tensors):
             shape, dtype = output_meta[k]
             if dtype.kind == 'f':
                 z = xp.zeros(shape, dtype)
-                grads[k] = Tensor._make(z, False, None, 0, None, Tensor) if as_tensors else z
+                grads[k] = wrap(z) if as_tensors else z
     return grads

@@ -31,7 +31,7 @@ import numpy as np
 
 from .. import _dtype
 from ..backend import fp_errors_off, fp_errors_restore, xp
-from ..tensor import Tensor, VersionCounter, legacy, wrap  # noqa: F401 (VersionCounter: API)
+from ..tensor import Tensor, VersionCounter, bump_version, legacy, wrap  # noqa: F401
 from .graph import Node, SavedTensor, grad_accumulator
 from .variable import Variable
 from .grad_mode import state as _grad_state
@@ -601,9 +601,9 @@ class _CustomNode(Op, FunctionCtx):
         for g, meta in zip(grads, self._output_meta):
             if g is None:
                 if self._materialize and meta is not None:
-                    g = Tensor._make(xp.zeros(*meta), False, None, 0, None, Tensor)
+                    g = wrap(xp.zeros(*meta))
             elif not as_tensors:
-                g = Tensor._make(g, False, None, 0, None, Tensor)
+                g = wrap(g)
             wrapped.append(g)
         with set_grad_enabled(as_tensors):
             result = self._function.backward(self, *wrapped)
@@ -681,7 +681,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         if dirty:
             for a, v in zip(tensor_args, versions):
                 if any(a is d for d in dirty) and a._vc.value == v:
-                    a._vc.value += 1
+                    bump_version(a, f'{cls.__name__}.forward (marked dirty)')
         non_diff = node._non_differentiable
         results = []
         for k, o in enumerate(outs):

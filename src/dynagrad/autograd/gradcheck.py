@@ -5,7 +5,7 @@ import numpy as np
 
 from ..backend import xp
 
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap
 
 __all__ = ['gradcheck', 'gradgradcheck', 'GradcheckError']
 
@@ -63,7 +63,7 @@ def _analytical_jacobians(outputs, inputs, wrt):
         for m in range(o._data.size):
             seed = xp.zeros(o._data.shape, o._data.dtype)
             seed.flat[m] = 1
-            g = Tensor._make(seed, False, None, 0, None, Tensor)
+            g = wrap(seed)
             grads = grad((o,), [inputs[i] for i in wrt], (g,), retain_graph=True,
                          allow_unused=True)
             for col, gi in enumerate(grads):

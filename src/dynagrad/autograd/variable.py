@@ -35,7 +35,7 @@ class Variable(Tensor):
     @property
     def data(self):
         """The wrapped tensor: a plain Tensor sharing this Variable's memory."""
-        return Tensor._make(self._data, False, None, 0, None, Tensor)
+        return wrap(self._data)
 
     @data.setter
     def data(self, value):

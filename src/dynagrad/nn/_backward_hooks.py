@@ -6,7 +6,7 @@ run, calls the hooks, and passes on what they return.
 """
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap
 
 
 class _HookIdentity(Op):
@@ -24,7 +24,7 @@ class _HookIdentity(Op):
 def _as_tensor(g):
     if g is None or isinstance(g, Tensor):
         return g
-    return Tensor._make(g, False, None, 0, None, Tensor)
+    return wrap(g)
 
 
 def _through_identity(values, callback):

@@ -1,5 +1,5 @@
 """``Parameter``: a tensor that a Module registers as trainable."""
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap
 
 
 class Parameter(Tensor):
@@ -27,5 +27,5 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __reduce_ex__(self, protocol):
-        return (Parameter, (Tensor._make(self._data, False, None, 0, None, Tensor),
+        return (Parameter, (wrap(self._data),
                             self._requires_grad))

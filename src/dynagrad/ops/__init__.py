@@ -4,17 +4,24 @@ Each family module lists its public functions in ``__all__`` (``dynagrad.<name>`
 its Tensor methods in ``METHODS`` (``tensor.<name>``, in-place variants included).
 """
 from ..tensor import Tensor
-from . import pointwise, reduction, shape, indexing, linalg, random, creation
-from .pointwise import *  # noqa: F401,F403
+from . import arithmetic, unary, comparison, clamping, pointwise  # noqa: F401
+from . import reduction, shape, indexing, linalg, random, creation
+from .arithmetic import *  # noqa: F401,F403
+from .unary import *  # noqa: F401,F403
+from .comparison import *  # noqa: F401,F403
+from .clamping import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
-from .pointwise import Add, Sub, Rsub, Mul, Div, Rdiv, Rpow, Neg, Abs, Eq, Ne, Lt, Le, Gt, Ge
+from .arithmetic import Add, Sub, Rsub, Mul, Div, Rdiv, Rpow
+from .unary import Neg, Abs
+from .comparison import Eq, Ne, Lt, Le, Gt, Ge
 
-FAMILIES = (pointwise, reduction, shape, indexing, linalg, random)
+# The elementwise families (``pointwise`` gathers them under its old name), then the rest.
+FAMILIES = (arithmetic, unary, comparison, clamping, reduction, shape, indexing, linalg, random)
 __all__ = [name for module in FAMILIES + (creation,) for name in module.__all__]
 
 
@@ -36,8 +43,8 @@ def _bind():
     T.__setitem__ = indexing.setitem
     T.__matmul__ = linalg.matmul
     T.__rmatmul__ = lambda self, other: linalg.matmul(other, self)
-    T.__pow__ = pointwise.pow
-    T.__ipow__ = pointwise.pow_
+    T.__pow__ = arithmetic.pow
+    T.__ipow__ = arithmetic.pow_
     # Operators call the op directly: one wrapper frame on the hot path, no more.
     T.__add__ = T.__radd__ = _operator(Add)
     T.__sub__ = _operator(Sub)
@@ -51,8 +58,8 @@ def _bind():
     T.__pos__ = lambda self: self
     T.__eq__, T.__ne__ = _operator(Eq), _operator(Ne)
     T.__lt__, T.__le__, T.__gt__, T.__ge__ = map(_operator, (Lt, Le, Gt, Ge))
-    T.__iadd__, T.__isub__ = pointwise.add_, pointwise.sub_
-    T.__imul__, T.__itruediv__ = pointwise.mul_, pointwise.div_
+    T.__iadd__, T.__isub__ = arithmetic.add_, arithmetic.sub_
+    T.__imul__, T.__itruediv__ = arithmetic.mul_, arithmetic.div_
     T.T = property(lambda self: shape.permute(self, tuple(range(self.ndim))[::-1]))
     T.mT = property(lambda self: shape.transpose(self, -2, -1))
     T.__hash__ = Tensor.__hash__

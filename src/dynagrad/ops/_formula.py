@@ -7,14 +7,21 @@ shared by both already; the few functions below fill the gaps, dispatching on ty
 """
 import numpy as np
 
+from ..backend import xp
 from ..autograd.function import is_array, sum_to  # noqa: F401  (the formulas' basics)
 
 _ndarray = np.ndarray
 
 
+def unwrap(x):
+    """The array behind ``x``: a tensor's data, an array (or number) as it is. Saved values
+    are tensors under ``create_graph=True`` and arrays otherwise."""
+    return x._data if hasattr(x, '_data') else x
+
+
 def broadcast_to(g, shape):
     if is_array(g):
-        return np.broadcast_to(g, shape)
+        return xp.broadcast_to(g, shape)
     return g.expand(shape)
 
 
@@ -26,38 +33,54 @@ def unsqueeze_dims(g, dims, ndim):
     return g.reshape(tuple(shape))
 
 
-def _dual(numpy_fn, method):
+def _dual(array_fn, method):
     def fn(x, *args):
         if is_array(x):
-            return numpy_fn(x, *args)
+            return array_fn(x, *args)
         return getattr(x, method)(*args)
     fn.__name__ = method
     return fn
 
 
-exp = _dual(np.exp, 'exp')
-log = _dual(np.log, 'log')
-sign = _dual(np.sign, 'sign')
-sqrt = _dual(np.sqrt, 'sqrt')
-tanh = _dual(np.tanh, 'tanh')
+exp = _dual(xp.exp, 'exp')
+log = _dual(xp.log, 'log')
+sign = _dual(xp.sign, 'sign')
+sqrt = _dual(xp.sqrt, 'sqrt')
+tanh = _dual(xp.tanh, 'tanh')
 
 
 def where(cond, a, b):
     """``cond``: a boolean array (never differentiated); ``a``, ``b``: arrays, tensors, numbers."""
     if is_array(a) and is_array(b):
-        return np.where(cond, a, b)
+        return xp.where(cond, a, b)
     from .pointwise import where as where_t
-    from ..tensor import Tensor
-    return where_t(Tensor._make(np.asarray(cond), False, None, 0, None, Tensor), a, b)
+    from ..tensor import wrap
+    return where_t(wrap(xp.asarray(cond)), a, b)
+
+
+_named = {}
+
+
+def named(op_cls, node_name):
+    """``op_cls`` recording its node as ``node_name``: a subclass made once per name, for ops
+    whose PyTorch node name depends on the arguments (``matmul``: MmBackward0, MvBackward0...)."""
+    if op_cls._node_name == node_name:
+        return op_cls
+    sub = _named.get((op_cls, node_name))
+    if sub is None:
+        sub = _named[op_cls, node_name] = type(op_cls.__name__, (op_cls,), {
+            'node_name': node_name, '__module__': op_cls.__module__,
+            '__qualname__': op_cls.__qualname__, '__doc__': op_cls.__doc__})
+    return sub
 
 
 def zeros_like(x):
     if is_array(x):
-        return np.zeros_like(x)
+        return xp.zeros_like(x)
     from .creation import zeros_like as z
     return z(x)
 
 
 # ``flip(g, dims)`` (dims: an int or a tuple of non-negative ints): a reversed view of an
 # array, or the recorded ``Tensor.flip`` (FlipBackward0), whose backward is flip again.
-flip = _dual(np.flip, 'flip')
+flip = _dual(xp.flip, 'flip')

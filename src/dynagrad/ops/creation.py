@@ -2,13 +2,13 @@
 import numpy as np
 
 from .. import _dtype
-from ..tensor import Tensor, _to_nested, _size_args, _check_device
+from ..backend import xp
+from ..tensor import Tensor, _to_nested, _size_args, _check_device, wrap
 
-_make = Tensor._make
 
 
 def _finish(data, requires_grad):
-    t = _make(data, False, None, 0, None, Tensor)
+    t = wrap(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -76,7 +76,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if dtype is None:
             dtype = inferred if inferred is not None else _dtype.get_default_dtype()
     with np.errstate(over='ignore'):  # out-of-range floats become inf, as in PyTorch
-        array = np.array(_to_nested(data), dtype=_np_dtype(dtype))
+        array = xp.array(_to_nested(data), dtype=_np_dtype(dtype))
     return _finish(array, requires_grad)
 
 
@@ -87,7 +87,7 @@ def as_tensor(data, dtype=None, device=None):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or _np_dtype(dtype) == data.dtype):
         _dtype.from_numpy_dtype(data.dtype)
-        return _make(data, False, None, 0, None, Tensor)
+        return wrap(data)
     return tensor(data, dtype=dtype)
 
 
@@ -95,7 +95,7 @@ def from_numpy(array):
     if not isinstance(array, np.ndarray):
         raise TypeError(f'expected np.ndarray (got {type(array).__name__})')
     _dtype.from_numpy_dtype(array.dtype)
-    return _make(array, False, None, 0, None, Tensor)
+    return wrap(array)
 
 
 def _shape(size, name):
@@ -112,12 +112,12 @@ def _check_fill(fill, np_dtype):
         return
     value = fill.item() if isinstance(fill, (Tensor, np.generic)) else fill
     if np_dtype.kind == 'f':
-        if np.isfinite(value) and abs(value) > _builtin_float(np.finfo(np_dtype).max):
+        if xp.isfinite(value) and abs(value) > _builtin_float(np.finfo(np_dtype).max):
             raise RuntimeError(f'value cannot be converted to type {np_dtype} without overflow')
         return
     info = np.iinfo(np_dtype)
     low = -info.max if np_dtype.kind == 'u' and isinstance(value, int) else info.min
-    if not (np.isfinite(value) and low <= value <= info.max):
+    if not (xp.isfinite(value) and low <= value <= info.max):
         raise RuntimeError(f'value cannot be converted to type {np_dtype} without overflow')
 
 
@@ -128,8 +128,8 @@ def _filled(fill, size, dtype, requires_grad, device=None, name='full'):
     if fill is not None:
         _check_fill(fill, np_dtype)
         if np_dtype.kind == 'u' and isinstance(fill, (int, np.integer)) and fill < 0:
-            fill = np.array(fill, np.int64).astype(np_dtype)  # wraps, as in PyTorch
-    data = np.empty(shape, np_dtype) if fill is None else np.full(shape, fill, np_dtype)
+            fill = xp.array(fill, np.int64).astype(np_dtype)  # wraps, as in PyTorch
+    data = xp.empty(shape, np_dtype) if fill is None else xp.full(shape, fill, np_dtype)
     return _finish(data, requires_grad)
 
 
@@ -192,7 +192,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         xstart, xend, xstep = (_builtin_int(x) for x in (start, end, step))
         if xstep == 0 and np_dtype == np.int64:
             raise ValueError('step must be nonzero')
-    if not (np.isfinite(xstart) and np.isfinite(xend)):
+    if not (xp.isfinite(xstart) and xp.isfinite(xend)):
         raise RuntimeError(f'unsupported range: {xstart} -> {xend}')
     if not ((step > 0 and xend >= xstart) or (step < 0 and xend <= xstart)):
         raise RuntimeError('upper bound and larger bound inconsistent with step sign')
@@ -200,11 +200,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         sign = 1 if xstep > 0 else -1
         n = (xend - xstart + xstep - sign) // xstep   # both operands share a sign: truncates
     else:
-        n = int(np.ceil((_builtin_float(end) - _builtin_float(start)) / _builtin_float(step)))
+        n = int(xp.ceil((_builtin_float(end) - _builtin_float(start)) / _builtin_float(step)))
     if np_dtype.kind == 'f':
-        data = (xstart + xstep * np.arange(n, dtype=np.float64)).astype(np_dtype)
+        data = (xstart + xstep * xp.arange(n, dtype=np.float64)).astype(np_dtype)
     else:
-        data = (xstart + xstep * np.arange(n, dtype=np.int64)).astype(np_dtype)
+        data = (xstart + xstep * xp.arange(n, dtype=np.int64)).astype(np_dtype)
     return _finish(data, requires_grad)
 
 
@@ -220,11 +220,11 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     comp = np_dtype.type if np_dtype.kind == 'f' else np.float64
     s, e = (comp(np_dtype.type(x)) for x in (start, end))
     if steps <= 1:
-        data = np.full(steps, s, comp)
+        data = xp.full(steps, s, comp)
     else:
         step = (e - s) / comp(steps - 1)
-        idx = np.arange(steps, dtype=comp)
-        data = np.where(np.arange(steps) < steps // 2, s + step * idx,
+        idx = xp.arange(steps, dtype=comp)
+        data = xp.where(xp.arange(steps) < steps // 2, s + step * idx,
                         e - step * (comp(steps - 1) - idx))
     return _finish(data.astype(np_dtype), requires_grad)
 
@@ -235,7 +235,7 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f'n must be greater or equal to 0, got {n}')
     if m is not None and m < 0:
         raise RuntimeError(f'm must be greater or equal to 0, got {m}')
-    return _finish(np.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+    return _finish(xp.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
 _builtin_float, _builtin_int = float, int

@@ -5,17 +5,20 @@ Every op here that moves values by an index is one of two linear maps and its ad
 backward is a scatter-add) and *scatter-adding* into zeros (``IndexScatter``, whose
 backward reads at the key again). Keys are built once, in forward, as NumPy index tuples
 (arrays, slices), so both directions are one vectorised NumPy call and double backward
-comes from the two ops calling each other through ``apply_any``.
+comes from the two ops calling each other through ``Op.run``.
 """
 import warnings
 
 import numpy as np
 
+from ..backend import xp
 from ..autograd.function import Op
+from ..tensor import wrap
 from .. import _dtype
-from ._formula import sum_to, is_array, where
+from ._formula import sum_to, is_array, where, named
 
 _ndarray = np.ndarray
+_op_apply = Op.apply.__func__
 
 
 # ---------------------------------------------------------------------------------------
@@ -62,7 +65,7 @@ def _list_array(seq):
         if isinstance(v, (list, tuple)):
             return [conv(u) for u in v]
         return v
-    a = np.asarray(conv(seq))
+    a = xp.asarray(conv(seq))
     if a.size == 0 and a.dtype.kind == 'f':
         a = a.astype(np.int64)
     if a.dtype.kind not in 'biu':
@@ -168,7 +171,7 @@ def _write(out, key, v, add=False):
     elif _unique_positions(key):
         out[key] += v
     else:
-        np.add.at(out, key, v)
+        xp.add.at(out, key, v)
 
 
 def _is_trivial_slice(k, size):
@@ -261,16 +264,21 @@ class BasicIndex(Op):
     """``x[ints, slices, None, ...]``: a view."""
     is_view = True
 
+    @classmethod
+    def apply(cls, x, key):
+        if cls is BasicIndex:   # the subclass named as torch names the node for this key
+            cls = named(BasicIndex, _node_name_for(key, x._data.shape))
+        return _op_apply(cls, x, key=key)
+
     def forward(self, x, key):
         self.in_shape = x.shape
         self.key = key
-        self._node_name = _node_name_for(key, x.shape)
         # A trailing Ellipsis keeps an all-integer key a 0-d view, not a NumPy scalar copy.
         items = key if isinstance(key, tuple) else (key,)
         return x[items if any(k is Ellipsis for k in items) else items + (Ellipsis,)]
 
     def backward(self, g):
-        return IndexScatter.apply_any(g, self.key, self.in_shape)
+        return IndexScatter.run(g, key=self.key, shape=self.in_shape)
 
 
 class AdvancedIndex(Op):
@@ -283,7 +291,7 @@ class AdvancedIndex(Op):
         return _get(x, key)
 
     def backward(self, g):
-        return IndexScatter.apply_any(g, self.key, self.in_shape)
+        return IndexScatter.run(g, key=self.key, shape=self.in_shape)
 
 
 class IndexSelect(AdvancedIndex):
@@ -302,10 +310,10 @@ class MaskedSelect(Op):
     def forward(self, x, key):
         self.x_shape = x.shape
         self.key = key
-        return np.broadcast_to(x, key.shape)[key]
+        return xp.broadcast_to(x, key.shape)[key]
 
     def backward(self, g):
-        return sum_to(IndexScatter.apply_any(g, self.key, self.key.shape), self.x_shape)
+        return sum_to(IndexScatter.run(g, key=self.key, shape=self.key.shape), self.x_shape)
 
 
 def _unique_positions(key):
@@ -319,18 +327,12 @@ class IndexScatter(Op):
 
     def forward(self, g, key, shape):
         self.key = key
-        out = np.zeros(shape, g.dtype)
+        out = xp.zeros(shape, g.dtype)
         _write(out, key, g, add=True)
         return out
 
     def backward(self, gg):
         return read_at(gg, self.key)
-
-    @classmethod
-    def apply_any(cls, g, key, shape):
-        if is_array(g):
-            return Op.__new__(cls).forward(g, key, shape)
-        return cls.apply(g, key=key, shape=shape)
 
 
 def read_at(g, key):
@@ -354,20 +356,14 @@ class MaskOut(Op):
         return out
 
     def backward(self, gg):
-        return MaskOut.apply_any(gg, self.key)
-
-    @classmethod
-    def apply_any(cls, g, key):
-        if is_array(g):
-            return Op.__new__(cls).forward(g, key)
-        return cls.apply(g, key=key)
+        return MaskOut.run(gg, key=self.key)
 
 
 def _pad_to(g, region, shape):
     """``g`` placed at the basic ``region`` of zeros of ``shape`` (a no-op when it fills it)."""
     if tuple(g.shape) == tuple(shape):
         return g
-    return IndexScatter.apply_any(g, region, shape)
+    return IndexScatter.run(g, key=region, shape=shape)
 
 
 def _cast(g, np_dtype):
@@ -396,7 +392,7 @@ class IndexPut(Op):
             region_shape = _get(out, key).shape
         self.values_trim = _trim(values, region_shape)
         if accumulate:
-            _write(out, key, np.broadcast_to(np.asarray(values, x.dtype)
+            _write(out, key, xp.broadcast_to(xp.asarray(values, x.dtype)
                                              .reshape(_trim(values, region_shape)),
                                              region_shape), add=True)
         else:
@@ -404,7 +400,7 @@ class IndexPut(Op):
         return out
 
     def backward(self, g):
-        gx = g if self.accumulate else MaskOut.apply_any(g, self.key)
+        gx = g if self.accumulate else MaskOut.run(g, key=self.key)
         gv = None
         if self.values_shape is not None and self.needs_input_grad[1]:
             gv = sum_to(read_at(g, self.key), self.values_trim)
@@ -415,7 +411,7 @@ class IndexPut(Op):
 
 def _trim(values, region_shape):
     """``values``' shape without the leading size-1 dims NumPy's assignment drops."""
-    shape = np.shape(values)
+    shape = xp.shape(values)
     while len(shape) > len(region_shape) and shape[0] == 1:
         shape = shape[1:]
     return shape
@@ -474,14 +470,14 @@ def _type_name(np_dtype):
 
 
 def _index_put(x, key, value, accumulate, out_of_place=False):
-    region = np.broadcast_to(np.empty((), bool), x._data.shape)  # shape check only
+    region = xp.broadcast_to(xp.empty((), bool), x._data.shape)  # shape check only
     try:
         region_shape = _get(region, key).shape
     except IndexError as e:
         raise _numpy_index_error(e) from None
-    vshape = np.shape(value._data if _is_tensor(value) else value)
+    vshape = xp.shape(value._data if _is_tensor(value) else value)
     try:
-        if np.broadcast_shapes(_trim(np.empty(vshape), region_shape), region_shape) \
+        if xp.broadcast_shapes(_trim(xp.empty(vshape), region_shape), region_shape) \
                 != region_shape:
             raise ValueError
     except ValueError:
@@ -524,7 +520,7 @@ def _check_range(idx, size, dim, op, exc=RuntimeError, allow_negative=False):
         bad = int(lo if lo < low else hi)
         raise exc(f'{op}index {bad} is out of bounds for dimension {dim} with size {size}')
     if allow_negative and lo < 0:
-        return np.where(idx < 0, idx + size, idx)
+        return xp.where(idx < 0, idx + size, idx)
     return idx
 
 
@@ -586,7 +582,7 @@ def _gather_key(index, dim, shape=None):
             key.append(index)
         else:
             n = index.shape[d]
-            r = np.arange(n) if shape is None or shape[d] == n else np.zeros(n, np.intp)
+            r = xp.arange(n) if shape is None or shape[d] == n else xp.zeros(n, np.intp)
             key.append(r.reshape((n,) + (1,) * (nd - d - 1)))
     return tuple(key)
 
@@ -613,16 +609,14 @@ class FlatRead(Op):
     """``x.reshape(-1)[index]`` (``take``; ``take_along_dim`` without ``dim``)."""
     node_name = 'TakeBackward0'
 
-    def forward(self, x, index, name=None):
-        if name:
-            self._node_name = name
+    def forward(self, x, index):
         self.in_shape = x.shape
         self.index = index
         return x.reshape(-1)[index]
 
     def backward(self, g):
-        size = int(np.prod(self.in_shape))
-        return IndexScatter.apply_any(g, self.index, (size,)).reshape(self.in_shape)
+        size = int(xp.prod(self.in_shape))
+        return IndexScatter.run(g, key=self.index, shape=(size,)).reshape(self.in_shape)
 
 
 def _flat_index(idx, numel):
@@ -633,7 +627,7 @@ def _flat_index(idx, numel):
             raise IndexError(f'out of range: tried to access index {bad} on a tensor of '
                              f'{numel} elements.')
         if lo < 0:
-            idx = np.where(idx < 0, idx + numel, idx)
+            idx = xp.where(idx < 0, idx + numel, idx)
     return idx
 
 
@@ -649,8 +643,8 @@ def take_along_dim(input, indices, dim=None):
                       f'{_type_name(indices._data.dtype) if _is_tensor(indices) else ""}')
     x = input._data
     if dim is None:
-        return FlatRead.apply(input, index=_flat_index(idx.reshape(-1), x.size),
-                              name='GatherBackward0')
+        return named(FlatRead, 'GatherBackward0').apply(
+            input, index=_flat_index(idx.reshape(-1), x.size))
     if x.ndim != idx.ndim:
         raise RuntimeError('torch.take_along_dim(): input and indices should have the same '
                            f'number of dimensions, but got {x.ndim} dimensions for input, and '
@@ -664,7 +658,7 @@ def take_along_dim(input, indices, dim=None):
     js = list(idx.shape)
     js[dim] = 1
     try:
-        bshape = np.broadcast_shapes(tuple(xs), tuple(js))
+        bshape = xp.broadcast_shapes(tuple(xs), tuple(js))
     except ValueError:
         raise RuntimeError(f'take_along_dim(): shapes {list(x.shape)} (input) and '
                            f'{list(idx.shape)} (indices) cannot be broadcast apart from '
@@ -672,7 +666,7 @@ def take_along_dim(input, indices, dim=None):
     idx = _check_range(idx, x.shape[dim], dim, 'take_along_dim(): ', IndexError, True)
     out_shape = list(bshape)
     out_shape[dim] = idx.shape[dim]
-    idx = np.broadcast_to(idx, out_shape)
+    idx = xp.broadcast_to(idx, out_shape)
     return Gather.apply(input, key=_gather_key(idx, dim, x.shape))
 
 
@@ -689,7 +683,6 @@ class Scatter(Op):
             self.src_shape = src.shape
             out[key] = src[region]
         else:
-            self._node_name = 'ScatterBackward1'
             self.src_shape = None
             out[key] = src
         return out
@@ -698,7 +691,12 @@ class Scatter(Op):
         gsrc = None
         if self.src_shape is not None and self.needs_input_grad[1]:
             gsrc = _pad_to(read_at(g, self.key), self.region, self.src_shape)
-        return MaskOut.apply_any(g, self.key), gsrc
+        return MaskOut.run(g, key=self.key), gsrc
+
+
+class ScatterValue(Scatter):
+    """``scatter`` with a number for ``value``."""
+    node_name = 'ScatterBackward1'
 
 
 class ScatterLegacyReduce(Op):
@@ -707,7 +705,7 @@ class ScatterLegacyReduce(Op):
 
     def forward(self, x, src, key, region, reduce):
         out = x.copy()
-        ufunc = np.add if reduce == 'add' else np.multiply
+        ufunc = xp.add if reduce == 'add' else xp.multiply
         ufunc.at(out, key, src[region] if isinstance(src, _ndarray) else src)
         return out
 
@@ -719,7 +717,7 @@ class ScatterAdd(Op):
     def forward(self, x, src, key, region):
         self.key, self.region, self.src_shape = key, region, src.shape
         out = x.copy()
-        np.add.at(out, key, src[region])
+        xp.add.at(out, key, src[region])
         return out
 
     def backward(self, g):
@@ -761,21 +759,21 @@ class ScatterReduce(Op):
         if not include_self:
             out[key] = _identity(reduce, x.dtype)
         if reduce in ('sum', 'mean'):
-            np.add.at(out, key, s)
+            xp.add.at(out, key, s)
         elif reduce == 'prod':
-            np.multiply.at(out, key, s)
+            xp.multiply.at(out, key, s)
         elif reduce == 'amax':
-            np.maximum.at(out, key, s)
+            xp.maximum.at(out, key, s)
         else:
-            np.minimum.at(out, key, s)
+            xp.minimum.at(out, key, s)
         touched = None
         if not include_self or reduce != 'sum':
-            touched = np.zeros(x.shape, bool)
+            touched = xp.zeros(x.shape, bool)
             touched[key] = True
         self.touched = touched
         if reduce == 'mean':
-            count = np.zeros(x.shape, np.int64)
-            np.add.at(count, key, 1)
+            count = xp.zeros(x.shape, np.int64)
+            xp.add.at(count, key, 1)
             count += include_self
             count[count == 0] = 1
             out = out / count if x.dtype.kind == 'f' else out // count
@@ -787,22 +785,22 @@ class ScatterReduce(Op):
 
     def _prepare(self, x, src, s, out):
         key = self.key
-        self_in = np.ones(x.shape, bool) if self.include_self else ~self.touched
+        self_in = xp.ones(x.shape, bool) if self.include_self else ~self.touched
         if self.reduce == 'prod':
             # d out / d e is out / e, except where a group holds zeros: then it is the
             # product of the non-zero values, for a lone zero only.
             zeros_x = (x == 0) & self_in
             zeros_s = s == 0
             if (x == 0).any() or zeros_s.any():
-                nz = np.where(self_in, np.where(zeros_x, 1, x), 1).astype(x.dtype)
-                np.multiply.at(nz, key, np.where(zeros_s, 1, s))
+                nz = xp.where(self_in, xp.where(zeros_x, 1, x), 1).astype(x.dtype)
+                xp.multiply.at(nz, key, xp.where(zeros_s, 1, s))
                 nzeros = zeros_x.astype(np.int64)
-                np.add.at(nzeros, key, zeros_s)
-                dx = np.where(x == 0, nz * (nzeros == 1),
-                              np.where(nzeros == 0, nz, 0) / np.where(x == 0, 1, x))
-                ds = np.where(zeros_s, (nz * (nzeros == 1))[key],
-                              np.where(nzeros == 0, nz, 0)[key] / np.where(zeros_s, 1, s))
-                self.dx, self.ds = np.where(self_in, dx, 0), ds
+                xp.add.at(nzeros, key, zeros_s)
+                dx = xp.where(x == 0, nz * (nzeros == 1),
+                              xp.where(nzeros == 0, nz, 0) / xp.where(x == 0, 1, x))
+                ds = xp.where(zeros_s, (nz * (nzeros == 1))[key],
+                              xp.where(nzeros == 0, nz, 0)[key] / xp.where(zeros_s, 1, s))
+                self.dx, self.ds = xp.where(self_in, dx, 0), ds
                 self.save_for_backward()
             else:
                 self.dx = None
@@ -812,7 +810,7 @@ class ScatterReduce(Op):
         hit_s = s == out[key]
         # torch counts ties with self even when include_self=False (they get no gradient)
         n = (x == out).astype(x.dtype)
-        np.add.at(n, key, hit_s)
+        xp.add.at(n, key, hit_s)
         n[n == 0] = 1
         self.hit_x, self.hit_s, self.n = hit_x, hit_s, n
 
@@ -821,7 +819,7 @@ class ScatterReduce(Op):
         if reduce in ('sum', 'mean'):
             if reduce == 'mean':
                 g = g / self.count
-            gx = g if self.include_self else MaskOut.apply_any(g, key)
+            gx = g if self.include_self else MaskOut.run(g, key=key)
             gs = read_at(g, key)
         elif reduce == 'prod':
             if self.dx is not None:
@@ -830,7 +828,7 @@ class ScatterReduce(Op):
                 x, src, out = self.saved_tensors
                 gx = g * out / x
                 if not self.include_self:
-                    gx = MaskOut.apply_any(gx, key)
+                    gx = MaskOut.run(gx, key=key)
                 gs = read_at(g * out, key) / read_at(src, self.region)
         else:
             gn = g / self.n
@@ -858,7 +856,7 @@ def _scatter_args(op, input, dim, index, src):
         raise TypeError(f"{op}(): argument 'src' must be Tensor or a number, not "
                         f'{type(src).__name__}')
     if x.ndim == 0 or idx.ndim == 0:
-        if idx.size != 1 or (src_shape is not None and int(np.prod(src_shape)) < 1):
+        if idx.size != 1 or (src_shape is not None and int(xp.prod(src_shape)) < 1):
             raise RuntimeError(f'{op}(): index and src must have one element for a 0-dim '
                                'tensor')
         _check_range(idx, max(x.size, 1) if x.ndim == 0 else x.shape[0], 0, '')
@@ -882,7 +880,8 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
     if src is None:
         raise TypeError('scatter() missing required argument: src or value')
     dim, key, region = _scatter_args('scatter', input, dim, index, src)
-    apply = Scatter.apply_ if inplace else Scatter.apply
+    op = Scatter if _is_tensor(src) else ScatterValue
+    apply = op.apply_ if inplace else op.apply
     if reduce is not None:
         if reduce not in ('add', 'multiply'):
             raise RuntimeError('reduce argument must be either add or multiply.')
@@ -947,7 +946,7 @@ class IndexAdd(Op):
     def forward(self, x, source, key, alpha=1):
         self.key, self.alpha = key, alpha
         out = x.copy()
-        np.add.at(out, key, source if alpha == 1 else source * alpha)
+        xp.add.at(out, key, source if alpha == 1 else source * alpha)
         return out
 
     def backward(self, g):
@@ -968,7 +967,7 @@ class IndexCopy(Op):
 
     def backward(self, g):
         gs = read_at(g, self.key) if self.needs_input_grad[1] else None
-        return MaskOut.apply_any(g, self.key), gs
+        return MaskOut.run(g, key=self.key), gs
 
 
 class IndexFill(Op):
@@ -976,11 +975,10 @@ class IndexFill(Op):
         self.key = key
         out = x.copy()
         if isinstance(value, _ndarray):
-            self._node_name = 'IndexFillBackward1'
             self.value_dtype = value.dtype
             value = value.astype(x.dtype)
             if self.needs_input_grad[1]:
-                self.filled = np.zeros(x.shape, bool)
+                self.filled = xp.zeros(x.shape, bool)
                 self.filled[key] = True
         else:
             self.value_dtype = None
@@ -992,7 +990,12 @@ class IndexFill(Op):
         if self.value_dtype is not None and self.needs_input_grad[1]:
             # each filled position once, however often the index names it
             gv = _cast(_sum_all(where(self.filled, g, 0.0)), self.value_dtype)
-        return MaskOut.apply_any(g, self.key), gv
+        return MaskOut.run(g, key=self.key), gv
+
+
+class IndexFillTensor(IndexFill):
+    """``index_fill`` with a 0-dim tensor for ``value``."""
+    node_name = 'IndexFillBackward1'
 
 
 def _index_dim_args(op, input, dim, index, source=None, dtypes=(np.int64, np.int32),
@@ -1004,7 +1007,7 @@ def _index_dim_args(op, input, dim, index, source=None, dtypes=(np.int64, np.int
     idx = _vector_index(index, op, dtypes, dtype_msg, dtype_exc)
     if x.ndim == 0:
         _check_range(idx, 1, 0, f'{op}(): ' if exc is IndexError else '', exc)
-        key = (np.zeros(0, np.intp),) if idx.size == 0 else ()
+        key = (xp.zeros(0, np.intp),) if idx.size == 0 else ()
         if source is not None and source._data.size != 1:
             raise RuntimeError(f'{op}(): source of a 0-dim tensor must have one element')
         return key
@@ -1084,7 +1087,8 @@ def _index_fill(input, dim, index, value, inplace):
     key = _index_dim_args('index_fill_', input, dim, index, None, (np.int64,),
                           'index_fill_(): Expected dtype int64 for index.', IndexError,
                           IndexError, allow_negative=True)
-    return (IndexFill.apply_ if inplace else IndexFill.apply)(input, value, key=key)
+    op = IndexFillTensor if _is_tensor(value) else IndexFill
+    return (op.apply_ if inplace else op.apply)(input, value, key=key)
 
 
 def index_fill(input, dim, index, value):
@@ -1138,11 +1142,10 @@ class MaskedFill(Op):
     def forward(self, x, mask, value):
         self.mask = mask
         if isinstance(value, _ndarray):
-            self._node_name = 'MaskedFillBackward1'
             self.value_dtype = value.dtype
         else:
             self.value_dtype = None
-        return np.where(mask, np.asarray(value).astype(x.dtype), x)
+        return xp.where(mask, xp.asarray(value).astype(x.dtype), x)
 
     def backward(self, g):
         gv = None
@@ -1151,22 +1154,27 @@ class MaskedFill(Op):
         return where(self.mask, 0.0, g), None, gv
 
 
+class MaskedFillTensor(MaskedFill):
+    """``masked_fill`` with a 0-dim tensor for ``value``."""
+    node_name = 'MaskedFillBackward1'
+
+
 class MaskedScatter(Op):
     def forward(self, x, mask, source):
-        shape = np.broadcast_shapes(x.shape, mask.shape)
-        m = np.broadcast_to(mask, shape)
+        shape = xp.broadcast_shapes(x.shape, mask.shape)
+        m = xp.broadcast_to(mask, shape)
         self.mask, self.source_shape = m, source.shape
-        self.n = n = int(np.count_nonzero(m))
+        self.n = n = int(xp.count_nonzero(m))
         if n > source.size:
             raise RuntimeError('Number of elements of source < number of ones in mask')
-        out = np.array(np.broadcast_to(x, shape))
+        out = xp.array(xp.broadcast_to(x, shape))
         out[m] = source.reshape(-1)[:n]
         return out
 
     def backward(self, g):
         gs = None
         if self.needs_input_grad[2]:
-            size = int(np.prod(self.source_shape))
+            size = int(xp.prod(self.source_shape))
             gs = _pad_to(read_at(g, self.mask), (slice(0, self.n),), (size,)) \
                 .reshape(self.source_shape)
         return where(self.mask, 0.0, g), None, gs
@@ -1183,7 +1191,7 @@ def _mask_data(mask, op, message):
 
 def _broadcast_mask(x, m, inplace, op):
     try:
-        shape = np.broadcast_shapes(x.shape, m.shape)
+        shape = xp.broadcast_shapes(x.shape, m.shape)
     except ValueError:
         a, b = x.shape, m.shape
         for k in range(1, min(len(a), len(b)) + 1):
@@ -1210,7 +1218,8 @@ def _masked_fill(input, mask, value, inplace):
         raise TypeError("masked_fill(): argument 'value' must be Number or Tensor, not "
                         f'{type(value).__name__}')
     _broadcast_mask(input._data, m, inplace, 'masked_fill')
-    return (MaskedFill.apply_ if inplace else MaskedFill.apply)(input, mask, value)
+    op = MaskedFillTensor if _is_tensor(value) else MaskedFill
+    return (op.apply_ if inplace else op.apply)(input, mask, value)
 
 
 def masked_fill(input, mask, value):
@@ -1246,7 +1255,7 @@ def masked_scatter_(input, mask, source):
 def masked_select(input, mask):
     m = _mask_data(mask, 'masked_select', 'masked_select: expected BoolTensor for mask')
     shape = _broadcast_mask(input._data, m, False, 'masked_select')
-    return MaskedSelect.apply(input, key=np.broadcast_to(m, shape))
+    return MaskedSelect.apply(input, key=xp.broadcast_to(m, shape))
 
 
 # ---------------------------------------------------------------------------------------
@@ -1259,14 +1268,14 @@ class Put(Op):
         out = x.copy()
         flat = out.reshape(-1)
         if accumulate:
-            np.add.at(flat, index, source.reshape(-1))
+            xp.add.at(flat, index, source.reshape(-1))
         else:
             flat[index] = source.reshape(-1)
         return out
 
     def backward(self, g):
         flat = g.reshape((-1,))
-        gx = g if self.accumulate else MaskOut.apply_any(flat, self.index).reshape(self.shape)
+        gx = g if self.accumulate else MaskOut.run(flat, key=self.index).reshape(self.shape)
         gs = None
         if self.needs_input_grad[1]:
             gs = read_at(flat, self.index).reshape(self.source_shape)
@@ -1299,17 +1308,16 @@ def put_(input, index, source, accumulate=False):
 
 
 def _int_tensor(a):
-    from ..tensor import Tensor
-    return Tensor._make(np.ascontiguousarray(a, dtype=np.int64), False, None, 0, None, Tensor)
+    return wrap(xp.ascontiguousarray(a, dtype=np.int64))
 
 
 def nonzero(input, *, as_tuple=False):
     a = input._data
     if as_tuple:
-        return tuple(_int_tensor(i) for i in np.nonzero(a.reshape(-1) if a.ndim == 0 else a))
+        return tuple(_int_tensor(i) for i in xp.nonzero(a.reshape(-1) if a.ndim == 0 else a))
     if a.ndim == 0:
-        return _int_tensor(np.zeros((1 if a else 0, 0)))
-    return _int_tensor(np.argwhere(a))
+        return _int_tensor(xp.zeros((1 if a else 0, 0)))
+    return _int_tensor(xp.argwhere(a))
 
 
 def argwhere(input):

@@ -20,10 +20,9 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import Tensor, _check_device, _CPU
-from ._formula import zeros_like
+from ..tensor import Tensor, _check_device, _CPU, wrap
+from ._formula import zeros_like, named
 
-_make = Tensor._make
 _U64 = 1 << 64
 _DEFAULT_SEED = 67280421310721
 _STATE_WORDS = 7     # seed, PCG64 state (2 words), increment (2 words), has_uint32, uinteger
@@ -81,9 +80,9 @@ class Generator:
         st = self._bits.state
         mask = _U64 - 1
         s, inc = st['state']['state'], st['state']['inc']
-        words = np.array([self._seed, s & mask, s >> 64, inc & mask, inc >> 64,
+        words = xp.array([self._seed, s & mask, s >> 64, inc & mask, inc >> 64,
                           st['has_uint32'], st['uinteger']], dtype='<u8')
-        return _make(words.view(np.uint8).copy(), False, None, 0, None, Tensor)
+        return wrap(words.view(np.uint8).copy())
 
     def set_state(self, new_state):
         if not isinstance(new_state, Tensor):
@@ -95,7 +94,7 @@ class Generator:
             raise RuntimeError(f'Expected a dynagrad generator state of size {_STATE_BYTES} but '
                                f'found the input RNG state size to be {new_state._data.size} '
                                f'(pass a tensor from get_state() / get_rng_state())')
-        w = [int(v) for v in np.ascontiguousarray(new_state._data).reshape(-1).view('<u8')]
+        w = [int(v) for v in xp.ascontiguousarray(new_state._data).reshape(-1).view('<u8')]
         bits = np.random.PCG64()
         bits.state = {'bit_generator': 'PCG64',
                       'state': {'state': w[1] | (w[2] << 64), 'inc': w[3] | (w[4] << 64)},
@@ -115,7 +114,7 @@ class Generator:
 
 def _rebuild_generator(state):
     g = Generator()
-    return g.set_state(_make(np.frombuffer(state, np.uint8).copy(), False, None, 0, None, Tensor))
+    return g.set_state(wrap(xp.frombuffer(state, np.uint8).copy()))
 
 
 default_generator = Generator()
@@ -245,7 +244,7 @@ def _size(args, size, fn):
 
 
 def _finish(data, requires_grad):
-    t = _make(data, False, None, 0, None, Tensor)
+    t = wrap(data)
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -310,7 +309,7 @@ def _standard_normal(rng, shape, np_dtype):
 
 def _scaled_normal(rng, shape, np_dtype, mean, std):
     """``mean + std * z`` computed in the dtype (float32 for float16), in place."""
-    z = np.asarray(_standard_normal(rng, shape, np_dtype if np_dtype.itemsize >= 4
+    z = xp.asarray(_standard_normal(rng, shape, np_dtype if np_dtype.itemsize >= 4
                                     else np.dtype(np.float32)))
     if std != 1.0:
         z *= std
@@ -320,7 +319,7 @@ def _scaled_normal(rng, shape, np_dtype, mean, std):
 
 
 def _bernoulli(rng, p, shape, np_dtype):
-    return np.asarray(rng.random(shape) < p).astype(np_dtype)
+    return xp.asarray(rng.random(shape) < p).astype(np_dtype)
 
 
 class _ZeroGrad(Op):
@@ -459,9 +458,7 @@ class Normal(_ZeroGrad):
         m = next(it) if mean is None else mean
         s = next(it) if std is None else std
         self._n = len(arrays)
-        self._node_name = ('NormalBackward3' if self._n == 2 else
-                           'NormalBackward1' if std is not None else 'NormalBackward2')
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
+        shape = xp.broadcast_shapes(xp.shape(m), xp.shape(s))
         z = _standard_normal(_rng(generator), shape,
                              np_dtype if np_dtype.itemsize >= 4 else np.dtype(np.float32))
         return (m + s * z).astype(np_dtype, copy=False)
@@ -491,7 +488,7 @@ class Poisson(_ZeroGrad):
     _n = 1
 
     def forward(self, rates, generator=None):
-        return np.asarray(_rng(generator).poisson(rates)).astype(rates.dtype)
+        return xp.asarray(_rng(generator).poisson(rates)).astype(rates.dtype)
 
 
 class Multinomial(Op):
@@ -503,29 +500,29 @@ class Multinomial(Op):
         P = p.reshape(-1, k).astype(np.float64)
         rows = P.shape[0]
         if rows == 0:
-            return np.zeros(p.shape[:-1] + (num_samples,), np.int64)
+            return xp.zeros(p.shape[:-1] + (num_samples,), np.int64)
         if replacement:
-            cdf = np.cumsum(P, axis=1)
+            cdf = xp.cumsum(P, axis=1)
             cdf /= cdf[:, -1:]
             u = rng.random((rows, num_samples))
             if rows == 1:
-                idx = np.searchsorted(cdf[0], u[0], side='right')[None]
+                idx = xp.searchsorted(cdf[0], u[0], side='right')[None]
             else:  # one sorted array: row r's cdf shifted by 2r
-                shift = 2.0 * np.arange(rows)[:, None]
-                idx = np.searchsorted((cdf + shift).ravel(), (u + shift).ravel(),
+                shift = 2.0 * xp.arange(rows)[:, None]
+                idx = xp.searchsorted((cdf + shift).ravel(), (u + shift).ravel(),
                                       side='right').reshape(rows, num_samples)
-                idx -= k * np.arange(rows)[:, None]
-            last = k - 1 - np.argmax(P[:, ::-1] > 0, axis=1)   # never past the last p > 0
-            idx = np.minimum(idx, last[:, None])
+                idx -= k * xp.arange(rows)[:, None]
+            last = k - 1 - xp.argmax(P[:, ::-1] > 0, axis=1)   # never past the last p > 0
+            idx = xp.minimum(idx, last[:, None])
         else:  # exponential races: the n smallest E/p are a draw without replacement
             with np.errstate(divide='ignore'):
                 keys = rng.standard_exponential((rows, k)) / P
             if num_samples < k:
-                part = np.argpartition(keys, num_samples - 1, axis=1)[:, :num_samples]
-                order = np.argsort(np.take_along_axis(keys, part, 1), axis=1, kind='stable')
-                idx = np.take_along_axis(part, order, 1)
+                part = xp.argpartition(keys, num_samples - 1, axis=1)[:, :num_samples]
+                order = xp.argsort(xp.take_along_axis(keys, part, 1), axis=1, kind='stable')
+                idx = xp.take_along_axis(part, order, 1)
             else:
-                idx = np.argsort(keys, axis=1, kind='stable')
+                idx = xp.argsort(keys, axis=1, kind='stable')
         return idx.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64)
 
 
@@ -562,24 +559,26 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
         np_dtype = _float_only(mean._data.dtype, 'normal_kernel_cpu')
         _check_std(std._data)
         _broadcast(mean, std)
-        result = Normal.apply(mean, std, generator=generator, np_dtype=np_dtype)
+        result = named(Normal, 'NormalBackward3').apply(mean, std, generator=generator,
+                                                        np_dtype=np_dtype)
     elif mt:
         np_dtype = _float_only(mean._data.dtype, 'normal_kernel_cpu')
         s = _scalar(std, 'normal', 'std')
         if not s >= 0.0:
             raise RuntimeError(f'normal expects std >= 0.0, but found std {_num(s)}')
-        result = Normal.apply(mean, std=s, generator=generator, np_dtype=np_dtype)
+        result = named(Normal, 'NormalBackward1').apply(mean, std=s, generator=generator,
+                                                        np_dtype=np_dtype)
     else:
         np_dtype = _float_only(std._data.dtype, 'normal_kernel_cpu')
         _check_std(std._data)
-        result = Normal.apply(std, mean=_scalar(mean, 'normal', 'mean'), generator=generator,
-                              np_dtype=np_dtype)
+        result = named(Normal, 'NormalBackward2').apply(
+            std, mean=_scalar(mean, 'normal', 'mean'), generator=generator, np_dtype=np_dtype)
     return result
 
 
 def _broadcast(a, b):
     try:
-        return np.broadcast_shapes(a.shape, b.shape)
+        return xp.broadcast_shapes(a.shape, b.shape)
     except ValueError:
         x, y = a.shape, b.shape
         for i in range(1, min(len(x), len(y)) + 1):
@@ -650,7 +649,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if k > (1 << 24):
         raise RuntimeError('number of categories cannot exceed 2^24')
     if p.size:
-        if not (np.isfinite(p) & (p >= 0)).all():
+        if not (xp.isfinite(p) & (p >= 0)).all():
             raise RuntimeError('probability tensor contains either `inf`, `nan` or element < 0')
         if not (p.sum(-1, dtype=np.float64) > 0).all():
             raise RuntimeError('invalid multinomial distribution (sum of probabilities <= 0)')
@@ -676,9 +675,9 @@ class Uniform(_Fill):
         r = _uniform01(_rng(generator), x.shape, x.dtype)
         if (low, high) != (0.0, 1.0):
             c = x.dtype.type if x.dtype.itemsize >= 4 else np.float32  # float16 computes in float32
-            r = np.asarray(r * c(high - low) + c(low)).astype(x.dtype, copy=False)
+            r = xp.asarray(r * c(high - low) + c(low)).astype(x.dtype, copy=False)
             if high > low:   # rounding must not reach ``high``: [from, to) as promised
-                xp.minimum(r, np.nextafter(x.dtype.type(high), x.dtype.type(low)), out=r)
+                xp.minimum(r, xp.nextafter(x.dtype.type(high), x.dtype.type(low)), out=r)
         return r
 
 
@@ -720,23 +719,23 @@ class RandomFull(Random):
 
 class Exponential(_Fill):
     def forward(self, x, lambd, generator=None):
-        return np.asarray(_rng(generator).standard_exponential(x.shape) / lambd).astype(x.dtype)
+        return xp.asarray(_rng(generator).standard_exponential(x.shape) / lambd).astype(x.dtype)
 
 
 class Geometric(_Fill):
     def forward(self, x, p, generator=None):
-        return np.asarray(_rng(generator).geometric(p, x.shape)).astype(x.dtype)
+        return xp.asarray(_rng(generator).geometric(p, x.shape)).astype(x.dtype)
 
 
 class LogNormal(_Fill):
     def forward(self, x, mean, std, generator=None):
-        z = np.asarray(_rng(generator).standard_normal(x.shape))
+        z = xp.asarray(_rng(generator).standard_normal(x.shape))
         return xp.exp(mean + std * z).astype(x.dtype)
 
 
 class Cauchy(_Fill):
     def forward(self, x, median, sigma, generator=None):
-        z = np.asarray(_rng(generator).standard_cauchy(x.shape))
+        z = xp.asarray(_rng(generator).standard_cauchy(x.shape))
         return (median + sigma * z).astype(x.dtype)
 
 

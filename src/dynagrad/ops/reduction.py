@@ -18,24 +18,15 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap
 from .. import _dtype
-from ._formula import broadcast_to, unsqueeze_dims, is_array, where, sign, exp
+from ._formula import (broadcast_to, unsqueeze_dims, is_array, where, sign, exp, zeros_like,
+                       named, unwrap as _arr)
 
 _py_max, _py_min, _py_sorted = builtins.max, builtins.min, builtins.sorted
 
 
 # -- helpers -------------------------------------------------------------------------------
-
-def _arr(x):
-    """The array behind ``x`` (saved values are tensors under ``create_graph=True``)."""
-    return x._data if hasattr(x, '_data') else x
-
-
-def _wrap(array):
-    """A tensor without history (integer and boolean results)."""
-    return Tensor._make(np.asarray(array), False, None, 0, None, Tensor)
-
 
 def _check_int(value, op, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
@@ -112,21 +103,21 @@ def _keep(g, dims, ndim, keepdim):
 
 def _count(shape, dims):
     if dims is None:
-        return int(np.prod(shape, dtype=np.int64))
-    return int(np.prod([shape[d] for d in dims], dtype=np.int64))
+        return int(xp.prod(shape, dtype=np.int64))
+    return int(xp.prod([shape[d] for d in dims], dtype=np.int64))
 
 
 def _along(n, axis, ndim):
     """``arange(n)`` shaped to broadcast along ``axis`` of an ``ndim``-dim array."""
     shape = [1] * ndim
     shape[axis] = n
-    return np.arange(n).reshape(shape)
+    return xp.arange(n).reshape(shape)
 
 
 def _flip(a, axis):
     """``a`` reversed along ``axis`` (array or tensor)."""
     if is_array(a):
-        return np.flip(a, axis)
+        return xp.flip(a, axis)
     return _Flip.apply(a, axis=axis)
 
 
@@ -135,7 +126,7 @@ class _Flip(Op):
 
     def forward(self, x, axis):
         self.axis = axis
-        return np.flip(x, axis).copy()
+        return xp.flip(x, axis).copy()
 
     def backward(self, g):
         return _flip(g, self.axis)
@@ -178,7 +169,7 @@ class return_types:
 # -- gather and scatter along one axis: the backward of every selection ----------------------
 
 def _along_key(idx, axis):
-    key = list(np.ogrid[tuple(slice(n) for n in idx.shape)])
+    key = list(xp.ogrid[tuple(slice(n) for n in idx.shape)])
     key[axis] = idx
     return tuple(key)
 
@@ -189,21 +180,15 @@ class _PutAlong(Op):
 
     def forward(self, g, idx, axis, shape, accumulate=False):
         self.idx, self.axis, self.accumulate = idx, axis, accumulate
-        out = np.zeros(shape, g.dtype)
+        out = xp.zeros(shape, g.dtype)
         if accumulate:
-            np.add.at(out, _along_key(idx, axis), g)
+            xp.add.at(out, _along_key(idx, axis), g)
         else:
-            np.put_along_axis(out, idx, g, axis)
+            xp.put_along_axis(out, idx, g, axis)
         return out
 
     def backward(self, gg):
-        return _TakeAlong.apply_any(gg, self.idx, self.axis, self.accumulate)
-
-    @classmethod
-    def apply_any(cls, g, idx, axis, shape, accumulate=False):
-        if is_array(g):
-            return Op.__new__(cls).forward(g, idx, axis, shape, accumulate)
-        return cls.apply(g, idx=idx, axis=axis, shape=shape, accumulate=accumulate)
+        return _TakeAlong.run(gg, idx=self.idx, axis=self.axis, accumulate=self.accumulate)
 
 
 class _TakeAlong(Op):
@@ -212,16 +197,11 @@ class _TakeAlong(Op):
 
     def forward(self, x, idx, axis, accumulate=False):
         self.idx, self.axis, self.accumulate, self.shape = idx, axis, accumulate, x.shape
-        return np.take_along_axis(x, idx, axis)
+        return xp.take_along_axis(x, idx, axis)
 
     def backward(self, g):
-        return _PutAlong.apply_any(g, self.idx, self.axis, self.shape, self.accumulate)
-
-    @classmethod
-    def apply_any(cls, x, idx, axis, accumulate=False):
-        if is_array(x):
-            return np.take_along_axis(x, idx, axis)
-        return cls.apply(x, idx=idx, axis=axis, accumulate=accumulate)
+        return _PutAlong.run(g, idx=self.idx, axis=self.axis, shape=self.shape,
+                             accumulate=self.accumulate)
 
 
 class _Select(Op):
@@ -246,7 +226,8 @@ class _Select(Op):
             return g
         if not self.keepdim:
             g = unsqueeze_dims(g, (self.axis,), len(self.in_shape))
-        return _PutAlong.apply_any(g, self.idx, self.axis, self.in_shape, self.accumulate)
+        return _PutAlong.run(g, idx=self.idx, axis=self.axis, shape=self.in_shape,
+                             accumulate=self.accumulate)
 
 
 def _as1d(x):
@@ -265,14 +246,17 @@ class Sum(Op):
         self.in_dtype = x.dtype
         if dtype is None and x.dtype.kind in 'biu':
             dtype = xp.int64
-        if dim is not None:
-            self._node_name = 'SumBackward1'
         return x.sum(axis=dim, keepdims=keepdim, dtype=dtype)
 
     def backward(self, g):
         if self.dims is not None and not self.keepdim:
             g = unsqueeze_dims(g, self.dims, len(self.shape))
         return broadcast_to(_cast(g, self.in_dtype), self.shape)
+
+
+class SumDim(Sum):
+    """``sum`` over given dims (PyTorch's second overload)."""
+    node_name = 'SumBackward1'
 
 
 class Mean(Op):
@@ -286,8 +270,6 @@ class Mean(Op):
         self.dims = dim
         self.keepdim = keepdim
         self.in_dtype = x.dtype
-        if dim is not None:
-            self._node_name = 'MeanBackward1'
         if x.size:
             out = x.mean(axis=dim, keepdims=keepdim, dtype=dtype)
         else:                                   # NaN, as torch gives, without NumPy's warning
@@ -299,6 +281,11 @@ class Mean(Op):
         if self.dims is not None and not self.keepdim:
             g = unsqueeze_dims(g, self.dims, len(self.shape))
         return broadcast_to(_cast(g, self.in_dtype) / self.count, self.shape)
+
+
+class MeanDim(Mean):
+    """``mean`` over given dims (PyTorch's second overload)."""
+    node_name = 'MeanBackward1'
 
 
 class Nansum(Op):
@@ -314,19 +301,21 @@ class Nansum(Op):
         x, = self.saved_tensors
         xa = _arr(x)
         g = _cast(_keep(g, self.dims, xa.ndim, self.keepdim), self.in_dtype)
-        return where(np.isnan(xa), 0.0, broadcast_to(g, xa.shape))
+        return where(xp.isnan(xa), 0.0, broadcast_to(g, xa.shape))
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'sum')
     if dims == () and dim is not None:
         dims = tuple(range(input.ndim))     # dim=() sums everything (still SumBackward1)
-    return Sum.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
+    op = Sum if dims is None else SumDim
+    return op.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'mean')
-    return Mean.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
+    op = Mean if dims is None else MeanDim
+    return op.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -345,21 +334,21 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'nanmean')
     if dims == () and dim is not None:
         dims = tuple(range(input.ndim))
-    count = (~np.isnan(input._data)).sum(axis=dims, keepdims=keepdim)
-    return nansum(input, dims, keepdim, dtype=dtype) / _wrap(count.astype(np.int64))
+    count = (~xp.isnan(input._data)).sum(axis=dims, keepdims=keepdim)
+    return nansum(input, dims, keepdim, dtype=dtype) / wrap(xp.asarray(count, dtype=np.int64))
 
 
 # -- prod and cumulative ops -----------------------------------------------------------------------
 
 def _cumsum_any(a, axis):
     if is_array(a):
-        return np.cumsum(a, axis)
+        return xp.cumsum(a, axis)
     return Cumsum.apply(a, axis=axis, dtype=None)
 
 
 def _cumprod_any(a, axis):
     if is_array(a):
-        return np.cumprod(a, axis)
+        return xp.cumprod(a, axis)
     return Cumprod.apply(a, axis=axis, dtype=None)
 
 
@@ -381,7 +370,7 @@ def _prod_others(x, axis, cumulative=False):
     if axis != last:
         x = x.swapaxes(axis, last)
     n = _arr(x).shape[last]
-    y = where(np.eye(n, dtype=bool), 1.0, x[..., None, :])
+    y = where(xp.eye(n, dtype=bool), 1.0, x[..., None, :])
     return y.cumprod(nd) if cumulative else y.prod(nd)
 
 
@@ -401,7 +390,7 @@ def _cumprod_grad(x, g, axis, out=None):
     c = _prod_others(x, axis, cumulative=True)          # [..., k, i]
     gs = g if axis == last else g.swapaxes(axis, last)
     n = xa.shape[axis]
-    upper = np.triu(np.ones((n, n), dtype=bool))      # i >= k
+    upper = xp.triu(xp.ones((n, n), dtype=bool))      # i >= k
     gx = where(upper, gs[..., None, :] * c, 0.0).sum((nd,))
     return gx if axis == last else gx.swapaxes(axis, last)
 
@@ -412,8 +401,6 @@ class Prod(Op):
         self.in_dtype = x.dtype
         if dtype is None and x.dtype.kind in 'biu':
             dtype = xp.int64
-        if dim is not None:
-            self._node_name = 'ProdBackward1'
         self.dim, self.keepdim = dim, keepdim
         out = xp.prod(x, axis=dim, keepdims=keepdim, dtype=dtype)
         if self.needs_input_grad[0]:
@@ -439,6 +426,11 @@ class Prod(Op):
             others = _prod_others(x, axis)
             return g * (others if axis == xa.ndim - 1 else others.swapaxes(axis, xa.ndim - 1))
         return g * out / x
+
+
+class ProdDim(Prod):
+    """``prod`` along one dim (PyTorch's second overload)."""
+    node_name = 'ProdBackward1'
 
 
 class Cumsum(Op):
@@ -475,7 +467,8 @@ class Cumprod(Op):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dim is not None:
         dim = _dim1(dim, input.ndim, 'prod')
-    return Prod.apply(input, dim=dim, keepdim=keepdim, dtype=_np_dtype(dtype))
+    op = Prod if dim is None else ProdDim
+    return op.apply(input, dim=dim, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -505,17 +498,19 @@ class Cummax(_Select):
 
     def forward(self, x, axis, largest=True):
         self.axis = axis
-        if not largest:
-            self._node_name = 'CumminBackward0'
         x1 = _as1d(x)
-        acc = np.maximum.accumulate if largest else np.minimum.accumulate
+        acc = xp.maximum.accumulate if largest else xp.minimum.accumulate
         vals = acc(x1, axis) if x1.size else x1.copy()
         new = x1 == vals                         # ties move the index on, as in PyTorch
         if x1.dtype.kind == 'f':
-            new |= np.isnan(x1)
-        pos = np.where(new, _along(x1.shape[axis], axis, x1.ndim), 0)
-        idx = np.maximum.accumulate(pos, axis) if x1.size else pos
+            new |= xp.isnan(x1)
+        pos = xp.where(new, _along(x1.shape[axis], axis, x1.ndim), 0)
+        idx = xp.maximum.accumulate(pos, axis) if x1.size else pos
         return self._finish(x, vals, idx, True)
+
+
+class Cummin(Cummax):
+    node_name = 'CumminBackward0'
 
 
 def cummax(input, dim):
@@ -524,7 +519,7 @@ def cummax(input, dim):
 
 
 def cummin(input, dim):
-    v, i = Cummax.apply(input, axis=_dim1(dim, input.ndim, 'cummin'), largest=False)
+    v, i = Cummin.apply(input, axis=_dim1(dim, input.ndim, 'cummin'), largest=False)
     return return_types.cummin(v, i)
 
 
@@ -552,7 +547,7 @@ class _EvenSplit(Op):
             g = unsqueeze_dims(g, self.dims, xa.ndim)
         mask = xa == oa
         if xa.dtype.kind == 'f' and self.nan_aware:
-            mask |= np.isnan(xa) & np.isnan(oa)
+            mask |= xp.isnan(xa) & xp.isnan(oa)
         count = mask.sum(axis=self.dims, keepdims=True)
         with np.errstate(divide='ignore', invalid='ignore'):
             return g * (mask / count).astype(xa.dtype)
@@ -563,11 +558,26 @@ def _kept_shape(shape, dims):
 
 
 class Amax(_EvenSplit):
-    def forward(self, x, dims, keepdim, largest=True, name='AmaxBackward0'):
-        self._node_name = name
-        self.nan_aware = not name.startswith('Am')   # not for amax / amin
-        out = np.asarray((xp.max if largest else xp.min)(x, axis=dims, keepdims=keepdim))
+    """``amax`` (and, through the subclasses below, amin, ``max()`` and ``min()``)."""
+    nan_aware = False
+
+    def forward(self, x, dims, keepdim, largest=True):
+        out = xp.asarray((xp.max if largest else xp.min)(x, axis=dims, keepdims=keepdim))
         return self._save(x, out, dims, keepdim)
+
+
+class Amin(Amax):
+    node_name = 'AminBackward0'
+
+
+class MaxAll(Amax):
+    """``max()``: ties share the gradient, NaN results send it to the NaNs."""
+    node_name = 'MaxBackward1'
+    nan_aware = True
+
+
+class MinAll(MaxAll):
+    node_name = 'MinBackward1'
 
 
 class MaxDim(_Select):
@@ -575,11 +585,13 @@ class MaxDim(_Select):
 
     def forward(self, x, axis, keepdim, largest=True):
         self.axis = axis
-        if not largest:
-            self._node_name = 'MinBackward0'
         x1 = _as1d(x)
         idx = (xp.argmax if largest else xp.argmin)(x1, axis=axis, keepdims=True)
-        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, keepdim)
+        return self._finish(x, xp.take_along_axis(x1, idx, axis), idx, keepdim)
+
+
+class MinDim(MaxDim):
+    node_name = 'MinBackward0'
 
 
 def _reduce_all_check(input, op):
@@ -603,11 +615,12 @@ def _max_min(input, dim, keepdim, largest, other=None):
             raise TypeError(f'{op}() received an invalid combination of arguments: keepdim '
                             'needs dim (use amax/amin for a full reduction with keepdim)')
         _reduce_all_check(input, op)
-        return Amax.apply(input, dims=None, keepdim=False, largest=largest,
-                          name='MaxBackward1' if largest else 'MinBackward1')
+        return (MaxAll if largest else MinAll).apply(input, dims=None, keepdim=False,
+                                                     largest=largest)
     axis = _dim1(dim, input.ndim, op)
     _check_nonempty_dim(input, axis, op)
-    v, i = MaxDim.apply(input, axis=axis, keepdim=keepdim, largest=largest)
+    v, i = (MaxDim if largest else MinDim).apply(input, axis=axis, keepdim=keepdim,
+                                                 largest=largest)
     return (return_types.max if largest else return_types.min)(v, i)
 
 
@@ -628,8 +641,7 @@ def _amax_amin(input, dim, keepdim, largest):
             _reduce_all_check(input, op)
         for d in dims:
             _check_nonempty_dim(input, d, op)
-    return Amax.apply(input, dims=dims, keepdim=keepdim, largest=largest,
-                      name='AmaxBackward0' if largest else 'AminBackward0')
+    return (Amax if largest else Amin).apply(input, dims=dims, keepdim=keepdim, largest=largest)
 
 
 def amax(input, dim=(), keepdim=False):
@@ -646,19 +658,19 @@ def _argmax_argmin(input, dim, keepdim, largest):
     if x.dtype == np.bool_:
         raise RuntimeError(f'{op}(): does not support bool input (convert it with .long() or '
                            '.float() first)')
-    fn = np.argmax if largest else np.argmin
+    fn = xp.argmax if largest else xp.argmin
     if dim is None:
         if x.size == 0:
             raise IndexError(f'{op}(): Expected reduction dim to be specified for input.numel() '
                              '== 0.')
-        out = np.asarray(fn(x.reshape(-1)), dtype=np.int64)
+        out = xp.asarray(fn(x.reshape(-1)), dtype=np.int64)
         if keepdim:
             out = out.reshape((1,) * x.ndim)
-        return _wrap(out)
+        return wrap(out)
     axis = _dim1(dim, x.ndim, op)
     _check_nonempty_dim(input, axis, op)
     out = fn(_as1d(x), axis=axis, keepdims=keepdim).astype(np.int64)
-    return _wrap(out.reshape(()) if x.ndim == 0 else out)
+    return wrap(xp.asarray(out.reshape(()) if x.ndim == 0 else out))
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -678,9 +690,9 @@ class Logsumexp(Op):
     def forward(self, x, dims, keepdim):
         self.dims, self.keepdim = dims, keepdim
         m = xp.max(x, axis=dims, keepdims=True, initial=-np.inf)
-        m = np.where(np.isfinite(m), m, 0).astype(x.dtype, copy=False)
+        m = xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False)
         with np.errstate(divide='ignore'):
-            out = np.log(np.sum(np.exp(x - m), axis=dims, keepdims=True)) + m
+            out = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
         if not keepdim:
             out = out.reshape(tuple(n for d, n in enumerate(x.shape) if d not in dims))
         if self.needs_input_grad[0]:
@@ -718,18 +730,16 @@ class VarStd(Op):
     node_name = 'VarBackward0'
 
     def forward(self, x, dims, correction, keepdim, take_sqrt, with_mean):
-        self._node_name = (('Std' if take_sqrt else 'Var') + ('Mean' if with_mean else '')
-                           + 'Backward0')
         self.dims, self.keepdim, self.sqrt = dims, keepdim, take_sqrt
         n = self.n = _count(x.shape, dims)
         self.dof = _py_max(n - correction, 0)
         with np.errstate(divide='ignore', invalid='ignore'):
             mean = x.sum(axis=dims, keepdims=True) / x.dtype.type(n)
             d = x - mean
-            out = np.asarray(np.sum(d * d, axis=dims, keepdims=keepdim)
+            out = xp.asarray(xp.sum(d * d, axis=dims, keepdims=keepdim)
                              / x.dtype.type(self.dof))
             if take_sqrt:
-                out = np.sqrt(out)
+                out = xp.sqrt(out)
         if self.needs_input_grad[0]:
             self.save_for_backward(x, out if take_sqrt else None)
         if with_mean:
@@ -783,8 +793,9 @@ def _var_std(op, input, dim, unbiased, keepdim, correction, take_sqrt, with_mean
         warnings.warn(f'{op}(): degrees of freedom is <= 0. Correction should be strictly less '
                       'than the reduction factor (input numel divided by output numel).',
                       UserWarning, stacklevel=3)
-    return VarStd.apply(input, dims=dims, correction=corr, keepdim=keepdim,
-                        take_sqrt=take_sqrt, with_mean=with_mean)
+    name = ('Std' if take_sqrt else 'Var') + ('Mean' if with_mean else '') + 'Backward0'
+    return named(VarStd, name).apply(input, dims=dims, correction=corr, keepdim=keepdim,
+                                     take_sqrt=take_sqrt, with_mean=with_mean)
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -806,46 +817,48 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 # -- norms ----------------------------------------------------------------------------------------
 
 class VectorNorm(Op):
+    """``linalg.vector_norm`` (and ``torch.norm``, ``linalg.norm``, the Frobenius
+    ``matrix_norm``): ``dim`` is None or a sorted tuple of non-negative axes."""
     quiet_fp = True
     node_name = 'LinalgVectorNormBackward0'
 
-    def forward(self, x, ord, dims, keepdim):
-        self.ord, self.dims, self.keepdim = ord, dims, keepdim
-        a = np.abs(x)
+    def forward(self, x, ord=2, dim=None, keepdim=False):
+        self.ord, self.dims, self.keepdim = ord, dim, keepdim
+        dims = dim
+        a = xp.abs(x)
         if ord == 2:
-            out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+            out = xp.sqrt(xp.sum(a * a, axis=dims, keepdims=keepdim))
         elif ord == 1:
-            out = np.sum(a, axis=dims, keepdims=keepdim)
+            out = xp.sum(a, axis=dims, keepdims=keepdim)
         elif ord == np.inf:
-            out = np.max(a, axis=dims, keepdims=keepdim)
+            out = xp.max(a, axis=dims, keepdims=keepdim)
         elif ord == -np.inf:
-            out = np.min(a, axis=dims, keepdims=keepdim)
+            out = xp.min(a, axis=dims, keepdims=keepdim)
         elif ord == 0:
-            out = np.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
+            out = xp.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
         else:
-            with np.errstate(divide='ignore'):
-                out = np.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = np.asarray(out, dtype=x.dtype)
+            out = xp.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+        out = xp.asarray(out, dtype=x.dtype)
         if self.needs_input_grad[0]:
             self.save_for_backward(x, out)
         return out
 
     def backward(self, g):
         x, out = self.saved_tensors
-        xa = _arr(x)
         p = self.ord
+        if p == 0:                              # piecewise constant: zero, as torch's
+            return zeros_like(x)
+        xa = _arr(x)
         g = _cast(_keep(g, self.dims, xa.ndim, self.keepdim), xa.dtype)
         out = _keep(out, self.dims, xa.ndim, self.keepdim)
         oa = _arr(out)
-        if p == 0:
-            gx = g * 0 * x
-        elif p == 1:
+        if p == 1:
             gx = g * sign(x)
         elif p == 2:
             gx = g * x / where(oa == 0, 1.0, out)
         elif p in (np.inf, -np.inf):
-            mask = np.abs(xa) == oa
-            w = mask / np.maximum(mask.sum(axis=self.dims, keepdims=True), 1)
+            mask = xp.abs(xa) == oa
+            w = mask / xp.maximum(mask.sum(axis=self.dims, keepdims=True), 1)
             gx = g * sign(x) * w.astype(xa.dtype)
         else:
             zero = xa == 0
@@ -873,7 +886,7 @@ def _vector_norm(input, ord, dims, keepdim, dtype):
                                'tensor because the operation does not have an identity')
     if dtype is not None and dtype.numpy != x.dtype:
         input = input.to(dtype)                 # recorded, so double backward sees the cast
-    return VectorNorm.apply(input, ord=ord, dims=dims, keepdim=keepdim)
+    return VectorNorm.apply(input, ord=ord, dim=dims, keepdim=keepdim)
 
 
 def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
@@ -902,21 +915,21 @@ def _logical(input, dim, keepdim, fn, op):
     x = input._data
     dims = _all_dims(dim, x.ndim, op) if dim is not None else None
     out = fn(x, axis=dims, keepdims=keepdim)
-    return _wrap(np.asarray(out, dtype=np.uint8 if x.dtype == np.uint8 else np.bool_))
+    return wrap(xp.asarray(out, dtype=np.uint8 if x.dtype == np.uint8 else np.bool_))
 
 
 def all(input, dim=None, keepdim=False):
-    return _logical(input, dim, keepdim, np.all, 'all')
+    return _logical(input, dim, keepdim, xp.all, 'all')
 
 
 def any(input, dim=None, keepdim=False):
-    return _logical(input, dim, keepdim, np.any, 'any')
+    return _logical(input, dim, keepdim, xp.any, 'any')
 
 
 def count_nonzero(input, dim=None):
     x = input._data
     dims = _all_dims(dim, x.ndim, 'count_nonzero') if dim is not None else None
-    return _wrap(np.asarray(np.count_nonzero(x, axis=dims), dtype=np.int64))
+    return wrap(xp.asarray(xp.count_nonzero(x, axis=dims), dtype=np.int64))
 
 
 # -- sorting and order statistics -----------------------------------------------------------------
@@ -924,10 +937,10 @@ def count_nonzero(input, dim=None):
 def _argsort(x, axis, descending):
     """Stable argsort along ``axis`` (NaN is the largest value, as in PyTorch)."""
     if not descending:
-        return np.argsort(x, axis=axis, kind='stable')
+        return xp.argsort(x, axis=axis, kind='stable')
     n = x.shape[axis]
-    p = np.argsort(np.flip(x, axis), axis=axis, kind='stable')
-    return np.flip(n - 1 - p, axis)
+    p = xp.argsort(xp.flip(x, axis), axis=axis, kind='stable')
+    return xp.flip(n - 1 - p, axis)
 
 
 def _topk_indices(x, k, axis, largest):
@@ -940,31 +953,37 @@ def _topk_indices(x, k, axis, largest):
     if k == 0 or 2 * k > n:
         return _argsort(x, axis, largest)[head + (slice(0, k),)]
     if largest:
-        cand = np.argpartition(x, n - k, axis=axis)[head + (slice(n - k, None),)]
+        cand = xp.argpartition(x, n - k, axis=axis)[head + (slice(n - k, None),)]
     else:
-        cand = np.argpartition(x, k - 1, axis=axis)[head + (slice(0, k),)]
-    cand = np.sort(cand, axis=axis)                  # index order, so ties sort stably
-    order = _argsort(np.take_along_axis(x, cand, axis), axis, largest)
-    return np.take_along_axis(cand, order, axis)
+        cand = xp.argpartition(x, k - 1, axis=axis)[head + (slice(0, k),)]
+    cand = xp.sort(cand, axis=axis)                  # index order, so ties sort stably
+    order = _argsort(xp.take_along_axis(x, cand, axis), axis, largest)
+    return xp.take_along_axis(cand, order, axis)
 
 
 class Sort(_Select):
     def forward(self, x, axis, descending=False, stable=False, k=None):
         self.axis = axis
-        if stable:
-            self._node_name = 'SortBackward1'
         x1 = _as1d(x)
         if k is None:
             idx = _argsort(x1, axis, descending)
         else:
-            self._node_name = 'TopkBackward0'
             idx = _topk_indices(x1, k, axis, descending)
-        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, True)
+        return self._finish(x, xp.take_along_axis(x1, idx, axis), idx, True)
+
+
+class SortStable(Sort):
+    node_name = 'SortBackward1'
+
+
+class Topk(Sort):
+    node_name = 'TopkBackward0'
 
 
 def sort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'sort')
-    v, i = Sort.apply(input, axis=axis, descending=bool(descending), stable=bool(stable))
+    v, i = (SortStable if stable else Sort).apply(input, axis=axis,
+                                                  descending=bool(descending), stable=bool(stable))
     return return_types.sort(v, i)
 
 
@@ -972,7 +991,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'argsort')
     x = input._data
     idx = _argsort(_as1d(x), axis, descending).astype(np.int64)
-    return _wrap(idx.reshape(x.shape))
+    return wrap(idx.reshape(x.shape))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -981,7 +1000,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     n = input._data.shape[axis] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError(f'selected index k out of range (topk: k={k}, dim {axis} has size {n})')
-    v, i = Sort.apply(input, axis=axis, descending=bool(largest), stable=False, k=k)
+    v, i = Topk.apply(input, axis=axis, descending=bool(largest), stable=False, k=k)
     return return_types.topk(v, i)
 
 
@@ -989,8 +1008,8 @@ class Kthvalue(_Select):
     def forward(self, x, k, axis, keepdim):
         self.axis = axis
         x1 = _as1d(x)
-        idx = np.argsort(x1, axis=axis, kind='stable')[(slice(None),) * axis + (slice(k - 1, k),)]
-        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, keepdim)
+        idx = xp.argsort(x1, axis=axis, kind='stable')[(slice(None),) * axis + (slice(k - 1, k),)]
+        return self._finish(x, xp.take_along_axis(x1, idx, axis), idx, keepdim)
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -1010,17 +1029,19 @@ class MedianAll(_EvenSplit):
     node_name = 'MedianBackward0'
 
     def forward(self, x, ignore_nan=False):
-        if ignore_nan:
-            self._node_name = 'NanmedianBackward0'
         flat = x.reshape(-1)
-        nan = np.isnan(flat) if flat.dtype.kind == 'f' else None
+        nan = xp.isnan(flat) if flat.dtype.kind == 'f' else None
         m = flat.size - (int(nan.sum()) if nan is not None else 0)
         if flat.size == 0 or (nan is not None and (m == 0 or (not ignore_nan and m < flat.size))):
-            out = np.asarray(np.nan, dtype=x.dtype)
+            out = xp.asarray(np.nan, dtype=x.dtype)
         else:
             k = (m - 1) // 2
-            out = np.asarray(np.partition(flat, k)[k])
+            out = xp.asarray(xp.partition(flat, k)[k])
         return self._save(x, out, None, False)
+
+
+class NanmedianAll(MedianAll):
+    node_name = 'NanmedianBackward0'
 
 
 class MedianDim(_Select):
@@ -1028,22 +1049,24 @@ class MedianDim(_Select):
 
     def forward(self, x, axis, keepdim, ignore_nan=False):
         self.axis = axis
-        if ignore_nan:
-            self._node_name = 'NanmedianBackward1'
         x1 = _as1d(x)
         n = x1.shape[axis]
-        perm = np.argsort(x1, axis=axis, kind='stable')
+        perm = xp.argsort(x1, axis=axis, kind='stable')
         shape = _kept_shape(x1.shape, (axis,))
         if x1.dtype.kind == 'f':
-            nans = np.isnan(x1).sum(axis=axis, keepdims=True)
+            nans = xp.isnan(x1).sum(axis=axis, keepdims=True)
             if ignore_nan:
-                pos = np.where(nans == n, 0, (n - nans - 1) // 2)
+                pos = xp.where(nans == n, 0, (n - nans - 1) // 2)
             else:                                # a NaN makes the median NaN (the first one)
-                pos = np.where(nans > 0, n - nans, (n - 1) // 2)
+                pos = xp.where(nans > 0, n - nans, (n - 1) // 2)
         else:
-            pos = np.full(shape, (n - 1) // 2)
-        idx = np.take_along_axis(perm, pos, axis)
-        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, keepdim)
+            pos = xp.full(shape, (n - 1) // 2)
+        idx = xp.take_along_axis(perm, pos, axis)
+        return self._finish(x, xp.take_along_axis(x1, idx, axis), idx, keepdim)
+
+
+class NanmedianDim(MedianDim):
+    node_name = 'NanmedianBackward1'
 
 
 def _median(input, dim, keepdim, ignore_nan):
@@ -1051,10 +1074,11 @@ def _median(input, dim, keepdim, ignore_nan):
     if dim is None:
         if keepdim:
             raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
-        return MedianAll.apply(input, ignore_nan=ignore_nan)
+        return (NanmedianAll if ignore_nan else MedianAll).apply(input, ignore_nan=ignore_nan)
     axis = _dim1(dim, input.ndim, op)
     _check_nonempty_dim(input, axis, op)
-    v, i = MedianDim.apply(input, axis=axis, keepdim=keepdim, ignore_nan=ignore_nan)
+    v, i = (NanmedianDim if ignore_nan else MedianDim).apply(input, axis=axis, keepdim=keepdim,
+                                                             ignore_nan=ignore_nan)
     return (return_types.nanmedian if ignore_nan else return_types.median)(v, i)
 
 
@@ -1073,20 +1097,20 @@ class Mode(_Select):
         self.axis = axis
         x1 = _as1d(x)
         n = x1.shape[axis]
-        perm = np.argsort(x1, axis=axis, kind='stable')
-        s = np.take_along_axis(x1, perm, axis)
+        perm = xp.argsort(x1, axis=axis, kind='stable')
+        s = xp.take_along_axis(x1, perm, axis)
         pos = _along(n, axis, x1.ndim)
         head = (slice(None),) * axis
         change = s[head + (slice(1, None),)] != s[head + (slice(None, -1),)]
-        starts = np.ones(s.shape, bool)
+        starts = xp.ones(s.shape, bool)
         starts[head + (slice(1, None),)] = change
-        ends = np.ones(s.shape, bool)
+        ends = xp.ones(s.shape, bool)
         ends[head + (slice(None, -1),)] = change
-        start = np.maximum.accumulate(np.where(starts, pos, 0), axis)
-        end = _flip(np.minimum.accumulate(_flip(np.where(ends, pos, n), axis), axis), axis)
-        best = np.argmax(end - start, axis=axis, keepdims=True)   # first: the smallest value
-        idx = np.take_along_axis(perm, np.take_along_axis(end, best, axis), axis)
-        return self._finish(x, np.take_along_axis(x1, idx, axis), idx, keepdim)
+        start = xp.maximum.accumulate(xp.where(starts, pos, 0), axis)
+        end = _flip(xp.minimum.accumulate(_flip(xp.where(ends, pos, n), axis), axis), axis)
+        best = xp.argmax(end - start, axis=axis, keepdims=True)   # first: the smallest value
+        idx = xp.take_along_axis(perm, xp.take_along_axis(end, best, axis), axis)
+        return self._finish(x, xp.take_along_axis(x1, idx, axis), idx, keepdim)
 
 
 def mode(input, dim=-1, keepdim=False):
@@ -1100,17 +1124,17 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """Unique values (always sorted, as PyTorch on CPU); not differentiable."""
     x = input._data
     if dim is None:
-        vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True)
+        vals, inv, counts = xp.unique(x.reshape(-1), return_inverse=True, return_counts=True)
         inv = inv.reshape(x.shape)
     else:
         axis = _dim1(dim, x.ndim, 'unique')
-        vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=axis)
+        vals, inv, counts = xp.unique(x, return_inverse=True, return_counts=True, axis=axis)
         inv = inv.reshape(-1)
-    out = [_wrap(vals)]
+    out = [wrap(vals)]
     if return_inverse:
-        out.append(_wrap(inv.astype(np.int64)))
+        out.append(wrap(inv.astype(np.int64)))
     if return_counts:
-        out.append(_wrap(counts.astype(np.int64)))
+        out.append(wrap(counts.astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
 
 

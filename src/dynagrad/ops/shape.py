@@ -5,10 +5,11 @@ import warnings
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op, _NO_EDGES
+from ..autograd.function import Op
+from ..tensor import wrap
 from ..autograd.views import CopySlices, ViewScatter, replay_view, view_of_array  # noqa: F401
 from ._formula import sum_to, is_array, broadcast_to as _bcast
-from .indexing import BasicIndex, IndexScatter
+from .indexing import BasicIndex, IndexScatter, IndexSelect
 
 
 class View(Op):
@@ -52,7 +53,7 @@ class Permute(Op):
     is_view = True
 
     def forward(self, x, dims):
-        self.inverse = tuple(np.argsort(dims))
+        self.inverse = tuple(xp.argsort(dims))
         return x.transpose(dims)
 
     def backward(self, g):
@@ -66,12 +67,21 @@ class Squeeze(Op):
         self.in_shape = x.shape
         if dim is None:
             return x.squeeze()
-        self._node_name = 'SqueezeBackward1' if isinstance(dim, int) else 'SqueezeBackward2'
         dims = (dim,) if isinstance(dim, int) else dim
         return x.squeeze(tuple(d for d in dims if x.ndim and x.shape[d] == 1))
 
     def backward(self, g):
         return g.reshape(self.in_shape)
+
+
+class SqueezeDim(Squeeze):
+    """``squeeze(int)``."""
+    node_name = 'SqueezeBackward1'
+
+
+class SqueezeDims(Squeeze):
+    """``squeeze(tuple)``."""
+    node_name = 'SqueezeBackward2'
 
 
 class Unsqueeze(Op):
@@ -101,17 +111,6 @@ class Expand(Op):
 # -- helpers shared by the ops below -----------------------------------------------------
 
 
-def _run(cls, *inputs, **params):
-    """Run op ``cls`` inside a backward formula: on arrays its forward (fast path), on
-    tensors ``cls.apply`` so that it is recorded (its own backward gives the next order)."""
-    if is_array(inputs[0]):
-        node = Op.__new__(cls)
-        node._saved = ()
-        node.next_functions = _NO_EDGES
-        return node.forward(*inputs, **params)
-    return cls.apply(*inputs, **params)
-
-
 def _along(dim, index):
     """The key selecting ``index`` (an int or a slice) along ``dim``."""
     return (slice(None),) * dim + (index,)
@@ -123,7 +122,7 @@ def _diag_view(a, offset, dim1, dim2):
     v = a.transpose(rest + [dim1, dim2])
     v = v[..., :, offset:] if offset >= 0 else v[..., -offset:, :]
     n = min(v.shape[-2], v.shape[-1])
-    return np.lib.stride_tricks.as_strided(
+    return xp.lib.stride_tricks.as_strided(
         v, v.shape[:-2] + (n,), v.strides[:-2] + (v.strides[-2] + v.strides[-1],))
 
 
@@ -162,25 +161,13 @@ class RepeatInterleave(Op):
         return g.reshape(shp[:d + 1] + (self.repeats,) + shp[d + 1:]).sum((d + 1,))
 
 
-class IndexSelect(Op):
-    """``x`` indexed by an int64 array along ``dim`` (repeat_interleave with tensor repeats)."""
-
-    def forward(self, x, index, dim):
-        self.in_shape = x.shape
-        self.key = _along(dim, index)
-        return xp.take(x, index, axis=dim)
-
-    def backward(self, g):
-        return IndexScatter.apply_any(g, self.key, self.in_shape)
-
-
 class Flip(Op):
     def forward(self, x, dims):
         self.dims = dims
         return xp.flip(x, dims).copy() if dims else x.copy()
 
     def backward(self, g):
-        return _run(Flip, g, dims=self.dims)
+        return Flip.run(g, dims=self.dims)
 
 
 class Roll(Op):
@@ -192,7 +179,7 @@ class Roll(Op):
 
     def backward(self, g):
         back = tuple(-s for s in self.shifts) if isinstance(self.shifts, tuple) else -self.shifts
-        return _run(Roll, g, shifts=back, dims=self.dims)
+        return Roll.run(g, shifts=back, dims=self.dims)
 
 
 class Rot90(Op):
@@ -201,7 +188,7 @@ class Rot90(Op):
         return xp.rot90(x, k, axes=dims).copy()
 
     def backward(self, g):
-        return _run(Rot90, g, k=(4 - self.k) % 4, dims=self.dims)
+        return Rot90.run(g, k=(4 - self.k) % 4, dims=self.dims)
 
 
 # -- joining --------------------------------------------------------------------------
@@ -281,18 +268,18 @@ class _MultiView(Op):
 class Split(_MultiView):
     """``split``/``chunk``: consecutive pieces along ``dim``; backward concatenates."""
 
-    def forward(self, x, keys, dim, with_sizes=False):
-        if with_sizes:
-            self._node_name = 'SplitWithSizesBackward0'
-        return super().forward(x, keys, dim)
-
     def backward(self, *grads):
-        return _run(Cat, *grads, dim=self.dim)
+        return Cat.run(*grads, dim=self.dim)
+
+
+class SplitWithSizes(Split):
+    """``split`` with a list of sizes."""
+    node_name = 'SplitWithSizesBackward0'
 
 
 class Unbind(_MultiView):
     def backward(self, *grads):
-        return _run(Stack, *grads, dim=self.dim)
+        return Stack.run(*grads, dim=self.dim)
 
 
 class Narrow(Op):
@@ -306,7 +293,7 @@ class Narrow(Op):
         return x[key]
 
     def backward(self, g):
-        return IndexScatter.apply_any(g, self.key, self.in_shape)
+        return IndexScatter.run(g, key=self.key, shape=self.in_shape)
 
 
 # -- triangles and diagonals ---------------------------------------------------------------
@@ -318,7 +305,7 @@ class Tril(Op):
         return xp.tril(x, diagonal)
 
     def backward(self, g):
-        return _run(Tril, g, diagonal=self.diagonal)
+        return Tril.run(g, diagonal=self.diagonal)
 
 
 class Triu(Op):
@@ -327,7 +314,7 @@ class Triu(Op):
         return xp.triu(x, diagonal)
 
     def backward(self, g):
-        return _run(Triu, g, diagonal=self.diagonal)
+        return Triu.run(g, diagonal=self.diagonal)
 
 
 class Diagonal(Op):
@@ -340,7 +327,7 @@ class Diagonal(Op):
         return _diag_view(x, offset, dim1, dim2)
 
     def backward(self, g):
-        return _run(DiagonalScatter, g, shape=self.in_shape, **self.args)
+        return DiagonalScatter.run(g, shape=self.in_shape, **self.args)
 
 
 class DiagCopy(Diagonal):
@@ -384,8 +371,8 @@ class Trace(Op):
 
     def backward(self, g):
         n = min(self.shape)
-        return _run(DiagonalScatter, _bcast(g, (n,)), shape=self.shape, offset=0, dim1=0,
-                    dim2=1)
+        return DiagonalScatter.run(_bcast(g, (n,)), shape=self.shape, offset=0, dim1=0,
+                                   dim2=1)
 
 
 # -- in-place writes through views ----------------------------------------------------
@@ -417,7 +404,7 @@ def _can_view(array, shape):
     if array.flags.c_contiguous:
         return True
     try:
-        np.reshape(array, shape, copy=False)
+        xp.reshape(array, shape, copy=False)
         return True
     except ValueError:
         return False
@@ -503,10 +490,10 @@ def squeeze(input, dim=None):
     if dim is None:
         return Squeeze.apply(input)
     if isinstance(dim, int):
-        return Squeeze.apply(input, dim=_wrap(dim, nd))
+        return SqueezeDim.apply(input, dim=_wrap(dim, nd))
     dims = tuple(_wrap(d, nd) for d in dim)
     _no_duplicates(dims)
-    return Squeeze.apply(input, dim=dims)
+    return SqueezeDims.apply(input, dim=dims)
 
 
 def unsqueeze(input, dim):
@@ -653,15 +640,14 @@ def tile(input, dims):
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
-    from ..tensor import Tensor
     if repeats is None:             # repeat_interleave(counts): indices repeated counts times
         counts = input._data
         if counts.ndim != 1 or counts.dtype.kind not in 'iu':
             raise RuntimeError('repeat_interleave only accept 1D vector as repeat')
         if counts.size and counts.min() < 0:
             raise RuntimeError('repeats can not be negative')
-        idx = np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)
-        return Tensor._make(idx, False, None, 0, None, Tensor)
+        idx = xp.repeat(xp.arange(counts.shape[0], dtype=np.int64), counts)
+        return wrap(idx)
     if dim is None:
         input = reshape(input, -1)
         dim = 0
@@ -678,14 +664,14 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if r.ndim > 1:
             raise RuntimeError('repeats must be 0-dim or 1-dim tensor')
         if r.size == 1:
-            r = np.broadcast_to(r.reshape(-1), (n,))
+            r = xp.broadcast_to(r.reshape(-1), (n,))
         elif r.shape[0] != n:
             raise RuntimeError(f'repeats must have the same size as input along dim, but got '
                                f'repeats.size(0) = {r.shape[0]} and input.size({dim}) = {n}')
         if r.size and r.min() < 0:
             raise RuntimeError('repeats can not be negative')
-        index = np.repeat(np.arange(n, dtype=np.int64), r)
-        return IndexSelect.apply(input, index=index, dim=dim)
+        index = xp.repeat(xp.arange(n, dtype=np.int64), r)
+        return IndexSelect.apply(input, key=_along(dim, index))
     repeats = int(repeats)
     if repeats < 0:
         raise RuntimeError('Repeats must be non-negative')
@@ -921,7 +907,7 @@ def _split_pieces(tensor, sizes, dim, with_sizes):
     for v in sizes:
         keys.append(_along(dim, slice(start, start + v)))
         start += v
-    return Split.apply(tensor, keys=tuple(keys), dim=dim, with_sizes=with_sizes)
+    return (SplitWithSizes if with_sizes else Split).apply(tensor, keys=tuple(keys), dim=dim)
 
 
 def split_with_sizes(input, split_sizes, dim=0):

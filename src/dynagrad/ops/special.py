@@ -1,4 +1,6 @@
-"""Special functions on NumPy arrays: erf, erfc, erfinv, lgamma, digamma, polygamma.
+"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, as functions on
+arrays (``erf(x)``, ...: ``__all__``) and as the ops ``Erf``, ``Erfc``, ... (at the end, their
+function forms ``dynagrad.erf``, ... in ``unary.py``).
 
 NumPy has none of them. ``scipy.special`` computes them when it is importable (it is an
 optional extra, imported on first use); otherwise the NumPy fallbacks below do, from
@@ -23,6 +25,11 @@ import math
 
 import numpy as np
 
+from ..backend import xp
+from ..autograd.function import Op
+from . import _formula as fm
+from ._elementwise import Unary
+
 __all__ = ['erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'polygamma']
 
 USE_SCIPY = True      # tests set this to False to exercise the NumPy fallbacks
@@ -46,17 +53,17 @@ def _sc():
 
 
 def _f64(x):
-    return np.asarray(x, dtype=np.float64)
+    return xp.asarray(x, dtype=np.float64)
 
 
 def _like(y, x):
-    return np.asarray(y).astype(x.dtype, copy=False)
+    return xp.asarray(y).astype(x.dtype, copy=False)
 
 
 # -- erf, erfc, lgamma: the C library, element by element (fallback only) --------------------
 
-_erf_u = np.frompyfunc(math.erf, 1, 1)
-_erfc_u = np.frompyfunc(math.erfc, 1, 1)
+_erf_u = xp.frompyfunc(math.erf, 1, 1)
+_erfc_u = xp.frompyfunc(math.erfc, 1, 1)
 
 
 def _lgamma1(v):
@@ -66,7 +73,7 @@ def _lgamma1(v):
         return math.inf
 
 
-_lgamma_u = np.frompyfunc(_lgamma1, 1, 1)
+_lgamma_u = xp.frompyfunc(_lgamma1, 1, 1)
 
 
 def _map(ufunc, x):
@@ -87,7 +94,7 @@ def lgamma(x):
     sc = _sc()
     if sc:
         y = sc.gammaln(x)
-        y = np.where(x == -np.inf, np.inf, y)   # PyTorch: lgamma(-inf) = inf
+        y = xp.where(x == -np.inf, np.inf, y)   # PyTorch: lgamma(-inf) = inf
     else:
         y = _map(_lgamma_u, x)
     return _like(y, x)
@@ -102,7 +109,7 @@ _GILES_TAIL = (-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
 
 
 def _horner(coefs, w):
-    p = np.full_like(w, coefs[0])
+    p = xp.full_like(w, coefs[0])
     for c in coefs[1:]:
         p = p * w + c
     return p
@@ -110,12 +117,12 @@ def _horner(coefs, w):
 
 def _erfinv_fallback(x):
     x = _f64(x)
-    a = np.abs(x)
+    a = xp.abs(x)
     with np.errstate(divide='ignore', invalid='ignore'):
-        w = -np.log((1.0 - a) * (1.0 + a))
+        w = -xp.log((1.0 - a) * (1.0 + a))
         central = _horner(_GILES_CENTRAL, w - 2.5)
-        tail = _horner(_GILES_TAIL, np.sqrt(np.maximum(w, 5.0)) - 3.0)
-        z = np.where(w < 5.0, central, tail) * a
+        tail = _horner(_GILES_TAIL, xp.sqrt(xp.maximum(w, 5.0)) - 3.0)
+        z = xp.where(w < 5.0, central, tail) * a
         inner = a <= 0.5
         zi = z[inner]
         ai = a[inner]
@@ -124,17 +131,17 @@ def _erfinv_fallback(x):
         k = 2.0 / math.sqrt(math.pi)
         for _ in range(3):                 # Newton on erf: quadratic convergence
             if zi.size:
-                zi = zi - (_map(_erf_u, zi) - ai) / (k * np.exp(-zi * zi))
+                zi = zi - (_map(_erf_u, zi) - ai) / (k * xp.exp(-zi * zi))
         for _ in range(6):                 # Newton on log(erfc) in the tails: near-linear
             if zo.size:
                 e = _map(_erfc_u, zo)
-                step = (np.log(e) - np.log(co)) * e / (k * np.exp(-zo * zo))
-                zo = np.where(np.isfinite(step), zo + step, zo)
+                step = (xp.log(e) - xp.log(co)) * e / (k * xp.exp(-zo * zo))
+                zo = xp.where(xp.isfinite(step), zo + step, zo)
         z[inner] = zi
         z[~inner] = zo
-    z = np.where(a == 1.0, np.inf, z)
-    z = np.where((a > 1.0) | np.isnan(a), np.nan, z)
-    return np.copysign(z, x)
+    z = xp.where(a == 1.0, np.inf, z)
+    z = xp.where((a > 1.0) | xp.isnan(a), np.nan, z)
+    return xp.copysign(z, x)
 
 
 def erfinv(x):
@@ -149,54 +156,54 @@ _SHIFT_TO = 10.0
 
 def _reduced(x):
     """``x - floor(x)``: exact, and the period-1 argument of tan(pi x) and sin^2(pi x)."""
-    return x - np.floor(x)
+    return x - xp.floor(x)
 
 
 def _digamma_pos(x):
     """psi(x) for x >= 1 (finite): recurrence up to 10, then the asymptotic series."""
-    acc = np.zeros_like(x)
+    acc = xp.zeros_like(x)
     x = x.copy()
     while True:
         low = x < _SHIFT_TO
         if not low.any():
             break
-        acc -= np.where(low, 1.0 / x, 0.0)
-        x = np.where(low, x + 1.0, x)
+        acc -= xp.where(low, 1.0 / x, 0.0)
+        x = xp.where(low, x + 1.0, x)
     r = 1.0 / (x * x)
     series = r * (1 / 12 - r * (1 / 120 - r * (1 / 252 - r * (1 / 240 - r * (
         1 / 132 - r * (691 / 32760 - r / 12))))))
-    return acc + np.log(x) - 0.5 / x - series
+    return acc + xp.log(x) - 0.5 / x - series
 
 
 def _digamma_fallback(x):
     x = _f64(x)
-    out = np.full_like(x, np.nan)
+    out = xp.full_like(x, np.nan)
     with np.errstate(divide='ignore', invalid='ignore'):
         pos = x >= 1.0
         mid = (x > 0) & (x < 1)
-        neg = (x < 0) & np.isfinite(x) & (x != np.floor(x))
-        fin = pos & np.isfinite(x)
+        neg = (x < 0) & xp.isfinite(x) & (x != xp.floor(x))
+        fin = pos & xp.isfinite(x)
         out[fin] = _digamma_pos(x[fin])
         out[x == np.inf] = np.inf
         out[mid] = _digamma_pos(x[mid] + 1.0) - 1.0 / x[mid]
         xn = x[neg]
-        out[neg] = _digamma_pos(1.0 - xn) - math.pi / np.tan(math.pi * _reduced(xn))
+        out[neg] = _digamma_pos(1.0 - xn) - math.pi / xp.tan(math.pi * _reduced(xn))
         zero = x == 0
-        out[zero] = np.where(np.signbit(x[zero]), np.inf, -np.inf)
+        out[zero] = xp.where(xp.signbit(x[zero]), np.inf, -np.inf)
     return out
 
 
 def _hurwitz_zeta(s, x):
     """zeta(s, x) = sum_k (x + k)^-s for integer s >= 2 and finite non-pole x."""
-    acc = np.zeros_like(x)
+    acc = xp.zeros_like(x)
     x = x.copy()
     limit = _SHIFT_TO + s
     while True:
         low = x < limit
         if not low.any():
             break
-        acc += np.where(low, x ** -s, 0.0)
-        x = np.where(low, x + 1.0, x)
+        acc += xp.where(low, x ** -s, 0.0)
+        x = xp.where(low, x + 1.0, x)
     # Euler-Maclaurin: x^(1-s)/(s-1) + x^-s/2 + sum_k B_2k/(2k)! (s)_(2k-1) x^(-s-2k+1)
     tail = x ** (1 - s) / (s - 1) + 0.5 * x ** -s
     bernoulli = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510)
@@ -212,19 +219,19 @@ def _polygamma_fallback(n, x):
     if n == 0:
         return _digamma_fallback(x)
     x = _f64(x)
-    out = np.full_like(x, np.nan)
+    out = xp.full_like(x, np.nan)
     sign_fact = (-1.0) ** (n + 1) * math.factorial(n)
     with np.errstate(divide='ignore', invalid='ignore', over='ignore'):
-        pole = (x <= 0) & (x == np.floor(x))
+        pole = (x <= 0) & (x == xp.floor(x))
         out[pole] = np.inf if n % 2 else -np.inf
         out[x == np.inf] = 0.0 if n % 2 else -0.0
-        ok = np.isfinite(x) & ~pole
+        ok = xp.isfinite(x) & ~pole
         if n == 1:
             pos = ok & (x > 0)
             neg = ok & (x < 0)
             out[pos] = _hurwitz_zeta(2, x[pos])
             xn = x[neg]
-            out[neg] = (math.pi / np.sin(math.pi * _reduced(xn))) ** 2 \
+            out[neg] = (math.pi / xp.sin(math.pi * _reduced(xn))) ** 2 \
                 - _hurwitz_zeta(2, 1.0 - xn)
         else:
             out[ok] = sign_fact * _hurwitz_zeta(n + 1, x[ok])
@@ -245,3 +252,58 @@ def polygamma(n, x):
     else:
         y = _polygamma_fallback(n, x)
     return _like(y, x)
+
+
+# -- the ops -------------------------------------------------------------------------------------
+# Declared like every unary op (see _elementwise.Unary): the value f, the gradient df.
+
+_SQRT_PI = math.sqrt(math.pi)
+_TWO_OVER_SQRT_PI = 2.0 / _SQRT_PI
+
+
+class Erf(Unary):
+    def f(x): return erf(x)
+    def df(g, x): return g * fm.exp(-(x * x)) * _TWO_OVER_SQRT_PI
+
+
+class Erfc(Unary):
+    def f(x): return erfc(x)
+    def df(g, x): return g * fm.exp(-(x * x)) * -_TWO_OVER_SQRT_PI
+
+
+class Erfinv(Unary):
+    quiet_fp = True
+    saves = 'output'
+    def f(x): return erfinv(x)
+    def df(g, y): return g * fm.exp(y * y) * (_SQRT_PI / 2)
+
+
+class Lgamma(Unary):
+    quiet_fp = True
+    def f(x): return lgamma(x)
+    def df(g, x): return g * Digamma.run(x)
+
+
+class Digamma(Unary):
+    quiet_fp = True
+    def f(x): return digamma(x)
+    def df(g, x): return g * Polygamma.run(x, n=1)
+
+
+class Polygamma(Op):
+    """The n-th derivative of digamma; ``x`` is input 0, ``n`` a parameter."""
+    quiet_fp = True
+    float_result = True
+
+    def forward(self, x, n):
+        self.save_for_backward(x)
+        self.n = n
+        return polygamma(n, x)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        return g * Polygamma.run(x, n=self.n + 1)
+
+
+class PolygammaInplace(Polygamma):
+    node_name = 'PolygammaBackward1'

@@ -17,10 +17,7 @@ from ...backend import xp
 from ...ops import _formula as fm
 from ...ops import special as _sp
 from ...ops.pointwise import _not_implemented
-
-
-def _arr(x):
-    return x._data if hasattr(x, '_data') else x
+from ...tensor import wrap
 
 
 def _float_only(input, kernel):
@@ -54,7 +51,8 @@ def _softplus_arr(bx):
 # -- softmax family ---------------------------------------------------------------------
 
 
-class LogSoftmax(Op):
+class LogSoftmaxOp(Op):
+    node_name = 'LogSoftmaxBackward0'
     quiet_fp = True
     float_result = True
 
@@ -79,7 +77,8 @@ class LogSoftmax(Op):
         return g - fm.exp(out) * _sum_keepdim(g, self.dim)
 
 
-class Softmax(Op):
+class SoftmaxOp(Op):
+    node_name = 'SoftmaxBackward0'
     quiet_fp = True
     float_result = True
 
@@ -139,20 +138,20 @@ def _softmax_input(input, dtype, kernel):
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _wrap_dim(dim, input.ndim, 'log_softmax')
     input = _softmax_input(input, dtype, 'log_softmax_lastdim_kernel_impl')
-    return LogSoftmax.apply(input, dim=dim)
+    return LogSoftmaxOp.apply(input, dim=dim)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _wrap_dim(dim, input.ndim, 'softmax')
     input = _softmax_input(input, dtype, 'softmax_lastdim_kernel_impl')
-    return Softmax.apply(input, dim=dim)
+    return SoftmaxOp.apply(input, dim=dim)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
     """``softmax(-input)`` (recorded as PyTorch does: NegBackward0 then SoftmaxBackward0)."""
     dim = _wrap_dim(dim, input.ndim, 'softmin')
     input = _softmax_input(input, dtype, 'softmax_lastdim_kernel_impl')
-    return Softmax.apply(-input, dim=dim)
+    return SoftmaxOp.apply(-input, dim=dim)
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
@@ -165,7 +164,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
     data = logits._data
     e = default_generator._rng.standard_exponential(data.shape).astype(data.dtype)
     gumbels = -xp.log(e)
-    y_soft = Softmax.apply((logits + gumbels) / tau, dim=d)
+    y_soft = SoftmaxOp.apply((logits + gumbels) / tau, dim=d)
     if not hard:
         return y_soft
     y = y_soft._data
@@ -175,8 +174,7 @@ def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
         index = xp.expand_dims(y.argmax(axis=d), d)
         onehot = xp.zeros_like(y)
         xp.put_along_axis(onehot, index, 1.0, axis=d)
-    from ...tensor import Tensor
-    y_hard = Tensor._make(onehot, False, None, 0, None, Tensor)
+    y_hard = wrap(onehot)
     return y_hard - y_soft.detach() + y_soft
 
 
@@ -193,7 +191,8 @@ def relu_(input):
     return input.relu_()
 
 
-class Hardtanh(Op):
+class HardtanhOp(Op):
+    node_name = 'HardtanhBackward0'
     def forward(self, x, min_val, max_val, inplace=False):
         self.lo, self.hi = min_val, max_val
         out = xp.clip(x, min_val, max_val)
@@ -204,7 +203,7 @@ class Hardtanh(Op):
 
     def backward(self, g):
         x, = self.saved_tensors
-        x = _arr(x)
+        x = fm.unwrap(x)
         return g * ((x > self.lo) & (x < self.hi))
 
 
@@ -218,8 +217,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
         raise ValueError('min_val cannot be greater than max_val')
     _check_bool_input(input, 'hardtanh')
     if inplace:
-        return Hardtanh.apply_(input, min_val=min_val, max_val=max_val, inplace=True)
-    return Hardtanh.apply(input, min_val=min_val, max_val=max_val)
+        return HardtanhOp.apply_(input, min_val=min_val, max_val=max_val, inplace=True)
+    return HardtanhOp.apply(input, min_val=min_val, max_val=max_val)
 
 
 def hardtanh_(input, min_val=-1.0, max_val=1.0):
@@ -246,7 +245,7 @@ class LeakyRelu(Op):
                 'In-place leakyReLu backward calculation is triggered with a negative slope '
                 'which is not supported. This is caused by calling in-place forward function '
                 'with a negative slope, please call out-of-place version instead.')
-        return fm.where(_arr(x) > 0, g, g * self.slope)
+        return fm.where(fm.unwrap(x) > 0, g, g * self.slope)
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -291,7 +290,7 @@ class Elu(Op):
             neg = g * ((v + a * s) * i)
         else:
             neg = g * (fm.exp(v * i if i != 1 else v) * (a * s * i))
-        return fm.where(_arr(v) > 0, g * s if s != 1 else g, neg)
+        return fm.where(fm.unwrap(v) > 0, g * s if s != 1 else g, neg)
 
 
 def _elu(input, alpha, scale, input_scale, name, inplace, kernel='elu_cpu'):
@@ -332,8 +331,9 @@ def celu_(input, alpha=1.0):
     return celu(input, alpha, inplace=True)
 
 
-class Threshold(Op):
+class ThresholdOp(Op):
     """``x if x > threshold else value``; the mask of kept elements is all backward needs."""
+    node_name = 'ThresholdBackward0'
 
     def forward(self, x, threshold, value, inplace=False):
         out = xp.where(x > threshold, x, xp.asarray(value).astype(x.dtype))
@@ -350,12 +350,12 @@ class Threshold(Op):
 def threshold(input, threshold, value, inplace=False):
     _check_bool_input(input, 'threshold_cpu')
     if inplace:
-        return Threshold.apply_(input, threshold=threshold, value=value, inplace=True)
-    return Threshold.apply(input, threshold=threshold, value=value)
+        return ThresholdOp.apply_(input, threshold=threshold, value=value, inplace=True)
+    return ThresholdOp.apply(input, threshold=threshold, value=value)
 
 
 def threshold_(input, threshold, value):
-    return Threshold.apply_(input, threshold=threshold, value=value, inplace=True)
+    return ThresholdOp.apply_(input, threshold=threshold, value=value, inplace=True)
 
 
 class Rrelu(Op):
@@ -404,7 +404,7 @@ class Prelu(Op):
 
     def backward(self, g):
         x, weight = self.saved_tensors
-        pos = _arr(x) > 0
+        pos = fm.unwrap(x) > 0
         w = weight.reshape(self.wshape)
         needs = self.needs_input_grad
         gx = fm.where(pos, g, g * w) if needs[0] else None
@@ -491,7 +491,8 @@ def silu(input, inplace=False):
     return Silu.apply_(input) if inplace else Silu.apply(input)
 
 
-class Mish(Op):
+class MishOp(Op):
+    node_name = 'MishBackward0'
     quiet_fp = True
     def forward(self, x):
         self.save_for_backward(x)
@@ -502,17 +503,18 @@ class Mish(Op):
         if fm.is_array(x):
             sp = _softplus_arr(x)
         else:
-            sp = Softplus.apply(x, beta=1.0, threshold=20.0)
+            sp = SoftplusOp.apply(x, beta=1.0, threshold=20.0)
         t = fm.tanh(sp)
         return g * (t + x * (1 - t * t) * _sigmoid(x))
 
 
 def mish(input, inplace=False):
     _float_only(input, 'mish_cpu')
-    return Mish.apply_(input) if inplace else Mish.apply(input)
+    return MishOp.apply_(input) if inplace else MishOp.apply(input)
 
 
-class Softplus(Op):
+class SoftplusOp(Op):
+    node_name = 'SoftplusBackward0'
     quiet_fp = True
     def forward(self, x, beta, threshold):
         self.beta, self.threshold = beta, threshold
@@ -525,16 +527,17 @@ class Softplus(Op):
     def backward(self, g):
         x, = self.saved_tensors
         bx = x * self.beta if self.beta != 1 else x
-        linear = _arr(bx) > self.threshold
+        linear = fm.unwrap(bx) > self.threshold
         return fm.where(linear, g, g * _sigmoid(bx))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
     _float_only(input, 'softplus_cpu')
-    return Softplus.apply(input, beta=beta, threshold=threshold)
+    return SoftplusOp.apply(input, beta=beta, threshold=threshold)
 
 
-class LogSigmoid(Op):
+class LogSigmoidOp(Op):
+    node_name = 'LogSigmoidBackward0'
     quiet_fp = True
     def forward(self, x):
         self.save_for_backward(x)
@@ -547,13 +550,14 @@ class LogSigmoid(Op):
 
 def logsigmoid(input):
     _float_only(input, 'log_sigmoid_cpu')
-    return LogSigmoid.apply(input)
+    return LogSigmoidOp.apply(input)
 
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 
 
-class Hardsigmoid(Op):
+class HardsigmoidOp(Op):
+    node_name = 'HardsigmoidBackward0'
     def forward(self, x):
         self.save_for_backward(x)
         t = x.dtype.type
@@ -561,17 +565,18 @@ class Hardsigmoid(Op):
 
     def backward(self, g):
         x, = self.saved_tensors
-        x = _arr(x)
+        x = fm.unwrap(x)
         # PyTorch scales by the float constant 1/6 whatever the dtype
         return g * (((x > -3) & (x < 3)) * _ONE_SIXTH_F32).astype(x.dtype)
 
 
 def hardsigmoid(input, inplace=False):
     _float_only(input, 'hardsigmoid_cpu')
-    return Hardsigmoid.apply_(input) if inplace else Hardsigmoid.apply(input)
+    return HardsigmoidOp.apply_(input) if inplace else HardsigmoidOp.apply(input)
 
 
-class Hardswish(Op):
+class HardswishOp(Op):
+    node_name = 'HardswishBackward0'
     def forward(self, x):
         self.save_for_backward(x)
         t = x.dtype.type
@@ -579,17 +584,18 @@ class Hardswish(Op):
 
     def backward(self, g):
         x, = self.saved_tensors
-        xa = _arr(x)
+        xa = fm.unwrap(x)
         mid = (xa >= -3) & (xa <= 3)
         return g * fm.where(mid, x / 3.0 + 0.5, (xa > 3).astype(xa.dtype))
 
 
 def hardswish(input, inplace=False):
     _float_only(input, 'hardswish_cpu')
-    return Hardswish.apply_(input) if inplace else Hardswish.apply(input)
+    return HardswishOp.apply_(input) if inplace else HardswishOp.apply(input)
 
 
-class Hardshrink(Op):
+class HardshrinkOp(Op):
+    node_name = 'HardshrinkBackward0'
     def forward(self, x, lambd):
         keep = xp.abs(x) > lambd
         self.keep = keep
@@ -601,10 +607,11 @@ class Hardshrink(Op):
 
 def hardshrink(input, lambd=0.5):
     _float_only(input, 'hardshrink_cpu')
-    return Hardshrink.apply(input, lambd=lambd)
+    return HardshrinkOp.apply(input, lambd=lambd)
 
 
-class Softshrink(Op):
+class SoftshrinkOp(Op):
+    node_name = 'SoftshrinkBackward0'
     def forward(self, x, lambd):
         t = x.dtype.type
         keep = xp.abs(x) > lambd
@@ -621,7 +628,7 @@ def softshrink(input, lambd=0.5):
         name = input.dtype.legacy_name[:-6] if hasattr(input.dtype, 'legacy_name') else 'Float'
         raise RuntimeError(f'lambda must be in range [0, 3.40282e+38] for input dtype {name}, '
                            f'but found {lambd}')
-    return Softshrink.apply(input, lambd=lambd)
+    return SoftshrinkOp.apply(input, lambd=lambd)
 
 
 def softsign(input):

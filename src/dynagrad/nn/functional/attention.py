@@ -14,16 +14,8 @@ from ...backend import xp
 from ...autograd.function import Op
 from ...ops import _formula as fm
 from ...ops.random import _rng, _uniform01
-from ...tensor import Tensor
+from ...tensor import Tensor, wrap
 from .activation import softmax
-
-
-def _arr(x):
-    return x._data if hasattr(x, '_data') else x
-
-
-def _const(array):
-    return Tensor._make(np.asarray(array), False, None, 0, None, Tensor)
 
 
 def _sum_last(x):
@@ -119,13 +111,13 @@ class ScaledDotProductAttention(Op):
         if self.bias is not None:
             bias = self.bias
             if self.hidden is not None:
-                bias = np.where(self.hidden, 0.0, bias)
-            s = s + _const(bias.astype(_arr(q).dtype))
+                bias = xp.where(self.hidden, 0.0, bias)
+            s = s + wrap(xp.asarray(bias.astype(fm.unwrap(q).dtype)))
         if self.hidden is not None:
-            s = fm.where(np.broadcast_to(self.hidden, s.shape), 0.0, s)
+            s = fm.where(xp.broadcast_to(self.hidden, s.shape), 0.0, s)
         p = softmax(s, -1)
         if self.hidden is not None:
-            p = fm.where(np.broadcast_to(self.hidden, p.shape), 0.0, p)
+            p = fm.where(xp.broadcast_to(self.hidden, p.shape), 0.0, p)
         return p
 
 
@@ -184,11 +176,11 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else math.inf
     mask = bias = None
     if is_causal:
-        bias = np.where(np.tri(L, S, dtype=bool), 0.0, -np.inf).astype(dt)
+        bias = xp.where(xp.tri(L, S, dtype=bool), 0.0, -np.inf).astype(dt)
     elif attn_mask is not None:
         m = attn_mask._data
         if m.dtype == np.bool_:
-            bias = np.where(m, 0.0, -np.inf).astype(dt)
+            bias = xp.where(m, 0.0, -np.inf).astype(dt)
         elif m.dtype != dt:
             raise RuntimeError(f'Expected attn_mask dtype to be bool or float or to match query '
                                f'dtype, but got attn_mask.dtype: {attn_mask.dtype} and  '
@@ -201,7 +193,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                     (attn_mask.shape[:-2] if attn_mask is not None else ()))
         shape = tuple(shape) + (L, S)
         if dropout_p == 1:
-            keep = np.zeros(shape, dt)
+            keep = xp.zeros(shape, dt)
         else:
             u = _uniform01(_rng(None), shape, dt)
             keep = ((u >= dropout_p) * (1.0 / (1.0 - dropout_p))).astype(dt)

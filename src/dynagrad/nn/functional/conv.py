@@ -29,9 +29,9 @@ import warnings
 import threading
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from ...autograd.function import Op
+from ...backend import xp
 from ...ops import _formula as fm
 
 _ndarray = np.ndarray
@@ -52,7 +52,7 @@ def _pad(x, pads):
     if not any(lo or hi for lo, hi in pads):
         return x
     shape = x.shape[:2] + tuple(n + lo + hi for n, (lo, hi) in zip(x.shape[2:], pads))
-    out = np.zeros(shape, x.dtype)
+    out = xp.zeros(shape, x.dtype)
     out[(slice(None), slice(None)) + tuple(slice(lo, lo + n) for n, (lo, _)
                                            in zip(x.shape[2:], pads))] = x
     return out
@@ -64,18 +64,19 @@ def _im2col(x, K, stride, pads, dilation, out=None, keep=False):
     ``out`` (optional) keeps only the first ``out`` window positions per dimension;
     ``keep``: the columns are kept for backward, in a buffer from ``_take``.
     """
-    xp = _pad(x, pads)
-    sp = xp.shape[2:]
+    xpad = _pad(x, pads)
+    sp = xpad.shape[2:]
     if out is None:
         out = tuple(_out_size(n, k, s, d) for n, k, s, d in zip(sp, K, stride, dilation))
-    st = xp.strides
-    view = as_strided(xp, xp.shape[:2] + tuple(K) + out,
-                      st[:2] + tuple(a * d for a, d in zip(st[2:], dilation))
-                      + tuple(a * s for a, s in zip(st[2:], stride)), writeable=False)
+    st = xpad.strides
+    strides = (st[:2] + tuple(a * d for a, d in zip(st[2:], dilation))
+               + tuple(a * s for a, s in zip(st[2:], stride)))
+    view = xp.lib.stride_tricks.as_strided(xpad, xpad.shape[:2] + tuple(K) + out, strides,
+                                           writeable=False)
     N, C = x.shape[:2]
     if keep:
         cols = _take((N, C * math.prod(K), math.prod(out)), x.dtype)
-        np.copyto(cols.reshape(view.shape), view)
+        xp.copyto(cols.reshape(view.shape), view)
         return cols, out
     cols = view.reshape(N, C * math.prod(K), math.prod(out))
     if not cols.flags.writeable:  # a view of x after all (1x1 kernel, stride 1): own it
@@ -91,7 +92,7 @@ def _col2im(cols, size, K, stride, pads, dilation):
     N, C = cols.shape[:2]
     out = cols.shape[2 + len(K):]
     padded = tuple(n + lo + hi for n, (lo, hi) in zip(size, pads))
-    buf = np.zeros((N, C) + padded, cols.dtype)
+    buf = xp.zeros((N, C) + padded, cols.dtype)
     lead = (slice(None), slice(None))
     first = True
     for kidx in np.ndindex(*K):
@@ -105,7 +106,7 @@ def _col2im(cols, size, K, stride, pads, dilation):
             buf[region] += part
         first = False
     if any(lo or hi for lo, hi in pads):
-        buf = np.ascontiguousarray(
+        buf = xp.ascontiguousarray(
             buf[lead + tuple(slice(lo, lo + n) for n, (lo, _) in zip(size, pads))])
     return buf
 
@@ -116,7 +117,7 @@ def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None, keep=False)
     ``out``: the output spatial size when it is to be cut short (the input gradient of a
     transposed convolution whose output_padding reaches past a stride).
     """
-    w = np.ascontiguousarray(w)  # NumPy's matmul runs no BLAS on odd strides
+    w = xp.ascontiguousarray(w)  # NumPy's matmul runs no BLAS on odd strides
     N = x.shape[0]
     O, Cg = w.shape[:2]
     K = w.shape[2:]
@@ -129,9 +130,9 @@ def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None, keep=False)
     ck = Cg * math.prod(K)
     L = cols.shape[-1]
     if g == 1:
-        y = np.matmul(w.reshape(O, ck), cols)
+        y = xp.matmul(w.reshape(O, ck), cols)
     else:
-        y = np.matmul(w.reshape(g, O // g, ck), cols.reshape(N, g, ck, L))
+        y = xp.matmul(w.reshape(g, O // g, ck), cols.reshape(N, g, ck, L))
     return y.reshape((N, O) + out), (cols, out)
 
 
@@ -141,8 +142,8 @@ def _conv_t(gy, w, size, stride, pads, dilation, groups):
                    pads, dilation, gy.dtype, gy.shape[2:])
     if f is not None and gy.dtype == w.dtype and _finite(w):
         return _conv_t_flat(f.grad_out(gy), w, f, groups)
-    gy = np.ascontiguousarray(gy)  # NumPy's matmul runs no BLAS on odd strides
-    w = np.ascontiguousarray(w)
+    gy = xp.ascontiguousarray(gy)  # NumPy's matmul runs no BLAS on odd strides
+    w = xp.ascontiguousarray(w)
     N = gy.shape[0]
     O, Cg = w.shape[:2]
     K = w.shape[2:]
@@ -151,9 +152,9 @@ def _conv_t(gy, w, size, stride, pads, dilation, groups):
     ck = Cg * math.prod(K)
     L = math.prod(out)
     if g == 1:
-        cols = np.matmul(w.reshape(O, ck).T, gy.reshape(N, O, L))
+        cols = xp.matmul(w.reshape(O, ck).T, gy.reshape(N, O, L))
     else:
-        cols = np.matmul(w.reshape(g, O // g, ck).swapaxes(1, 2), gy.reshape(N, g, O // g, L))
+        cols = xp.matmul(w.reshape(g, O // g, ck).swapaxes(1, 2), gy.reshape(N, g, O // g, L))
     return _col2im(cols.reshape((N, g * Cg) + K + out), size, K, stride, pads, dilation)
 
 
@@ -166,7 +167,7 @@ def _conv_w(x, gy, K, stride, pads, dilation, groups, cols=None):
             gw = _conv_w_flat(f.grad_out(gy), f.cols(f.buffer(x), scratch=True), f, groups)
             if gw is not None:
                 return gw[0]
-    gy = np.ascontiguousarray(gy)
+    gy = xp.ascontiguousarray(gy)
     cols = _im2col(x, K, stride, pads, dilation, gy.shape[2:])[0] if cols is None else cols[0]  # NumPy's matmul runs no BLAS on odd strides
     N, O = gy.shape[:2]
     g = groups
@@ -174,12 +175,12 @@ def _conv_w(x, gy, K, stride, pads, dilation, groups, cols=None):
     L = cols.shape[-1]
     if N * O * ck <= _WGRAD_PARTIALS_MAX:
         # (N, g, O/g, L) @ (N, g, L, ck), summed over N: no transposing copies.
-        gw = np.matmul(gy.reshape(N, g, O // g, L), cols.reshape(N, g, ck, L).swapaxes(2, 3))
+        gw = xp.matmul(gy.reshape(N, g, O // g, L), cols.reshape(N, g, ck, L).swapaxes(2, 3))
         gw = gw.sum(0)
     else:
         gyt = gy.reshape(N, g, O // g, L).transpose(1, 2, 0, 3).reshape(g, O // g, N * L)
         ct = cols.reshape(N, g, ck, L).transpose(1, 0, 3, 2).reshape(g, N * L, ck)
-        gw = np.matmul(gyt, ct)
+        gw = xp.matmul(gyt, ct)
     return gw.reshape((O, ck // math.prod(K)) + tuple(K))
 
 
@@ -211,7 +212,7 @@ def _scratch(slot, shape, dtype):
     pool = _scratch_pool.__dict__
     buf = pool.get(slot)
     if buf is None or buf.nbytes < n:
-        buf = pool[slot] = np.empty(n, np.uint8)
+        buf = pool[slot] = xp.empty(n, np.uint8)
     return buf[:n].view(dtype).reshape(shape)
 
 
@@ -225,7 +226,7 @@ def _take(shape, dtype):
     if fits:
         buf = free.pop(min(fits, key=lambda i: free[i].nbytes))
     else:
-        buf = np.empty(n, np.uint8)
+        buf = xp.empty(n, np.uint8)
     return buf[:n].view(dtype).reshape(shape)
 
 
@@ -288,12 +289,12 @@ class _Flat:
         """The columns (C*K, M) of a flat buffer (a scratch array if ``scratch``), with a
         last row of ones (for a fused bias) if ``ones``."""
         it = buf.itemsize
-        view = as_strided(buf, (self.C,) + self.K + (self.M,),
-                          (self.M * it,) + tuple(o * it for o in self.koff) + (it,),
-                          writeable=False)
+        view = xp.lib.stride_tricks.as_strided(
+            buf, (self.C,) + self.K + (self.M,),
+            (self.M * it,) + tuple(o * it for o in self.koff) + (it,), writeable=False)
         shape = (self.C * self.Kp + ones, self.M)
         cols = _scratch('flat_cols', shape, buf.dtype) if scratch else _take(shape, buf.dtype)
-        np.copyto(cols[:self.C * self.Kp].reshape(view.shape), view)
+        xp.copyto(cols[:self.C * self.Kp].reshape(view.shape), view)
         if ones:
             cols[-1] = 1
         return cols
@@ -311,11 +312,11 @@ class _Flat:
         O = y.shape[0]
         src = y.reshape((O, self.N) + self.Sp)[(slice(None), slice(None))
                                                + tuple(slice(0, o) for o in self.out)]
-        res = np.empty((self.N, O) + self.out, y.dtype)
+        res = xp.empty((self.N, O) + self.out, y.dtype)
         if b is None:
-            np.copyto(res, src.swapaxes(0, 1))
+            xp.copyto(res, src.swapaxes(0, 1))
         else:
-            np.add(src.swapaxes(0, 1), b.reshape((-1,) + (1,) * len(self.out)), out=res)
+            xp.add(src.swapaxes(0, 1), b.reshape((-1,) + (1,) * len(self.out)), out=res)
         return res
 
     def col2im(self, cols):
@@ -330,9 +331,9 @@ class _Flat:
             if j:
                 dst += parts[:, j]
             else:  # offset 0 covers all of buf but the tail
-                np.copyto(dst, parts[:, 0])
+                xp.copyto(dst, parts[:, 0])
         body = buf[:n].reshape((self.C, self.N) + self.Sp)[self._interior(self.S)]
-        return np.ascontiguousarray(body.swapaxes(0, 1))
+        return xp.ascontiguousarray(body.swapaxes(0, 1))
 
 
 def _conv_flat(x, w, b, f, groups, scratch=False):
@@ -341,7 +342,7 @@ def _conv_flat(x, w, b, f, groups, scratch=False):
     With ``groups == 1`` and a bias, ``cols`` has a last row of ones and the bias is a last
     column of the GEMM's weight.  ``cols`` is only valid until the next call if ``scratch``.
     """
-    w = np.ascontiguousarray(w)
+    w = xp.ascontiguousarray(w)
     O = w.shape[0]
     fuse = b is not None and groups == 1
     cols = f.cols(f.buffer(x), scratch=scratch, ones=fuse)
@@ -349,11 +350,11 @@ def _conv_flat(x, w, b, f, groups, scratch=False):
     if groups == 1:
         wm = w.reshape(O, -1)
         if fuse:
-            wm = np.concatenate([wm, b.reshape(O, 1).astype(wm.dtype, copy=False)], 1)
-        np.matmul(wm, cols, out=y)
+            wm = xp.concatenate([wm, b.reshape(O, 1).astype(wm.dtype, copy=False)], 1)
+        xp.matmul(wm, cols, out=y)
     else:
         ck = cols.shape[0] // groups
-        np.matmul(w.reshape(groups, O // groups, ck), cols.reshape(groups, ck, f.M),
+        xp.matmul(w.reshape(groups, O // groups, ck), cols.reshape(groups, ck, f.M),
                   out=y.reshape(groups, O // groups, f.M))
     return f.unflat_out(y, None if fuse else b), cols
 
@@ -367,36 +368,36 @@ def _conv_w_flat(gyf, cols, f, groups):
     CK = cols.shape[0]
     if groups == 1 and O * CK <= 1024:
         # small: per-image products summed (one long thin GEMM runs poorly)
-        gw = np.matmul(cols.reshape(CK, f.N, f.P).transpose(1, 0, 2),
+        gw = xp.matmul(cols.reshape(CK, f.N, f.P).transpose(1, 0, 2),
                        gyf.reshape(O, f.N, f.P).transpose(1, 2, 0)).sum(0).T
     elif groups == 1:
-        gw = np.matmul(cols, gyf.T).T
+        gw = xp.matmul(cols, gyf.T).T
     else:
-        gw = np.matmul(gyf.reshape(groups, O // groups, f.M),
+        gw = xp.matmul(gyf.reshape(groups, O // groups, f.M),
                        cols.reshape(groups, ck, f.M).swapaxes(1, 2))
-    if not np.isfinite(gw).all():
+    if not xp.isfinite(gw).all():
         return None
     gb = None
     if cols.shape[0] > f.C * f.Kp:
-        gw, gb = gw[:, :-1], np.ascontiguousarray(gw[:, -1])
-    return np.ascontiguousarray(gw).reshape((O, ck // f.Kp) + f.K), gb
+        gw, gb = gw[:, :-1], xp.ascontiguousarray(gw[:, -1])
+    return xp.ascontiguousarray(gw).reshape((O, ck // f.Kp) + f.K), gb
 
 
 def _conv_t_flat(gyf, w, f, groups):
     """Input gradient (N, C, *S) from flat ``gyf`` (O, M); needs a finite ``w``."""
-    w = np.ascontiguousarray(w)
+    w = xp.ascontiguousarray(w)
     O = w.shape[0]
     cols = _scratch('flat_gemm', (w[0].size * groups, f.M), gyf.dtype)
     if groups == 1:
-        np.matmul(w.reshape(O, -1).T, gyf, out=cols)
+        xp.matmul(w.reshape(O, -1).T, gyf, out=cols)
     else:
-        np.matmul(w.reshape(groups, O // groups, -1).swapaxes(1, 2),
+        xp.matmul(w.reshape(groups, O // groups, -1).swapaxes(1, 2),
                   gyf.reshape(groups, O // groups, f.M), out=cols.reshape(groups, -1, f.M))
     return f.col2im(cols)
 
 
 def _finite(a):
-    return bool(np.isfinite(a).all())
+    return bool(xp.isfinite(a).all())
 
 
 # -- ops ---------------------------------------------------------------------------------
@@ -744,13 +745,10 @@ class Im2Col(Op):
         return cols if batched else cols[0]
 
     def backward(self, g):
-        return Col2Im.apply_any(g, self.size, *self.geom)
+        K, dilation, pads, stride, batched = self.geom
+        return Col2Im.run(g, size=self.size, K=K, dilation=dilation, pads=pads, stride=stride,
+                          batched=batched)
 
-    @classmethod
-    def apply_any(cls, x, K, dilation, pads, stride, batched):
-        if fm.is_array(x):
-            return cls._unfold(x, K, dilation, pads, stride, batched)
-        return cls.apply(x, K=K, dilation=dilation, pads=pads, stride=stride, batched=batched)
 
 
 class Col2Im(Op):
@@ -767,19 +765,14 @@ class Col2Im(Op):
         N, CK = cols.shape[:2]
         out = tuple(_out_size(n + lo + hi, k, s, d)
                     for n, (lo, hi), k, s, d in zip(size, pads, K, stride, dilation))
-        x = _col2im(np.ascontiguousarray(cols).reshape(
+        x = _col2im(xp.ascontiguousarray(cols).reshape(
             (N, CK // math.prod(K)) + tuple(K) + out), size, K, stride, pads, dilation)
         return x if batched else x[0]
 
     def backward(self, g):
-        return Im2Col.apply_any(g, *self.geom)
+        K, dilation, pads, stride, batched = self.geom
+        return Im2Col.run(g, K=K, dilation=dilation, pads=pads, stride=stride, batched=batched)
 
-    @classmethod
-    def apply_any(cls, cols, size, K, dilation, pads, stride, batched):
-        if fm.is_array(cols):
-            return cls._fold(cols, size, K, dilation, pads, stride, batched)
-        return cls.apply(cols, size=size, K=K, dilation=dilation, pads=pads, stride=stride,
-                         batched=batched)
 
 
 def _fold_args(fn, kernel_size, dilation, padding, stride):

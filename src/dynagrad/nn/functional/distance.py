@@ -15,16 +15,8 @@ from ...backend import xp
 from ...autograd.function import Op
 from ...ops import _formula as fm
 from ...ops.indexing import IndexScatter
-from ...tensor import Tensor
+from ...tensor import wrap
 from ... import ops as _ops
-
-
-def _arr(x):
-    return x._data if hasattr(x, '_data') else x
-
-
-def _wrap(array):
-    return Tensor._make(np.asarray(array), False, None, 0, None, Tensor)
 
 
 def _pnorm(diff, p):
@@ -50,13 +42,13 @@ def _pnorm_grad(diff, dist, p):
     sgn = fm.sign(diff)
     if p == 1:
         return sgn
-    zero = _arr(dist) == 0
+    zero = fm.unwrap(dist) == 0
     safe = fm.where(zero, 1.0, dist)
-    keep = (~zero).astype(_arr(diff).dtype)
+    keep = (~zero).astype(fm.unwrap(diff).dtype)
     if p == 2:
         return diff / safe * keep
     if math.isinf(p):
-        return sgn * (np.abs(_arr(diff)) == _arr(dist)).astype(_arr(diff).dtype)
+        return sgn * (xp.abs(fm.unwrap(diff)) == fm.unwrap(dist)).astype(fm.unwrap(diff).dtype)
     ad = diff * sgn
     return sgn * ad ** (p - 1) / safe ** (p - 1) * keep
 
@@ -69,7 +61,7 @@ class Pdist(Op):
     def forward(self, x, p=2.0):
         n = x.shape[0]
         self.p, self.n = p, n
-        self.rows = np.triu_indices(n, 1)
+        self.rows = xp.triu_indices(n, 1)
         i, j = self.rows
         out = _pnorm(x[i] - x[j], p)
         self.save_for_backward(x, out)
@@ -83,7 +75,8 @@ class Pdist(Op):
         diff = x[i] - x[j]
         gd = _pnorm_grad(diff, dist.reshape((-1, 1)), self.p) * g.reshape((-1, 1))
         shape = tuple(x.shape)
-        return IndexScatter.apply_any(gd, (i,), shape) - IndexScatter.apply_any(gd, (j,), shape)
+        return (IndexScatter.run(gd, key=(i,), shape=shape)
+                - IndexScatter.run(gd, key=(j,), shape=shape))
 
 
 def pdist(input, p=2):
@@ -124,10 +117,10 @@ class Cdist(Op):
         p = self.p
         need1, need2 = self.needs_input_grad[:2]
         if p == 2:
-            zero = _arr(dist) == 0
+            zero = fm.unwrap(dist) == 0
             if self.clamped is not None:
                 zero = zero | self.clamped
-            keep = (~zero).astype(_arr(dist).dtype)
+            keep = (~zero).astype(fm.unwrap(dist).dtype)
             G = g / fm.where(zero, 1.0, dist) * keep
             g1 = g2 = None
             if need1:
@@ -227,9 +220,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 def _clamped_norm(x, dim, eps):
     n = _ops.norm(x, 2, dim=dim, keepdim=True)
-    lifted = np.maximum(n._data, eps)
+    lifted = xp.maximum(n._data, eps)
     if (lifted != n._data).any():
-        n = n + _wrap((lifted - n._data).astype(n._data.dtype))
+        n = n + wrap(xp.asarray((lifted - n._data).astype(n._data.dtype)))
     return n
 
 

@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ...autograd.function import Op
+from ...backend import xp
 from ...ops.random import _rng
 
 # -alpha * scale of SELU: the value alpha dropout sets dropped elements to (before a, b)
@@ -56,11 +57,11 @@ def _dropout(input, p, training, inplace, noise_shape, alpha=False):
     dtype = x.dtype
     shift = None
     if p == 1:
-        noise = np.zeros((1,) * x.ndim, dtype)
+        noise = xp.zeros((1,) * x.ndim, dtype)
     else:
         keep = _keep(noise_shape, p, dtype)
         if alpha:
-            a = 1.0 / np.sqrt((_ALPHA_P * _ALPHA_P * p + 1) * (1 - p))
+            a = 1.0 / xp.sqrt((_ALPHA_P * _ALPHA_P * p + 1) * (1 - p))
             shift = ((keep - 1) * dtype.type(_ALPHA_P * a)
                      + dtype.type(_ALPHA_P * a * p)).astype(dtype, copy=False)
             noise = keep * dtype.type(a)

@@ -16,12 +16,13 @@ def _linear_node_name(x_ndim, w_ndim, has_bias):
     return 'ViewBackward0' if has_bias else 'UnsafeViewBackward0'
 
 
-class Linear(Op):
+class LinearOp(Op):
     """``y = x @ weight.T (+ bias)``; the weight's gradient comes out contiguous.
 
     ``weight`` is (out, in) or a vector (in,); ``bias`` broadcasts against the output (the
     mechanism sums its gradient back to its shape).
     """
+    node_name = 'LinearBackward0'
 
     def forward(self, x, weight, bias=None):
         self._node_name = _linear_node_name(x.ndim, weight.ndim, bias is not None)
@@ -76,14 +77,14 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f'linear: expected m1 and m2 to have the same dtype, but got: '
                            f'{input.dtype} != {weight.dtype}')
     if bias is None:
-        return Linear.apply(input, weight)
+        return LinearOp.apply(input, weight)
     if bias._data.dtype != input._data.dtype:
         raise RuntimeError(f'linear: self and mat2 must have the same dtype, but got '
                            f'{bias.dtype} (bias) and {input.dtype} (input)')
     if weight.ndim == 1 and input.ndim > 1:
         raise RuntimeError('linear: mat2 must be a matrix, got 1-D tensor (a 1-D weight takes '
                            'no bias with a batched input)')
-    return Linear.apply(input, weight, bias)
+    return LinearOp.apply(input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):

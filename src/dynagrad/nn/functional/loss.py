@@ -17,20 +17,12 @@ from ...backend import xp
 from ...autograd.function import Op
 from ...autograd.grad_mode import state as _grad_state
 from ...ops import _formula as fm
-from ...tensor import Tensor
+from ...tensor import Tensor, wrap
 from .activation import log_softmax
 from ... import ops as _ops
 
-_log1p = fm._dual(np.log1p, 'log1p')
+_log1p = fm._dual(xp.log1p, 'log1p')
 _EPSILON = 1e-12
-
-
-def _arr(x):
-    return x._data if hasattr(x, '_data') else x
-
-
-def _wrap(array):
-    return Tensor._make(np.asarray(array), False, None, 0, None, Tensor)
 
 
 def _abs(x):
@@ -44,7 +36,7 @@ def _sigmoid(x):
 
 def _softplus_neg(x):
     """Dual, stable ``log(1 + exp(-x))`` = ``log1p(exp(-|x|)) + max(-x, 0)``."""
-    xa = _arr(x)
+    xa = fm.unwrap(x)
     return _log1p(fm.exp(-_abs(x))) + fm.where(xa < 0, -x, 0.0)
 
 
@@ -156,7 +148,8 @@ class MseLoss(_PointwiseLoss):
         return gd, (-gd if self.needs_input_grad[1] else None)
 
 
-class SmoothL1Loss(_PointwiseLoss):
+class SmoothL1LossOp(_PointwiseLoss):
+    node_name = 'SmoothL1LossBackward0'
 
     def forward(self, x, t, reduction='mean', beta=1.0):
         self.save_for_backward(x, t)
@@ -176,12 +169,13 @@ class SmoothL1Loss(_PointwiseLoss):
         if beta == 0:
             gd = fm.sign(d)
         else:
-            gd = fm.where(np.abs(_arr(d)) < beta, d * (1.0 / beta), fm.sign(d))
+            gd = fm.where(xp.abs(fm.unwrap(d)) < beta, d * (1.0 / beta), fm.sign(d))
         gd = gd * self._scale(g)
         return gd, (-gd if self.needs_input_grad[1] else None)
 
 
-class HuberLoss(_PointwiseLoss):
+class HuberLossOp(_PointwiseLoss):
+    node_name = 'HuberLossBackward0'
 
     def forward(self, x, t, reduction='mean', delta=1.0):
         self.save_for_backward(x, t)
@@ -194,7 +188,7 @@ class HuberLoss(_PointwiseLoss):
     def backward(self, g):
         x, t = self.saved_tensors
         d = x - t
-        gd = fm.where(np.abs(_arr(d)) < self.delta, d, fm.sign(d) * self.delta)
+        gd = fm.where(xp.abs(fm.unwrap(d)) < self.delta, d, fm.sign(d) * self.delta)
         gd = gd * self._scale(g)
         return gd, (-gd if self.needs_input_grad[1] else None)
 
@@ -233,7 +227,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
                            f'(got beta={beta})')
     if beta == 0:
         return l1_loss(input, target, reduction=reduction)
-    return _pointwise(SmoothL1Loss, input, target, reduction, 'smooth_l1_loss', beta=beta)
+    return _pointwise(SmoothL1LossOp, input, target, reduction, 'smooth_l1_loss', beta=beta)
 
 
 def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
@@ -243,9 +237,9 @@ def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
         raise RuntimeError(f'huber_loss does not support non-positive values for delta. '
                            f'(got delta={delta})')
     if weight is not None:
-        return _reduce(HuberLoss.apply(input, target, reduction='none', delta=delta) * weight,
+        return _reduce(HuberLossOp.apply(input, target, reduction='none', delta=delta) * weight,
                        reduction)
-    return _pointwise(HuberLoss, input, target, reduction, 'huber_loss', delta=delta)
+    return _pointwise(HuberLossOp, input, target, reduction, 'huber_loss', delta=delta)
 
 
 # -- binary classification ---------------------------------------------------------------
@@ -270,7 +264,7 @@ class BinaryCrossEntropy(_PointwiseLoss):
             g = g * self.weight
         gx = gt = None
         if self.needs_input_grad[0]:
-            xa = _arr(x)
+            xa = fm.unwrap(x)
             denom = x * (1.0 - x)
             gx = (x - t) / fm.where((xa * (1.0 - xa)) < _EPSILON, _EPSILON, denom) * g
         if self.needs_input_grad[1]:
@@ -296,7 +290,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     w = None
     if weight is not None:
         _no_grad_arg(weight, 'binary_cross_entropy', 'weight')
-        w = np.broadcast_to(_arr(weight), x.shape).astype(x.dtype, copy=False)
+        w = xp.broadcast_to(fm.unwrap(weight), x.shape).astype(x.dtype, copy=False)
     return BinaryCrossEntropy.apply(input, target, weight=w, reduction=reduction)
 
 
@@ -344,10 +338,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     w = pw = None
     if weight is not None:
         _no_grad_arg(weight, 'binary_cross_entropy_with_logits', 'weight')
-        w = _arr(weight).astype(dt, copy=False)
+        w = fm.unwrap(weight).astype(dt, copy=False)
     if pos_weight is not None:
         _no_grad_arg(pos_weight, 'binary_cross_entropy_with_logits', 'pos_weight')
-        pw = _arr(pos_weight).astype(dt, copy=False)
+        pw = fm.unwrap(pos_weight).astype(dt, copy=False)
     if w is not None or pw is not None:
         shape = np.broadcast_shapes(input.shape, *(a.shape for a in (w, pw) if a is not None))
         if shape != tuple(input.shape):
@@ -357,7 +351,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                               reduction=reduction)
 
 
-class SoftMarginLoss(_PointwiseLoss):
+class SoftMarginLossOp(_PointwiseLoss):
+    node_name = 'SoftMarginLossBackward0'
 
     def forward(self, x, t, reduction='mean'):
         self.save_for_backward(x, t)
@@ -375,7 +370,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='m
     reduction = _reduction(size_average, reduce, reduction)
     _no_grad_arg(target, 'soft_margin_loss', 'target')
     _check_broadcast(input, target)
-    return SoftMarginLoss.apply(input, target, reduction=reduction)
+    return SoftMarginLossOp.apply(input, target, reduction=reduction)
 
 
 def _check_broadcast(a, b):
@@ -595,20 +590,21 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return nll
     keep = target._data != ignore_index
     smooth = logp if weight is None else logp * _class_view(weight, input.ndim)
-    smooth = -smooth.sum(class_dim) * _wrap(keep.astype(input._data.dtype))
+    smooth = -smooth.sum(class_dim) * wrap(xp.asarray(keep.astype(input._data.dtype)))
     if reduction == 'sum':
         smooth = smooth.sum()
     elif reduction == 'mean':
         if weight is None:
             den = keep.sum()
         else:
-            den = (weight._data[np.where(keep, target._data, 0)] * keep).sum()
+            den = (weight._data[xp.where(keep, target._data, 0)] * keep).sum()
         smooth = smooth.sum() / float(den)
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
 
-class MultiMarginLoss(Op):
+class MultiMarginLossOp(Op):
     """Multi-class hinge loss: sum over j != y of w_y max(0, margin - x_y + x_j)^p / C."""
+    node_name = 'MultiMarginLossBackward0'
 
     def forward(self, x, target, p=1, margin=1.0, weight=None, reduction='mean'):
         self.p, self.margin, self.weight, self.reduction = p, margin, weight, reduction
@@ -632,11 +628,11 @@ class MultiMarginLoss(Op):
         return loss.sum() / loss.dtype.type(self.n)
 
     def _hinge(self, x2, t):
-        rows = np.arange(x2.shape[0])
+        rows = xp.arange(x2.shape[0])
         xy = x2[rows, t].reshape(-1, 1)
         h = x2 - xy + self.margin
-        ha = _arr(h)
-        onehot = np.arange(x2.shape[1]) == t.reshape(-1, 1)
+        ha = fm.unwrap(h)
+        onehot = xp.arange(x2.shape[1]) == t.reshape(-1, 1)
         self.onehot = onehot
         return h, (ha > 0) & ~onehot
 
@@ -687,7 +683,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         if w.size != c:
             raise RuntimeError(f'inconsistent weight size, expected {c} but got '
                                f'{list(weight.shape)}')
-    return MultiMarginLoss.apply(input, t.astype(np.int64), p=p, margin=margin, weight=w,
+    return MultiMarginLossOp.apply(input, t.astype(np.int64), p=p, margin=margin, weight=w,
                                  reduction=reduction)
 
 
@@ -735,12 +731,12 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
                            f'{list(input.shape)}')
     t = target._data.reshape(-1, input.shape[-1] if input.ndim else 1).astype(np.int64)
     c = t.shape[1]
-    valid = np.cumprod(t != -1, axis=1).astype(bool)   # the prefix before the first -1
+    valid = xp.cumprod(t != -1, axis=1).astype(bool)   # the prefix before the first -1
     if (valid & ((t < 0) | (t >= c))).any():
         raise RuntimeError(f'multilabel_margin_loss: target index out of range [0, {c})')
-    counts = np.zeros(t.shape, np.int64)
-    rows = np.broadcast_to(np.arange(t.shape[0])[:, None], t.shape)
-    np.add.at(counts, (rows[valid], t[valid]), 1)
+    counts = xp.zeros(t.shape, np.int64)
+    rows = xp.broadcast_to(xp.arange(t.shape[0])[:, None], t.shape)
+    xp.add.at(counts, (rows[valid], t[valid]), 1)
     return MultilabelMarginLoss.apply(input, counts, reduction=reduction)
 
 
@@ -802,9 +798,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
     if (var._data < 0).any():
         raise ValueError('var has negative entry/entries')
     # var is clamped at eps without cutting its gradient, as PyTorch does (in place, no grad)
-    clamped = np.maximum(var._data, eps)
+    clamped = xp.maximum(var._data, eps)
     if (clamped != var._data).any():
-        var = var + _wrap((clamped - var._data).astype(var._data.dtype))
+        var = var + wrap(xp.asarray((clamped - var._data).astype(var._data.dtype)))
     diff = input - target
     loss = (_ops.log(var) + diff * diff / var) * 0.5
     if full:
@@ -818,7 +814,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
                          reduction='mean'):
     reduction = _reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
-    zero = _wrap(np.zeros((), input._data.dtype))
+    zero = wrap(xp.zeros((), input._data.dtype))
     margin_clamp = _ops.clamp_min(margin - input, 0)
     out_margin = _ops.where(target != 1, margin_clamp, zero)
     out_self = _ops.where(target != -1, input, zero)
@@ -850,7 +846,7 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     mag1 = (input1 * input1).sum(dim) + _EPSILON
     mag2 = (input2 * input2).sum(dim) + _EPSILON
     cos = prod / _ops.sqrt(mag1 * mag2)
-    zero = _wrap(np.zeros((), cos._data.dtype))
+    zero = wrap(xp.zeros((), cos._data.dtype))
     pos = _ops.where(target == 1, 1 - cos, zero)
     neg = _ops.where(target == -1, _ops.clamp_min(cos - margin, 0), zero)
     return _reduce(pos + neg, reduction)
@@ -876,15 +872,15 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 # -- CTC -------------------------------------------------------------------------------------
 
 def _logaddexp3(a, b, c):
-    m = np.maximum(np.maximum(a, b), c)
-    m_safe = np.where(np.isneginf(m), 0.0, m)
+    m = xp.maximum(xp.maximum(a, b), c)
+    m_safe = xp.where(xp.isneginf(m), 0.0, m)
     with np.errstate(divide='ignore'):
-        return np.log(np.exp(a - m_safe) + np.exp(b - m_safe) + np.exp(c - m_safe)) + m_safe
+        return xp.log(xp.exp(a - m_safe) + xp.exp(b - m_safe) + xp.exp(c - m_safe)) + m_safe
 
 
 def _shift(a, k):
     """``a`` moved ``k`` places right along its last axis, filled with -inf."""
-    out = np.full_like(a, -np.inf)
+    out = xp.full_like(a, -np.inf)
     out[..., k:] = a[..., :a.shape[-1] - k]
     return out
 
@@ -903,25 +899,25 @@ class CtcLoss(Op):
         T, N, C = lp.shape
         S = ext.shape[1]
         self.ext, self.skip, self.in_len, self.tgt_len = ext, skip, in_len, tgt_len
-        lpe = np.take_along_axis(lp, np.broadcast_to(ext[None], (T, N, S)), 2)  # (T, N, S)
-        alpha = np.full((T, N, S), -np.inf, lp.dtype)
+        lpe = xp.take_along_axis(lp, xp.broadcast_to(ext[None], (T, N, S)), 2)  # (T, N, S)
+        alpha = xp.full((T, N, S), -np.inf, lp.dtype)
         if T:
             alpha[0, :, 0] = lpe[0, :, 0]
             if S > 1:
-                alpha[0, :, 1] = np.where(tgt_len > 0, lpe[0, :, 1], -np.inf)
-        skip_fill = np.where(skip, 0.0, -np.inf).astype(lp.dtype)
+                alpha[0, :, 1] = xp.where(tgt_len > 0, lpe[0, :, 1], -np.inf)
+        skip_fill = xp.where(skip, 0.0, -np.inf).astype(lp.dtype)
         for t in range(1, T):
             a = alpha[t - 1]
             alpha[t] = _logaddexp3(a, _shift(a, 1), _shift(a, 2) + skip_fill) + lpe[t]
-        rows = np.arange(N)
-        last = np.maximum(in_len - 1, 0)
+        rows = xp.arange(N)
+        last = xp.maximum(in_len - 1, 0)
         end = 2 * tgt_len
         a_end = alpha[last, rows, end]
-        a_prev = np.where(tgt_len > 0, alpha[last, rows, np.maximum(end - 1, 0)], -np.inf)
+        a_prev = xp.where(tgt_len > 0, alpha[last, rows, xp.maximum(end - 1, 0)], -np.inf)
         with np.errstate(invalid='ignore'):
-            nll = -np.logaddexp(a_end, a_prev)
-        nll = np.where(in_len > 0, nll, np.where(tgt_len > 0, np.inf, 0.0)).astype(lp.dtype)
-        self.inf = np.isinf(nll)
+            nll = -xp.logaddexp(a_end, a_prev)
+        nll = xp.where(in_len > 0, nll, xp.where(tgt_len > 0, np.inf, 0.0)).astype(lp.dtype)
+        self.inf = xp.isinf(nll)
         self.zero_infinity = zero_infinity
         self.alpha, self.lpe, self.nll = alpha, lpe, nll
         self.save_for_backward(lp)
@@ -933,10 +929,10 @@ class CtcLoss(Op):
         ext, skip, in_len, tgt_len = self.ext, self.skip, self.in_len, self.tgt_len
         lpe, alpha = self.lpe, self.alpha
         S = ext.shape[1]
-        beta = np.full((T, N, S), -np.inf, lp.dtype)
-        rows = np.arange(N)
+        beta = xp.full((T, N, S), -np.inf, lp.dtype)
+        rows = xp.arange(N)
         end = 2 * tgt_len
-        skip_next = np.where(_shift_left(skip, 2), 0.0, -np.inf).astype(lp.dtype)
+        skip_next = xp.where(_shift_left(skip, 2), 0.0, -np.inf).astype(lp.dtype)
         for t in range(T - 1, -1, -1):
             if t < T - 1:
                 b = beta[t + 1]
@@ -950,35 +946,35 @@ class CtcLoss(Op):
                 has = tgt_len[start] > 0
                 beta[t, n[has], end[start][has] - 1] = lpe[t, n[has], end[start][has] - 1]
         ab = alpha + beta                                             # (T, N, S)
-        m = ab.max(2, keepdims=True) if S else np.zeros((T, N, 1), lp.dtype)
-        m = np.where(np.isneginf(m), 0.0, m)
-        onehot = (ext[:, :, None] == np.arange(C)).astype(lp.dtype)  # (N, S, C)
-        summed = np.matmul(np.exp(ab - m).transpose(1, 0, 2), onehot).transpose(1, 0, 2)
+        m = ab.max(2, keepdims=True) if S else xp.zeros((T, N, 1), lp.dtype)
+        m = xp.where(xp.isneginf(m), 0.0, m)
+        onehot = (ext[:, :, None] == xp.arange(C)).astype(lp.dtype)  # (N, S, C)
+        summed = xp.matmul(xp.exp(ab - m).transpose(1, 0, 2), onehot).transpose(1, 0, 2)
         with np.errstate(divide='ignore', invalid='ignore'):
-            lcab = np.log(summed) + m
-            grad = np.exp(lp) - np.exp(lcab + self.nll[None, :, None] - lp)
-        valid = np.arange(T)[:, None] < in_len[None, :]
-        grad = np.where(valid[:, :, None], grad, 0.0)
+            lcab = xp.log(summed) + m
+            grad = xp.exp(lp) - xp.exp(lcab + self.nll[None, :, None] - lp)
+        valid = xp.arange(T)[:, None] < in_len[None, :]
+        grad = xp.where(valid[:, :, None], grad, 0.0)
         if self.zero_infinity:
-            grad = np.where(self.inf[None, :, None], 0.0, grad)
+            grad = xp.where(self.inf[None, :, None], 0.0, grad)
         return grad.astype(lp.dtype)
 
     def backward(self, g):
         lp, = self.saved_tensors
-        grad = self._grad(_arr(lp))
+        grad = self._grad(fm.unwrap(lp))
         if fm.is_array(g):
             return grad * g[None, :, None], None, None, None, None
         return _CtcLossBackward.apply(g, lp, grad=grad), None, None, None, None
 
 
 def _shift_left(a, k):
-    out = np.zeros_like(a)
+    out = xp.zeros_like(a)
     out[..., :a.shape[-1] - k] = a[..., k:]
     return out
 
 
 def _shift_left_inf(a, k):
-    out = np.full_like(a, -np.inf)
+    out = xp.full_like(a, -np.inf)
     out[..., :a.shape[-1] - k] = a[..., k:]
     return out
 
@@ -1002,9 +998,9 @@ def _lengths(x, n, what):
     if not isinstance(x, (Tensor, tuple, list, np.ndarray)):
         raise TypeError(f'ctc_loss(): argument \'{what}\' must be a tuple of ints or a '
                         f'Tensor, not {type(x).__name__}')
-    a = np.asarray(_arr(x) if isinstance(x, Tensor) else x)
+    a = xp.asarray(fm.unwrap(x) if isinstance(x, Tensor) else x)
     if a.dtype.kind not in 'iu':
-        if a.dtype.kind == 'f' and a.size and (a != np.round(a)).any() or a.dtype.kind == 'b':
+        if a.dtype.kind == 'f' and a.size and (a != xp.round(a)).any() or a.dtype.kind == 'b':
             raise RuntimeError(f'ctc_loss: {what} must be integers, got {a.dtype}')
     a = a.astype(np.int64).reshape(-1)
     if a.size != n:
@@ -1031,7 +1027,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
         raise RuntimeError('blank must be in label range')
     in_len = _lengths(input_lengths, N, 'input_lengths')
     tgt_len = _lengths(target_lengths, N, 'target_lengths')
-    t = _arr(targets)
+    t = fm.unwrap(targets)
     if unbatched and t.ndim == 1:
         t = t[None]
     t = t.astype(np.int64)
@@ -1048,11 +1044,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
                                f'dimension 0, but got size {t.size} for argument #2 '
                                "'targets' (while checking arguments for "
                                'ctc_loss_allocate_outputs)')
-        offsets = np.concatenate([[0], np.cumsum(tgt_len)[:-1]]).astype(np.int64)
-        pos = np.arange(lmax)
+        offsets = xp.concatenate([[0], xp.cumsum(tgt_len)[:-1]]).astype(np.int64)
+        pos = xp.arange(lmax)
         inside = pos[None, :] < tgt_len[:, None]
-        idx = np.where(inside, offsets[:, None] + pos[None, :], 0)
-        padded = np.where(inside, t[idx] if t.size else 0, blank)
+        idx = xp.where(inside, offsets[:, None] + pos[None, :], 0)
+        padded = xp.where(inside, t[idx] if t.size else 0, blank)
     else:
         if t.shape[0] != N:
             raise RuntimeError(f'ctc_loss: expected targets with batch size {N}, got '
@@ -1061,30 +1057,30 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
             raise RuntimeError(f'Expected tensor to have size at least {lmax} at dimension 1, '
                                f'but got size {t.shape[1]} for argument #2 \'targets\' '
                                '(while checking arguments for ctc_loss_allocate_outputs)')
-        pos = np.arange(lmax)
+        pos = xp.arange(lmax)
         inside = pos[None, :] < tgt_len[:, None]
-        padded = np.where(inside, t[:, :lmax], blank)
+        padded = xp.where(inside, t[:, :lmax], blank)
     if padded.size and ((padded < 0) | (padded >= C)).any():
         raise RuntimeError(f'ctc_loss: target labels must be in [0, {C}) (got '
                            f'{int(padded[(padded < 0) | (padded >= C)][0])})')
     S = 2 * lmax + 1
-    ext = np.full((N, S), blank, np.int64)
+    ext = xp.full((N, S), blank, np.int64)
     ext[:, 1::2] = padded
-    skip = np.zeros((N, S), bool)
+    skip = xp.zeros((N, S), bool)
     skip[:, 3::2] = (padded[:, 1:] != padded[:, :-1]) & (padded[:, 1:] != blank)
     if log_probs._data.dtype.kind != 'f':
         raise RuntimeError(f'ctc_loss: expected floating-point log_probs, got '
                            f'{log_probs.dtype}')
     loss = CtcLoss.apply(lp_t, ext, skip, in_len, tgt_len, zero_infinity=zero_infinity)
     if zero_infinity:   # the op zeroes those gradients; the values are replaced here
-        loss = _ops.where(_wrap(np.isinf(loss._data)), _wrap(np.zeros((), loss._data.dtype)),
-                          loss)
+        loss = _ops.where(wrap(xp.asarray(xp.isinf(loss._data))),
+                          wrap(xp.zeros((), loss._data.dtype)), loss)
     if reduction == 'none':
         return loss.squeeze(0) if unbatched else loss
     if reduction == 'sum':
         return loss.sum()
-    lengths = np.maximum(tgt_len, 1).astype(log_probs._data.dtype)
-    return (loss / _wrap(lengths)).mean()
+    lengths = xp.maximum(tgt_len, 1).astype(log_probs._data.dtype)
+    return (loss / wrap(xp.asarray(lengths))).mean()
 
 
 __all__ = ['mse_loss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'binary_cross_entropy',

@@ -18,6 +18,7 @@ import numpy as np
 from ... import ops as _ops
 from ...autograd.function import Op
 from ...backend import xp
+from ...tensor import bump_version
 from ...ops import _formula as fm
 from ...ops.pointwise import _not_implemented, _type_name
 
@@ -128,7 +129,7 @@ def _update_running(running, batch_value, momentum, bump=False):
     data *= 1 - momentum
     data += (momentum * batch_value.reshape(data.shape)).astype(data.dtype, copy=False)
     if bump:
-        running._vc.value += 1
+        bump_version(running, 'the running statistics update')
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -168,7 +169,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             if running_var is not None:
                 _update_running(running_var, var * (n / max(n - 1, 1)), momentum)
         else:
-            mean = rstd = np.zeros(wshape, x.dtype)
+            mean = rstd = xp.zeros(wshape, x.dtype)
         fixed = False
     else:
         # a copy: the running statistics change in place later

@@ -9,12 +9,11 @@ Every backward here is linear in the incoming gradient and is itself an op whose
 backward is the forward map again (max pooling: scatter at the argmax <-> gather there;
 average pooling: spread over windows <-> sum over windows; adaptive average pooling: a
 matrix per axis <-> its transpose), so double backward comes from the pairs calling each
-other through ``apply_any``.
+other through ``Op.run``.
 """
 import math
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ...backend import xp
 from ...autograd.function import Op
@@ -105,13 +104,8 @@ class GatherFlat(Op):
             xp.take_along_axis(x, xp.broadcast_to(idx, x.shape[:-1] + idx.shape[-1:]), -1)
 
     def backward(self, g):
-        return ScatterFlat.apply_any(g, self.idx, self.size)
+        return ScatterFlat.run(g, idx=self.idx, size=self.size)
 
-    @classmethod
-    def apply_any(cls, x, idx):
-        if fm.is_array(x):
-            return Op.__new__(cls).forward(x, idx)
-        return cls.apply(x, idx=idx)
 
 
 class ScatterFlat(Op):
@@ -129,13 +123,8 @@ class ScatterFlat(Op):
         return out.astype(g.dtype, copy=False).reshape(lead + (size,))
 
     def backward(self, gg):
-        return GatherFlat.apply_any(gg, self.idx)
+        return GatherFlat.run(gg, idx=self.idx)
 
-    @classmethod
-    def apply_any(cls, g, idx, size):
-        if fm.is_array(g):
-            return Op.__new__(cls).forward(g, idx, size)
-        return cls.apply(g, idx=idx, size=size)
 
 
 # ---------------------------------------------------------------------------------------
@@ -150,7 +139,7 @@ def _windows(x, k, s, d, out, fill):
         big[..., :H, :W] = x
         x = big
     ext = (d[0] * (k[0] - 1) + 1, d[1] * (k[1] - 1) + 1)
-    v = sliding_window_view(x, ext, axis=(-2, -1))
+    v = xp.lib.stride_tricks.sliding_window_view(x, ext, axis=(-2, -1))
     v = v[..., :(out[0] - 1) * s[0] + 1:s[0], :(out[1] - 1) * s[1] + 1:s[1], ::d[0], ::d[1]]
     return v.reshape(v.shape[:-2] + (k[0] * k[1],))
 
@@ -164,7 +153,7 @@ def _pad2(x, p, fill):
     return out
 
 
-class MaxPool2d(Op):
+class MaxPool2dOp(Op):
     """Max over windows; backward puts the gradient at each window's argmax.
 
     Both directions loop over the kh*kw kernel offsets only: each offset is one strided
@@ -189,7 +178,7 @@ class MaxPool2d(Op):
         self.padded_shape = xp_.shape
         # A NaN in a window wins, as in PyTorch; one pass over x decides if that can happen.
         nan_aware = x.dtype.kind == 'f' and bool(xp.isnan(x.sum()))
-        # Arithmetic, not masked assignment (np.where/copyto(where=) are several times slower):
+        # Arithmetic, not masked assignment (xp.where/copyto(where=) are several times slower):
         # y = max(y, view); arg += better * (t - arg).
         y = arg = better = step = None
         for t, view in enumerate(self._offsets(xp_)):
@@ -252,7 +241,7 @@ class MaxPool2d(Op):
             return gx[..., p[0]:p[0] + H, p[1]:p[1] + W]
         H, W = self.in_shape[-2:]
         idx = self.flat_indices().reshape(lead + (Ho * Wo,))
-        gx = ScatterFlat.apply_any(g.reshape(lead + (Ho * Wo,)), idx, H * W)
+        gx = ScatterFlat.run(g.reshape(lead + (Ho * Wo,)), idx=idx, size=H * W)
         return gx.reshape(self.in_shape)
 
 
@@ -262,7 +251,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     k, s, p, d, out = _pool_args('max_pool2d', input, kernel_size, stride, padding, dilation,
                                  ceil_mode)
     _check_kind('max_pool2d', input)
-    return MaxPool2d.apply(input, k=k, s=s, p=p, d=d, out=out,
+    return MaxPool2dOp.apply(input, k=k, s=s, p=p, d=d, out=out,
                            return_indices=bool(return_indices))
 
 
@@ -291,15 +280,15 @@ def _check_1d(fn, input):
 
 def _divisors(size, k, s, p, o, count_include_pad):
     """PyTorch's divisor of each output position along one axis (a factor of the 2-d one)."""
-    start = np.arange(o) * s - p
-    end = np.minimum(start + k, size + p)
+    start = xp.arange(o) * s - p
+    end = xp.minimum(start + k, size + p)
     pool = end - start
     if count_include_pad:
         return pool
-    return np.minimum(end, size) - np.maximum(start, 0)
+    return xp.minimum(end, size) - xp.maximum(start, 0)
 
 
-class AvgPool2d(Op):
+class AvgPool2dOp(Op):
     """Mean over windows; backward spreads ``g / divisor`` back over each window."""
     node_name = 'AvgPool2DBackward0'
 
@@ -320,18 +309,13 @@ class AvgPool2d(Op):
         return total / div.astype(x.dtype)
 
     def backward(self, g):
-        return AvgPool2dAdjoint.apply_any(g, self.in_shape, self.args)
+        return AvgPool2dAdjoint.run(g, in_shape=self.in_shape, args=self.args)
 
-    @classmethod
-    def apply_any(cls, x, args):
-        if fm.is_array(x):
-            return Op.__new__(cls).forward(x, args)
-        return cls.apply(x, args=args)
 
 
 def _divisor(H, W, k, s, p, out, count_include_pad, divisor_override):
     if divisor_override:
-        return np.asarray(divisor_override)
+        return xp.asarray(divisor_override)
     dh = _divisors(H, k[0], s[0], p[0], out[0], count_include_pad)
     dw = _divisors(W, k[1], s[1], p[1], out[1], count_include_pad)
     return dh.reshape(-1, 1) * dw
@@ -362,13 +346,8 @@ class AvgPool2dAdjoint(Op):
         return gp[..., p[0]:p[0] + H, p[1]:p[1] + W].copy()
 
     def backward(self, gg):
-        return AvgPool2d.apply_any(gg, self.args)
+        return AvgPool2dOp.run(gg, args=self.args)
 
-    @classmethod
-    def apply_any(cls, g, in_shape, args):
-        if fm.is_array(g):
-            return Op.__new__(cls).forward(g, in_shape, args)
-        return cls.apply(g, in_shape=in_shape, args=args)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -383,7 +362,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError('avg_pool2d: divisor must be not zero')
     _check_kind('avg_pool2d', input)
-    return AvgPool2d.apply(input, args=(k, s, p, out, bool(count_include_pad),
+    return AvgPool2dOp.apply(input, args=(k, s, p, out, bool(count_include_pad),
                                         divisor_override))
 
 
@@ -403,7 +382,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 # adaptive pooling
 
 def _adaptive_bounds(size, out):
-    i = np.arange(out)
+    i = xp.arange(out)
     start = (i * size) // out
     end = -((-(i + 1) * size) // out)
     return start, end
@@ -412,7 +391,7 @@ def _adaptive_bounds(size, out):
 def _adaptive_matrix(size, out, dtype):
     """(out, size): row i averages input positions [start_i, end_i)."""
     start, end = _adaptive_bounds(size, out)
-    j = np.arange(size)
+    j = xp.arange(size)
     inside = (j >= start[:, None]) & (j < end[:, None])
     return (inside / (end - start)[:, None]).astype(dtype)
 
@@ -435,14 +414,9 @@ class AxisMatmul(Op):
 
     def backward(self, g):
         name = self._node_name[:-len('Backward0')] + 'BackwardBackward0'
-        return AxisMatmul.apply_any(g, None if self.mh is None else self.mh.T,
-                                    None if self.mw is None else self.mw.T, name)
+        return AxisMatmul.run(g, mh=None if self.mh is None else self.mh.T,
+                              mw=None if self.mw is None else self.mw.T, name=name)
 
-    @classmethod
-    def apply_any(cls, x, mh, mw, name='AxisMatmulBackward0'):
-        if fm.is_array(x):
-            return Op.__new__(cls).forward(x, mh, mw, name)
-        return cls.apply(x, mh=mh, mw=mw, name=name)
 
 
 def _adaptive_size(output_size, shape, n, fn):
@@ -484,7 +458,7 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
 
 
-class AdaptiveMaxPool2d(Op):
+class AdaptiveMaxPool2dOp(Op):
     """Max over adaptive windows, gathered (padded by repeating each window's last element)."""
     node_name = 'AdaptiveMaxPool2DBackward0'
 
@@ -493,21 +467,21 @@ class AdaptiveMaxPool2d(Op):
         Ho, Wo = out
         self.in_shape = x.shape
         if Ho * Wo == 0:
-            self.idx = np.zeros(x.shape[:-2] + out, np.int64)
+            self.idx = xp.zeros(x.shape[:-2] + out, np.int64)
             y = xp.zeros(x.shape[:-2] + out, x.dtype)
             return (y, self.idx) if return_indices else y
         hs, he = _adaptive_bounds(H, Ho)
         ws, we = _adaptive_bounds(W, Wo)
         kh, kw = int((he - hs).max()), int((we - ws).max())
-        hi = np.minimum(hs[:, None] + np.arange(kh), (he - 1)[:, None])      # (Ho, kh)
-        wi = np.minimum(ws[:, None] + np.arange(kw), (we - 1)[:, None])      # (Wo, kw)
+        hi = xp.minimum(hs[:, None] + xp.arange(kh), (he - 1)[:, None])      # (Ho, kh)
+        wi = xp.minimum(ws[:, None] + xp.arange(kw), (we - 1)[:, None])      # (Wo, kw)
         v = x[..., hi[:, None, :, None], wi[None, :, None, :]]             # (.., Ho, Wo, kh, kw)
         v = v.reshape(v.shape[:-2] + (kh * kw,))
         a = v.argmax(-1)[..., None]
         y = xp.take_along_axis(v, a, -1)[..., 0]
         a = a[..., 0]
-        rows = hi[np.arange(Ho).reshape(Ho, 1), a // kw]                    # (.., Ho, Wo)
-        cols = wi[np.arange(Wo), a % kw]
+        rows = hi[xp.arange(Ho).reshape(Ho, 1), a // kw]                    # (.., Ho, Wo)
+        cols = wi[xp.arange(Wo), a % kw]
         self.idx = (rows * W + cols).astype(np.int64)
         if return_indices:
             return y, self.idx
@@ -516,8 +490,8 @@ class AdaptiveMaxPool2d(Op):
     def backward(self, g, gi=None):
         lead = self.in_shape[:-2]
         H, W = self.in_shape[-2:]
-        gx = ScatterFlat.apply_any(g.reshape(lead + (-1,)), self.idx.reshape(lead + (-1,)),
-                                   H * W)
+        gx = ScatterFlat.run(g.reshape(lead + (-1,)), idx=self.idx.reshape(lead + (-1,)),
+                             size=H * W)
         return gx.reshape(self.in_shape)
 
 
@@ -529,7 +503,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
         raise RuntimeError(f'adaptive_max_pool2d: elements of output_size must be greater '
                            f'than or equal to 0 but received {list(out)}')
     _check_float('adaptive_max_pool2d', input)
-    return AdaptiveMaxPool2d.apply(input, out=out, return_indices=bool(return_indices))
+    return AdaptiveMaxPool2dOp.apply(input, out=out, return_indices=bool(return_indices))
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -559,7 +533,7 @@ class MaxUnpool2d(Op):
 
     def backward(self, g, gi=None):
         lead = self.in_shape[:-2]
-        return GatherFlat.apply_any(g.reshape(lead + (-1,)), self.idx).reshape(self.in_shape)
+        return GatherFlat.run(g.reshape(lead + (-1,)), idx=self.idx).reshape(self.in_shape)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):

@@ -1,7 +1,7 @@
 """Embeddings and one-hot encoding.
 
 ``embedding`` reads rows of the weight; its backward adds the gradient rows back at the
-indices (``IndexScatter`` of ``ops/indexing.py``: one ``np.add.at``, repeated indices
+indices (``IndexScatter`` of ``ops/indexing.py``: one ``xp.add.at``, repeated indices
 accumulating), so its own backward, a gather, gives double backward. ``embedding_bag``
 reduces the rows of each bag (sum, mean or max) without materialising the per-entry rows
 for the gradient more than once.
@@ -12,12 +12,12 @@ from ...autograd.function import Op
 from ...backend import xp
 from ...ops import _formula as fm
 from ...ops.indexing import IndexScatter
+from ...tensor import bump_version, legacy_type_name, wrap
 
 
 def _check_indices(indices, fn):
     d = indices._data.dtype
     if d != np.int64 and d != np.int32:
-        from ...tensor import legacy_type_name
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
                            f'following scalar types: Long, Int; but got '
                            f'torch.{legacy_type_name(d)} instead (while checking arguments for '
@@ -39,34 +39,35 @@ def _renorm_(weight, idx, max_norm, norm_type):
     """PyTorch's embedding_renorm_: rows of ``weight`` read by ``idx`` whose ``norm_type``
     norm exceeds ``max_norm`` are scaled down to it, in place (no gradient recorded)."""
     w = weight._data
-    rows = np.unique(idx)
+    rows = xp.unique(idx)
     if rows.size == 0:
         return
     sel = w[rows]
-    norms = np.linalg.norm(sel, ord=norm_type, axis=1) if norm_type != 2 else \
-        np.sqrt((sel * sel).sum(axis=1))
+    norms = xp.linalg.norm(sel, ord=norm_type, axis=1) if norm_type != 2 else \
+        xp.sqrt((sel * sel).sum(axis=1))
     big = norms > max_norm
     if big.any():
         scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
         w[rows[big]] = sel[big] * scale[:, None]
-    weight._vc.value += 1
+    bump_version(weight, 'embedding (max_norm renormalisation)')
 
 
 def _grad_factor(idx, num, padding_idx, scale_grad_by_freq, dtype):
     """Per-index factor of the weight gradient (0 at padding, 1 / frequency), or None."""
     if padding_idx is None and not scale_grad_by_freq:
         return None
-    factor = np.ones(idx.shape, dtype)
+    factor = xp.ones(idx.shape, dtype)
     if scale_grad_by_freq:
-        counts = np.bincount(idx.reshape(-1), minlength=num)
+        counts = xp.bincount(idx.reshape(-1), minlength=num)
         factor = factor / counts[idx]
     if padding_idx is not None:
-        factor = np.where(idx == padding_idx, 0, factor)
+        factor = xp.where(idx == padding_idx, 0, factor)
     return factor.astype(dtype, copy=False)
 
 
-class Embedding(Op):
+class EmbeddingOp(Op):
     """``weight[indices]``; the gradient adds rows back at the indices."""
+    node_name = 'EmbeddingBackward0'
 
     def forward(self, weight, indices, factor=None):
         self.indices, self.factor, self.wshape = indices, factor, weight.shape
@@ -78,7 +79,7 @@ class Embedding(Op):
         rows = g.reshape((idx.shape[0], d))
         if self.factor is not None:
             rows = rows * self.factor.reshape((-1, 1))
-        return IndexScatter.apply_any(rows, idx, self.wshape)
+        return IndexScatter.run(rows, key=idx, shape=self.wshape)
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
@@ -99,42 +100,43 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
     factor = _grad_factor(idx, num, padding_idx, scale_grad_by_freq, weight._data.dtype)
-    return Embedding.apply(weight, indices=idx, factor=factor)
+    return EmbeddingOp.apply(weight, indices=idx, factor=factor)
 
 
-class EmbeddingBag(Op):
+class EmbeddingBagOp(Op):
     """Bags of rows of ``weight`` reduced by sum, mean or max.
 
     ``idx`` are the entries' rows, ``bag`` each entry's bag, ``scale`` each entry's factor
     (per-sample weight, ``1 / bag size`` for mean, 0 at padding) or None.
     """
+    node_name = 'EmbeddingBagBackward0'
 
     def forward(self, weight, psw, idx, bag, n_bags, mode, scale):
         self.idx, self.bag, self.mode, self.wshape = idx, bag, mode, weight.shape
         d = weight.shape[1]
         rows = weight[idx]
         # Bags are contiguous runs of entries: reduce each non-empty run with reduceat.
-        counts = np.bincount(bag, minlength=n_bags)
+        counts = xp.bincount(bag, minlength=n_bags)
         full = counts > 0
-        starts = (np.cumsum(counts) - counts)[full]
-        out = np.zeros((n_bags, d), weight.dtype)
+        starts = (xp.cumsum(counts) - counts)[full]
+        out = xp.zeros((n_bags, d), weight.dtype)
         if mode == 'max':
             n = idx.shape[0]
-            first = np.full((n_bags, d), n)
+            first = xp.full((n_bags, d), n)
             if n:
                 valid = scale != 0 if scale is not None else None
-                vals = rows if valid is None else np.where(valid[:, None], rows, -np.inf)
-                best = np.maximum.reduceat(vals, starts, axis=0)
-                hit = vals == np.repeat(best, counts[full], axis=0)
+                vals = rows if valid is None else xp.where(valid[:, None], rows, -np.inf)
+                best = xp.maximum.reduceat(vals, starts, axis=0)
+                hit = vals == xp.repeat(best, counts[full], axis=0)
                 if valid is not None:
                     hit &= valid[:, None]
                 # the first entry reaching each (bag, dim) maximum takes its gradient
-                pos = np.where(hit, np.arange(n)[:, None], n)
-                first[full] = np.minimum.reduceat(pos, starts, axis=0)
+                pos = xp.where(hit, xp.arange(n)[:, None], n)
+                first[full] = xp.minimum.reduceat(pos, starts, axis=0)
                 out[full] = best
             self.has = first < n
-            self.rows_of = idx[np.minimum(first, max(n - 1, 0))] if n else first
-            return np.where(self.has, out, 0).astype(weight.dtype, copy=False)
+            self.rows_of = idx[xp.minimum(first, max(n - 1, 0))] if n else first
+            return xp.where(self.has, out, 0).astype(weight.dtype, copy=False)
         self.scale = scale
         self.weighted = psw is not None
         if psw is not None:
@@ -143,15 +145,15 @@ class EmbeddingBag(Op):
         elif scale is not None:
             rows = rows * scale[:, None]
         if idx.shape[0]:
-            out[full] = np.add.reduceat(rows, starts, axis=0)
+            out[full] = xp.add.reduceat(rows, starts, axis=0)
         return out
 
     def backward(self, g):
         d = self.wshape[1]
         if self.mode == 'max':
-            cols = np.broadcast_to(np.arange(d), self.has.shape)
+            cols = xp.broadcast_to(xp.arange(d), self.has.shape)
             gsel = g * self.has if fm.is_array(g) else g * self.has.astype(g.dtype.numpy)
-            return IndexScatter.apply_any(gsel, (self.rows_of, cols), self.wshape), None
+            return IndexScatter.run(gsel, key=(self.rows_of, cols), shape=self.wshape), None
         per_entry = g[self.bag]
         gpsw = None
         factor = self.scale
@@ -165,7 +167,7 @@ class EmbeddingBag(Op):
             factor = psw if factor is None else psw * factor
         if factor is not None:
             per_entry = per_entry * factor.reshape((-1, 1))
-        gw = IndexScatter.apply_any(per_entry, self.idx, self.wshape) \
+        gw = IndexScatter.run(per_entry, key=self.idx, shape=self.wshape) \
             if self.needs_input_grad[0] else None
         return gw, gpsw
 
@@ -192,7 +194,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                              'is a mini-batch of fixed length sequences. However, found offsets '
                              f'of type {type(offsets)}')
         n_bags, length = input.shape
-        bag = np.repeat(np.arange(n_bags), length)
+        bag = xp.repeat(xp.arange(n_bags), length)
         idx = input._data.reshape(-1)
         psw = per_sample_weights.reshape(-1) if per_sample_weights is not None else None
     elif input.ndim == 1:
@@ -214,7 +216,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         n_bags = starts.shape[0]
         if include_last_offset and off.size:
             idx = idx[:off[-1]]
-        bag = np.searchsorted(starts, np.arange(idx.shape[0]), side='right') - 1
+        bag = xp.searchsorted(starts, xp.arange(idx.shape[0]), side='right') - 1
         psw = per_sample_weights
         if psw is not None and include_last_offset and off.size:
             psw = psw[:int(off[-1])]
@@ -230,7 +232,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     num = weight.shape[0]
     padding_idx = _padding_idx(padding_idx, num)
     if idx.size and (idx.min() < 0 or idx.max() >= num):
-        bad = int(np.flatnonzero((idx < 0) | (idx >= num))[0])
+        bad = int(xp.flatnonzero((idx < 0) | (idx >= num))[0])
         raise RuntimeError(f'Index {bad} of input takes value {int(idx[bad])} which is not in '
                            f'the valid range [0, {num})')
     if max_norm is not None:
@@ -240,19 +242,18 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     if padding_idx is not None:
         scale = (idx != padding_idx).astype(dtype)
     if mode == 'mean':
-        kept = scale if scale is not None else np.ones(idx.shape, dtype)
-        counts = np.bincount(bag, weights=kept, minlength=n_bags)
-        scale = (kept / np.maximum(counts, 1)[bag]).astype(dtype)
+        kept = scale if scale is not None else xp.ones(idx.shape, dtype)
+        counts = xp.bincount(bag, weights=kept, minlength=n_bags)
+        scale = (kept / xp.maximum(counts, 1)[bag]).astype(dtype)
     if scale_grad_by_freq and mode != 'max':
         raise NotImplementedError('embedding_bag(scale_grad_by_freq=True) is not supported '
                                   'by dynagrad yet; use embedding and a reduction')
-    return EmbeddingBag.apply(weight, psw, idx=idx,
+    return EmbeddingBagOp.apply(weight, psw, idx=idx,
                               bag=bag, n_bags=n_bags, mode=mode, scale=scale)
 
 
 def one_hot(tensor, num_classes=-1):
     """``(..., num_classes)`` int64 tensor with a 1 at each index."""
-    from ...tensor import Tensor
     t = tensor._data
     if t.dtype != np.int64:
         raise RuntimeError('one_hot is only applicable to index tensor of type LongTensor.')
@@ -268,7 +269,7 @@ def one_hot(tensor, num_classes=-1):
     elif num_classes < 0:
         raise RuntimeError('Class values must be smaller than num_classes.')
     out = (t[..., None] == xp.arange(num_classes)).astype(np.int64)
-    return Tensor._make(out, False, None, 0, None, Tensor)
+    return wrap(out)
 
 
 __all__ = ['embedding', 'embedding_bag', 'one_hot']

@@ -22,6 +22,7 @@ import numpy as np
 from ...backend import xp
 from ...autograd.function import Op
 from ...ops import _formula as fm
+from ...tensor import wrap
 from .pooling import AxisMatmul, GatherFlat, ScatterFlat, adaptive_avg_pool1d, \
     adaptive_avg_pool2d
 
@@ -35,10 +36,10 @@ def _scatter_axis(g, idx, n, axis):
     shape[axis] = n
     if len(idx) == 0:
         return xp.zeros(shape, g.dtype)
-    order = np.argsort(idx, kind='stable')
+    order = xp.argsort(idx, kind='stable')
     s = idx[order]
-    starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-    sums = np.add.reduceat(xp.take(g, order, axis), starts, axis)
+    starts = xp.flatnonzero(xp.r_[True, s[1:] != s[:-1]])
+    sums = xp.add.reduceat(xp.take(g, order, axis), starts, axis)
     targets = s[starts]
     if len(targets) == n:
         return sums
@@ -62,13 +63,8 @@ class AxisGather(Op):
         return x
 
     def backward(self, g):
-        return AxisScatter.apply_any(g, self.idxs, self.sizes)
+        return AxisScatter.run(g, idxs=self.idxs, sizes=self.sizes)
 
-    @classmethod
-    def apply_any(cls, x, idxs, name='AxisGatherBackward0'):
-        if fm.is_array(x):
-            return Op.__new__(cls).forward(x, idxs, name)
-        return cls.apply(x, idxs=idxs, name=name)
 
 
 class AxisScatter(Op):
@@ -84,13 +80,8 @@ class AxisScatter(Op):
         return g
 
     def backward(self, gg):
-        return AxisGather.apply_any(gg, self.idxs)
+        return AxisGather.run(gg, idxs=self.idxs)
 
-    @classmethod
-    def apply_any(cls, g, idxs, sizes):
-        if fm.is_array(g):
-            return Op.__new__(cls).forward(g, idxs, sizes)
-        return cls.apply(g, idxs=idxs, sizes=sizes)
 
 
 # ---------------------------------------------------------------------------------------
@@ -116,23 +107,18 @@ class ConstantPadNd(Op):
         return out
 
     def backward(self, g):
-        return ConstantPadNd.apply_any(g, tuple((-l, -r) for l, r in self.pads))
+        return ConstantPadNd.run(g, pads=tuple((-l, -r) for l, r in self.pads))
 
-    @classmethod
-    def apply_any(cls, x, pads, value=0):
-        if fm.is_array(x):
-            return Op.__new__(cls).forward(x, pads, value)
-        return cls.apply(x, pads=pads, value=value)
 
 
 def _pad_index(n, left, right, mode):
     """Source index of each output position along one axis of size ``n``."""
-    i = np.arange(-left, n + right)
+    i = xp.arange(-left, n + right)
     if mode == 'reflect':
-        i = np.abs(i)
-        return np.where(i > n - 1, 2 * (n - 1) - i, i)
+        i = xp.abs(i)
+        return xp.where(i > n - 1, 2 * (n - 1) - i, i)
     if mode == 'replicate':
-        return np.clip(i, 0, n - 1)
+        return xp.clip(i, 0, n - 1)
     # circular: wrap around what is left after cropping by negative pads
     start, stop = max(-left, 0), n - max(-right, 0)
     return start + (i - start) % (stop - start)
@@ -197,30 +183,30 @@ def pad(input, pad, mode='constant', value=None):
 
 def _nearest_index(n_in, n_out, scale, exact):
     s = np.float32(1.0 / scale if scale else n_in / n_out)
-    o = np.arange(n_out, dtype=np.float32)
-    src = np.floor((o + np.float32(0.5)) * s if exact else o * s).astype(np.int64)
-    return np.minimum(src, n_in - 1)
+    o = xp.arange(n_out, dtype=np.float32)
+    src = xp.floor((o + np.float32(0.5)) * s if exact else o * s).astype(np.int64)
+    return xp.minimum(src, n_in - 1)
 
 
 def _source_coords(n_in, n_out, scale, align, cubic, dt):
-    o = np.arange(n_out).astype(dt)
+    o = xp.arange(n_out).astype(dt)
     if align:
         ratio = dt.type((n_in - 1) / (n_out - 1)) if n_out > 1 else dt.type(0)
         return o * ratio
     ratio = dt.type(1.0 / scale if scale else n_in / n_out)
     src = ratio * (o + dt.type(0.5)) - dt.type(0.5)
-    return src if cubic else np.maximum(src, dt.type(0))
+    return src if cubic else xp.maximum(src, dt.type(0))
 
 
 def _linear_matrix(n_in, n_out, scale, align, dt):
     src = _source_coords(n_in, n_out, scale, align, False, dt)
-    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    i1 = np.minimum(i0 + 1, n_in - 1)
+    i0 = xp.minimum(xp.floor(src).astype(np.int64), n_in - 1)
+    i1 = xp.minimum(i0 + 1, n_in - 1)
     l1 = src - i0.astype(dt)
-    m = np.zeros((n_out, n_in), dt)
-    rows = np.arange(n_out)
-    np.add.at(m, (rows, i0), dt.type(1) - l1)
-    np.add.at(m, (rows, i1), l1)
+    m = xp.zeros((n_out, n_in), dt)
+    rows = xp.arange(n_out)
+    xp.add.at(m, (rows, i0), dt.type(1) - l1)
+    xp.add.at(m, (rows, i1), l1)
     return m
 
 
@@ -238,13 +224,13 @@ def _cubic_weights(t, dt):
 
 def _cubic_matrix(n_in, n_out, scale, align, dt):
     src = _source_coords(n_in, n_out, scale, align, True, dt)
-    i = np.floor(src)
+    i = xp.floor(src)
     t = src - i
     i = i.astype(np.int64)
-    m = np.zeros((n_out, n_in), dt)
-    rows = np.arange(n_out)
+    m = xp.zeros((n_out, n_in), dt)
+    rows = xp.arange(n_out)
     for k, w in enumerate(_cubic_weights(t, dt)):
-        np.add.at(m, (rows, np.clip(i - 1 + k, 0, n_in - 1)), w)
+        xp.add.at(m, (rows, xp.clip(i - 1 + k, 0, n_in - 1)), w)
     return m
 
 
@@ -358,16 +344,16 @@ def upsample_bilinear(input, size=None, scale_factor=None):
 def _reflect(c, low2, high2):
     """PyTorch's coordinate reflection into [low2/2, high2/2]; also the sign of d out/d in."""
     if low2 == high2:
-        return np.zeros_like(c), np.zeros_like(c)
+        return xp.zeros_like(c), xp.zeros_like(c)
     lo = low2 / 2
     span = (high2 - low2) / 2
     c = c - lo
-    sign = np.where(c < 0, -1, 1).astype(c.dtype)
-    c = np.abs(c)
-    extra = np.fmod(c, span)
-    flips = np.floor(c / span)
+    sign = xp.where(c < 0, -1, 1).astype(c.dtype)
+    c = xp.abs(c)
+    extra = xp.fmod(c, span)
+    flips = xp.floor(c / span)
     even = flips % 2 == 0
-    return np.where(even, extra + lo, span - extra + lo), np.where(even, sign, -sign)
+    return xp.where(even, extra + lo, span - extra + lo), xp.where(even, sign, -sign)
 
 
 def _source_index(coord, size, align, padding_mode):
@@ -375,17 +361,17 @@ def _source_index(coord, size, align, padding_mode):
     dt = coord.dtype.type
     if align:
         c = (coord + dt(1)) / dt(2) * dt(size - 1)
-        slope = np.full_like(coord, (size - 1) / 2)
+        slope = xp.full_like(coord, (size - 1) / 2)
     else:
         c = ((coord + dt(1)) * dt(size) - dt(1)) / dt(2)
-        slope = np.full_like(coord, size / 2)
+        slope = xp.full_like(coord, size / 2)
     if padding_mode == 'border' or padding_mode == 'reflection':
         if padding_mode == 'reflection':
             c, m = _reflect(c, 0, 2 * (size - 1)) if align else _reflect(c, -1, 2 * size - 1)
             slope = slope * m
         inside = (c > 0) & (c < size - 1)
-        c = np.clip(c, 0, size - 1)
-        slope = np.where(inside, slope, 0).astype(coord.dtype)
+        c = xp.clip(c, 0, size - 1)
+        slope = xp.where(inside, slope, 0).astype(coord.dtype)
     return c, slope
 
 
@@ -403,10 +389,10 @@ class GridSampler2d(Op):
         iy, sy = _source_index(grid[..., 1].reshape(N, 1, P), H, align_corners, padding_mode)
         dt = x.dtype.type
         if mode == 'nearest':
-            cx, cy = np.rint(ix).astype(np.int64), np.rint(iy).astype(np.int64)
+            cx, cy = xp.rint(ix).astype(np.int64), xp.rint(iy).astype(np.int64)
             taps = [(cy, cx, None)]
         else:
-            x0, y0 = np.floor(ix), np.floor(iy)
+            x0, y0 = xp.floor(ix), xp.floor(iy)
             wx1, wy1 = ix - x0, iy - y0
             x0, y0 = x0.astype(np.int64), y0.astype(np.int64)
             taps = [(y0 + a, x0 + b, (a, b)) for a in (0, 1) for b in (0, 1)]
@@ -419,10 +405,10 @@ class GridSampler2d(Op):
         out = xp.zeros((N, C, P), x.dtype)
         for ty, tx, ab in taps:
             ok = (ty >= 0) & (ty < H) & (tx >= 0) & (tx < W)
-            idx = np.where(ok, ty * W + tx, 0)
+            idx = xp.where(ok, ty * W + tx, 0)
             mask = ok.astype(x.dtype)
             self.taps.append((idx, mask, ab))
-            v = xp.take_along_axis(xf, np.broadcast_to(idx, (N, C, P)), -1) * mask
+            v = xp.take_along_axis(xf, xp.broadcast_to(idx, (N, C, P)), -1) * mask
             if ab is not None:
                 a, b = ab
                 v = v * ((wy1 if a else dt(1) - wy1) * (wx1 if b else dt(1) - wx1))
@@ -441,13 +427,13 @@ class GridSampler2d(Op):
         need_x, need_grid = self.needs_input_grad[:2]
         if self.mode == 'nearest':
             idx, mask, _ = self.taps[0]
-            gx = ScatterFlat.apply_any(g * mask, idx, H * W).reshape((N, C, H, W)) \
+            gx = ScatterFlat.run(g * mask, idx=idx, size=H * W).reshape((N, C, H, W)) \
                 if need_x else None
             ggrid = None
             if need_grid:   # nearest sampling is flat in the grid: PyTorch gives zeros
-                ggrid = np.zeros(*self.grid_like)
+                ggrid = xp.zeros(*self.grid_like)
                 if not fm.is_array(g):
-                    ggrid = _tensor_like(ggrid, g)
+                    ggrid = wrap(xp.ascontiguousarray(ggrid))
             return gx, ggrid
         wx1, wy1 = self.w
         if grid is not None and not fm.is_array(grid):
@@ -459,7 +445,7 @@ class GridSampler2d(Op):
         gx = None
         if need_x:
             for idx, mask, (a, b) in self.taps:
-                part = ScatterFlat.apply_any(g * (wy[a] * wx[b] * mask), idx, H * W)
+                part = ScatterFlat.run(g * (wy[a] * wx[b] * mask), idx=idx, size=H * W)
                 gx = part if gx is None else gx + part
             gx = gx.reshape((N, C, H, W))
         ggrid = None
@@ -467,14 +453,14 @@ class GridSampler2d(Op):
             xf = x.reshape((N, C, H * W))
             v = {}
             for idx, mask, ab in self.taps:
-                v[ab] = GatherFlat.apply_any(xf, idx) * mask
+                v[ab] = GatherFlat.run(xf, idx=idx) * mask
             dx = wy[0] * (v[0, 1] - v[0, 0]) + wy[1] * (v[1, 1] - v[1, 0])
             dy = wx[0] * (v[1, 0] - v[0, 0]) + wx[1] * (v[1, 1] - v[0, 1])
             sx, _, sy, _ = self.affine
             gdx = ((g * dx).sum((1,)) * sx[:, 0]).reshape((N, Ho, Wo, 1))
             gdy = ((g * dy).sum((1,)) * sy[:, 0]).reshape((N, Ho, Wo, 1))
-            e0 = np.array([1, 0], dtype=self.grid_like[1])
-            e1 = np.array([0, 1], dtype=self.grid_like[1])
+            e0 = xp.array([1, 0], dtype=self.grid_like[1])
+            e1 = xp.array([0, 1], dtype=self.grid_like[1])
             ggrid = gdx * e0 + gdy * e1
         return gx, ggrid
 
@@ -519,14 +505,9 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
 
 def _linspace(n, align, dt):
     if n <= 1:
-        return np.zeros(n, dt)
-    r = np.linspace(-1, 1, n).astype(dt)
+        return xp.zeros(n, dt)
+    r = xp.linspace(-1, 1, n).astype(dt)
     return r if align else r * dt.type((n - 1) / n)
-
-
-def _tensor_like(a, like):
-    from ...tensor import Tensor
-    return Tensor._make(np.ascontiguousarray(a), False, None, 0, None, Tensor)
 
 
 class AffineGridGenerator(Op):
@@ -534,7 +515,7 @@ class AffineGridGenerator(Op):
 
     def forward(self, theta, H, W, align_corners):
         dt = theta.dtype
-        base = np.empty((H, W, 3), dt)
+        base = xp.empty((H, W, 3), dt)
         base[..., 0] = _linspace(W, align_corners, dt)
         base[..., 1] = _linspace(H, align_corners, dt).reshape(H, 1)
         base[..., 2] = 1
@@ -544,7 +525,7 @@ class AffineGridGenerator(Op):
 
     def backward(self, g):
         N, H, W = self.shape
-        base = self.base if fm.is_array(g) else _tensor_like(self.base, g)
+        base = self.base if fm.is_array(g) else wrap(xp.ascontiguousarray(self.base))
         return g.reshape((N, H * W, 2)).mT @ base
 
 
@@ -610,11 +591,8 @@ class PixelShuffle(Op):
         return _shuffle(x, r)
 
     def backward(self, g):
-        return PixelUnshuffle.apply_any(g, self.r)
+        return PixelUnshuffle.run(g, r=self.r)
 
-    @classmethod
-    def apply_any(cls, x, r):
-        return _shuffle(x, r) if fm.is_array(x) else cls.apply(x, r=r)
 
 
 class PixelUnshuffle(Op):
@@ -623,11 +601,8 @@ class PixelUnshuffle(Op):
         return _unshuffle(x, r)
 
     def backward(self, g):
-        return PixelShuffle.apply_any(g, self.r)
+        return PixelShuffle.run(g, r=self.r)
 
-    @classmethod
-    def apply_any(cls, x, r):
-        return _unshuffle(x, r) if fm.is_array(x) else cls.apply(x, r=r)
 
 
 def pixel_shuffle(input, upscale_factor):

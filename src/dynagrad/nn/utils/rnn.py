@@ -12,7 +12,8 @@ from collections import namedtuple
 import numpy as np
 
 from ... import _dtype, ops
-from ...tensor import Tensor
+from ...backend import xp
+from ...tensor import Tensor, wrap
 
 __all__ = [
     'PackedSequence',
@@ -27,15 +28,15 @@ __all__ = [
 
 
 def _long(a):
-    return Tensor._make(np.asarray(a, dtype=np.int64), False, None, 0, None, Tensor)
+    return wrap(xp.asarray(a, dtype=np.int64))
 
 
 def invert_permutation(permutation):
     if permutation is None:
         return None
     p = permutation._data
-    inv = np.empty_like(p)
-    inv[p] = np.arange(p.size, dtype=p.dtype)
+    inv = xp.empty_like(p)
+    inv[p] = xp.arange(p.size, dtype=p.dtype)
     return _long(inv)
 
 
@@ -98,14 +99,14 @@ def _lengths_array(lengths):
                                f'{lengths.dim()}D cpu {lengths.type()[:-6].split(".")[-1]} '
                                'tensor')
         return lengths._data.astype(np.int64)
-    return np.asarray([int(n) for n in lengths], dtype=np.int64)
+    return xp.asarray([int(n) for n in lengths], dtype=np.int64)
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
     """Pack a padded batch (T, B, *) (or (B, T, *) with ``batch_first``) given each length."""
     L = _lengths_array(lengths)
     if enforce_sorted:
-        if np.any(L[:-1] < L[1:]):
+        if xp.any(L[:-1] < L[1:]):
             raise RuntimeError(
                 '`lengths` array must be sorted in decreasing order when `enforce_sorted` is '
                 'True. You can pass `enforce_sorted=False` to pack_padded_sequence and/or '
@@ -113,7 +114,7 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
                 'exportability.')
         sorted_indices = None
     else:
-        order = np.argsort(-L, kind='stable')
+        order = xp.argsort(-L, kind='stable')
         L = L[order]
         sorted_indices = _long(order)
         input = ops.index_select(input, 0 if batch_first else 1, sorted_indices)
@@ -130,9 +131,9 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         raise RuntimeError(f'pack_padded_sequence: a length ({int(L.max())}) exceeds the '
                            f'padded sequence length ({T})')
     steps = int(L.max())
-    mask = np.arange(steps)[:, None] < L[None, :]          # (steps, B): which rows exist
+    mask = xp.arange(steps)[:, None] < L[None, :]          # (steps, B): which rows exist
     batch_sizes = mask.sum(1)
-    rows = np.flatnonzero(mask.ravel())                     # time-major order
+    rows = xp.flatnonzero(mask.ravel())                     # time-major order
     flat = input.reshape((T * B,) + tuple(input.shape[2:]))
     if rows.size == T * B:
         data = flat
@@ -151,11 +152,11 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
                          f'sequence in input, but got total_length={total_length} and max '
                          f'sequence length being {steps}')
     T = steps if total_length is None else int(total_length)
-    mask = np.zeros((T, B), dtype=bool)
-    mask[:steps] = np.arange(B)[None, :] < bs[:, None]
+    mask = xp.zeros((T, B), dtype=bool)
+    mask[:steps] = xp.arange(B)[None, :] < bs[:, None]
     N = data.shape[0]
-    idx = np.full(T * B, N, dtype=np.int64)
-    idx[mask.ravel()] = np.arange(N)
+    idx = xp.full(T * B, N, dtype=np.int64)
+    idx[mask.ravel()] = xp.arange(N)
     rest = tuple(data.shape[1:])
     if idx.size == N and N:
         padded = data

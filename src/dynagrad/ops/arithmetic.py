@@ -1,0 +1,631 @@
+"""Arithmetic: add, sub, mul, div, pow, division with rounding, remainder, fmod, and the
+binary math built on them (atan2, xlogy, hypot, addcmul, addcdiv)."""
+import numpy as np
+
+from ..backend import xp
+from ..tensor import Tensor
+from ..autograd.function import Op
+from .. import _dtype
+from . import _formula as fm
+from ._elementwise import (_NoDerivative, _as_array, _binary_inplace, _binary_tensors,
+                           _need_tensor, _not_implemented)
+
+_ndarray = np.ndarray
+
+
+class Add(Op):
+    __slots__ = ('alpha',)  # hot ops keep their state in slots: no per-node dict
+    promotes = True
+
+    def forward(self, a, b, alpha=1):
+        self.alpha = alpha
+        return a + b if alpha == 1 else a + b * alpha
+
+    def backward(self, g):
+        return g, (g if self.alpha == 1 else g * self.alpha)
+
+
+def _is_bool(v):
+    return v.__class__ is bool or getattr(v, 'dtype', None) is _dtype.bool
+
+
+def _check_bool_sub(a, b):
+    """torch refuses ``-`` on booleans (NumPy either allows it or raises a TypeError)."""
+    if _is_bool(a) or _is_bool(b):
+        if _is_bool(a) and _is_bool(b):
+            raise RuntimeError('Subtraction, the `-` operator, with two bool tensors is not '
+                               'supported. Use the `^` or `logical_xor()` operator instead.')
+        raise RuntimeError('Subtraction, the `-` operator, with a bool tensor is not supported. '
+                           'If you are trying to invert a mask, use the `~` or `logical_not()` '
+                           'operator instead.')
+
+
+class Sub(Op):
+    __slots__ = ('alpha',)
+    promotes = True
+
+    @classmethod
+    def apply(cls, a, b, **params):
+        _check_bool_sub(a, b)
+        return super().apply(a, b, **params)
+
+    @classmethod
+    def apply_(cls, a, b, **params):
+        _check_bool_sub(a, b)
+        return super().apply_(a, b, **params)
+
+    def forward(self, a, b, alpha=1):
+        self.alpha = alpha
+        return a - b if alpha == 1 else a - b * alpha
+
+    def backward(self, g):
+        return g, (-g if self.alpha == 1 else g * -self.alpha)
+
+
+class Rsub(Op):
+    """``other - x * alpha`` for a scalar ``other`` (``1 - x``)."""
+    node_name = 'RsubBackward1'
+    promotes = True
+
+    @classmethod
+    def apply(cls, x, other, **params):
+        _check_bool_sub(x, other)
+        return super().apply(x, other, **params)
+
+    def forward(self, x, other, alpha=1):
+        self.alpha = alpha
+        return other - x if alpha == 1 else other - x * alpha
+
+    def backward(self, g):
+        return (-g if self.alpha == 1 else g * -self.alpha), None
+
+
+class Mul(Op):
+    promotes = True
+
+    def forward(self, a, b):
+        need_a, need_b = self.needs_input_grad[:2]
+        self.save_for_backward(a if need_b else None, b if need_a else None)
+        return a * b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        return (g * b if b is not None else None), (g * a if a is not None else None)
+
+
+class Div(Op):
+    quiet_fp = True
+    promotes = True
+    float_result = True
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return a / b
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = g / b
+        return ga, (-ga * a / b if self.needs_input_grad[1] else None)
+
+
+class Rdiv(Op):
+    """``other / x`` for a scalar ``other`` (torch records it as ``other * x.reciprocal()``)."""
+    quiet_fp = True
+    node_name = 'MulBackward0'
+    promotes = True
+    float_result = True
+
+    def forward(self, x, other):
+        self.save_for_backward(x)
+        self.other = other
+        return other / x
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        return -g * self.other / (x * x), None
+
+
+class Pow(Op):
+    quiet_fp = True
+    __slots__ = ('exponent',)
+    """``x ** exponent`` with a scalar exponent."""
+    promotes = True
+
+    def forward(self, x, exponent):
+        self.save_for_backward(x)
+        self.exponent = exponent
+        if exponent == 2:
+            return x * x
+        return x ** exponent
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        p = self.exponent
+        if p == 0:
+            return g * 0, None
+        return g * p * x ** (p - 1), None
+
+
+class PowTensor(Op):
+    """``a ** b`` with a tensor exponent."""
+    quiet_fp = True
+    node_name = 'PowBackward1'
+    promotes = True
+
+    def forward(self, a, b):
+        out = a ** b
+        self.save_for_backward(a, b, out)
+        return out
+
+    def backward(self, g):
+        a, b, out = self.saved_tensors
+        ga = g * b * a ** (b - 1) if self.needs_input_grad[0] else None
+        gb = None
+        if self.needs_input_grad[1]:
+            # d(a^b)/db = a^b log a, taken as 0 where a == 0 (PyTorch's convention).
+            zero = _as_array(a) == 0
+            gb = g * fm.where(zero, 0.0, out * fm.log(fm.where(zero, 1.0, a)))
+        return ga, gb
+
+
+class Rpow(Op):
+    """``base ** x`` for a scalar ``base``."""
+    quiet_fp = True
+    node_name = 'PowBackward2'
+    promotes = True
+    float_result = False
+
+    def forward(self, x, base):
+        out = base ** x
+        self.save_for_backward(out)
+        self.base = base
+        return out
+
+    def backward(self, g):
+        out, = self.saved_tensors
+        return g * out * float(xp.log(self.base)), None
+
+
+# -- division with rounding, floor_divide, remainder, fmod --------------------------------
+
+
+def _result_kind(a, b):
+    return xp.result_type(a, b).kind
+
+
+def _check_integer_division(kernel, a, b):
+    """Integer division by zero raises (NumPy would warn and give 0); bool has no kernel."""
+    kind = _result_kind(a, b)
+    if kind == 'b':
+        raise _not_implemented(kernel, xp.asarray(b) if xp.asarray(a).dtype != bool else a)
+    if kind in 'iu' and xp.any(xp.equal(b, 0)):
+        raise RuntimeError('ZeroDivisionError')
+    return kind
+
+
+def _div_rounded(a, b, mode):
+    """``a / b`` rounded toward zero ('trunc') or down ('floor'), in the dtype of a and b."""
+    kind = _check_integer_division('div_' + mode + '_cpu', a, b)
+    if kind in 'iu':
+        q = xp.floor_divide(a, b)
+        if mode == 'trunc':   # floor and trunc differ for inexact negative quotients
+            q = q + ((q < 0) & (q * b != a))
+        return q
+    with np.errstate(divide='ignore', invalid='ignore'):
+        if mode == 'trunc':
+            return xp.trunc(xp.true_divide(a, b))
+        return xp.floor_divide(a, b)
+
+
+class DivMode(Op):
+    """``div(a, b, rounding_mode='trunc'|'floor')``: piecewise constant, zero gradient."""
+    node_name = 'DivBackward2'
+    promotes = True
+
+    def forward(self, a, b, rounding_mode):
+        return _div_rounded(a, b, rounding_mode)
+
+    def backward(self, g):
+        need = self.needs_input_grad
+        return (g * 0 if need[0] else None), (g * 0 if need[1] else None)
+
+
+class FloorDivide(_NoDerivative):
+    quiet_fp = True
+    node_name = 'NotImplemented'
+    aten = 'floor_divide'
+    promotes = True
+
+    def forward(self, a, b):
+        return _div_rounded(a, b, 'floor')
+
+
+class FloorDivideInplace(FloorDivide):
+    node_name = 'NotImplemented'
+    aten = 'floor_divide_'
+
+
+class Remainder(Op):
+    """Python's ``a % b`` (the sign of the divisor); d/db = -floor(a / b)."""
+    quiet_fp = True
+    node_name = 'RemainderBackward1'
+    promotes = True
+
+    def forward(self, a, b):
+        _check_integer_division('remainder_cpu', a, b)
+        if b.__class__ is not _ndarray:
+            self._node_name = 'RemainderBackward0'
+        elif self.needs_input_grad[1]:
+            self.save_for_backward(a, b)
+        return xp.remainder(a, b)   # quiet_fp: x % 0 gives nan without a warning
+
+    def backward(self, g):
+        gb = None
+        if self._saved:
+            a, b = self.saved_tensors
+            gb = -g * _div_rounded(_as_array(a), _as_array(b), 'floor')
+        return g, gb
+
+
+class RemainderScalarSelf(_NoDerivative):
+    """``scalar % tensor``: PyTorch defines no derivative."""
+    quiet_fp = True
+    node_name = 'NotImplemented'
+    aten = 'remainder'
+    promotes = True
+
+    def forward(self, a, b):
+        _check_integer_division('remainder_cpu', a, b)
+        return xp.remainder(a, b)
+
+
+class Fmod(Op):
+    """C's ``fmod`` (the sign of the dividend); d/db = -trunc(a / b)."""
+    quiet_fp = True
+    node_name = 'FmodBackward1'
+    promotes = True
+
+    def forward(self, a, b):
+        _check_integer_division('fmod_cpu', a, b)
+        if b.__class__ is not _ndarray:
+            self._node_name = 'FmodBackward0'
+        elif self.needs_input_grad[1]:
+            self.save_for_backward(a, b)
+        return xp.fmod(a, b)
+
+    def backward(self, g):
+        gb = None
+        if self._saved:
+            a, b = self.saved_tensors
+            gb = -g * _div_rounded(_as_array(a), _as_array(b), 'trunc')
+        return g, gb
+
+
+# -- binary math --------------------------------------------------------------------------
+
+
+class Atan2(Op):
+    quiet_fp = True
+    promotes = True
+    float_result = True
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp.arctan2(a, b)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        scale = g / (a * a + b * b)
+        need = self.needs_input_grad
+        return (scale * b if need[0] else None), (-scale * a if need[1] else None)
+
+
+class Xlogy(Op):
+    """``x * log(y)``, 0 where ``x == 0`` (unless ``y`` is nan)."""
+    quiet_fp = True
+    promotes = True
+    float_result = True
+
+    def forward(self, a, b):
+        if a.__class__ is not _ndarray:
+            self._node_name = 'XlogyBackward1'
+            a_, b_ = xp.asarray(a, b.dtype), b
+        elif b.__class__ is not _ndarray:
+            self._node_name = 'XlogyBackward2'
+            a_, b_ = a, xp.asarray(b, a.dtype)
+        else:
+            a_, b_ = a, b
+        need = self.needs_input_grad
+        self.save_for_backward(a if need[1] else None, b)
+        # d/da = xlogy(g, b), taken as 0 where a == 0 and b <= 0 (PyTorch's convention)
+        self.zero = (a_ == 0) & (b_ <= 0) if need[0] else None
+        out = xp.where(a_ == 0, 0, a_ * xp.log(b_))
+        return xp.where(xp.isnan(b_), b_, out)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = gb = None
+        if self.zero is not None:
+            with np.errstate(divide='ignore', invalid='ignore'):
+                logb = fm.log(b) if not fm.is_array(b) else xp.log(b)
+                ga = g * logb
+            if self.zero.any():
+                ga = fm.where(self.zero, 0.0, ga)
+        if a is not None:
+            with np.errstate(divide='ignore', invalid='ignore'):
+                gb = g * a / b
+        return ga, gb
+
+
+class Hypot(Op):
+    quiet_fp = True
+    promotes = True
+
+    def forward(self, a, b):
+        if a.dtype.kind != 'f':
+            raise _not_implemented('hypot_cpu', a)
+        out = xp.hypot(a, b)
+        self.save_for_backward(a, b, out)
+        return out
+
+    def backward(self, g):
+        a, b, out = self.saved_tensors
+        scale = g / out
+        need = self.needs_input_grad
+        return (scale * a if need[0] else None), (scale * b if need[1] else None)
+
+
+class Addcmul(Op):
+    promotes = True
+
+    def forward(self, x, t1, t2, value=1):
+        self.value = value
+        need = self.needs_input_grad
+        self.save_for_backward(t1 if need[2] else None, t2 if need[1] else None)
+        prod = t1 * t2
+        return x + (prod if value == 1 else prod * value)
+
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        gv = g if self.value == 1 else g * self.value
+        return (g, gv * t2 if t2 is not None else None,
+                gv * t1 if t1 is not None else None)
+
+
+class Addcdiv(Op):
+    quiet_fp = True
+    promotes = True
+
+    def forward(self, x, t1, t2, value=1):
+        self.value = value
+        self.save_for_backward(t1 if self.needs_input_grad[2] else None, t2)
+        q = t1 / t2
+        return x + (q if value == 1 else q * value)
+
+    def backward(self, g):
+        t1, t2 = self.saved_tensors
+        gv = g if self.value == 1 else g * self.value
+        g1 = gv / t2
+        return g, g1, (-g1 * t1 / t2 if t1 is not None else None)
+
+
+# -- function forms ---------------------------------------------------------------------
+# dynagrad.<name>(input, ...) and, bound in ops/__init__.py, tensor.<name>(...).
+
+
+def add(input, other, *, alpha=1):
+    return Add.apply(input, other) if alpha == 1 else Add.apply(input, other, alpha=alpha)
+
+
+def sub(input, other, *, alpha=1):
+    return Sub.apply(input, other) if alpha == 1 else Sub.apply(input, other, alpha=alpha)
+
+
+def rsub(input, other, *, alpha=1):
+    return Rsub.apply(input, other, alpha=alpha)
+
+
+def mul(input, other):
+    return Mul.apply(input, other)
+
+
+multiply = mul
+subtract = sub
+
+
+def pow(input, exponent):
+    if hasattr(exponent, '_data'):
+        if not hasattr(input, '_data'):
+            return Rpow.apply(exponent, input)
+        return PowTensor.apply(input, exponent)
+    if isinstance(exponent, float) and not input.is_floating_point():
+        # The exponent is a parameter, not an input, so promotion does not see it.
+        from .._dtype import get_default_dtype
+        input = input.to(get_default_dtype())
+    return Pow.apply(input, exponent=exponent)
+
+
+def div(input, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return Div.apply(input, other)
+    _check_rounding_mode(rounding_mode)
+    return DivMode.apply(input, other, rounding_mode=rounding_mode)
+
+
+def true_divide(input, other):
+    return Div.apply(input, other)
+
+
+divide = div
+
+
+_ROUNDING_MODES = (None, 'trunc', 'floor')
+
+
+def _check_rounding_mode(rounding_mode):
+    if rounding_mode not in _ROUNDING_MODES:
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+
+
+def floor_divide(input, other):
+    return FloorDivide.apply(input, other)
+
+
+def remainder(input, other):
+    if not isinstance(input, Tensor):
+        return RemainderScalarSelf.apply(input, other)
+    return Remainder.apply(input, other)
+
+
+def fmod(input, other):
+    _need_tensor('fmod', input, 1, 'input')
+    return Fmod.apply(input, other)
+
+
+def square(input):
+    if input._data.dtype == bool:      # bool ** 2 is an integer power in PyTorch
+        input = input.to(_dtype.int64)
+    return pow(input, 2)
+
+
+def atan2(input, other):
+    _need_tensor('atan2', other, 2)
+    return Atan2.apply(input, other)
+
+
+arctan2 = atan2
+
+
+def xlogy(input, other):
+    if not isinstance(input, Tensor):
+        _need_tensor('xlogy', other, 2)
+    return Xlogy.apply(input, other)
+
+
+hypot = _binary_tensors(Hypot, 'hypot')
+
+
+def _check_addc(name, input, tensor1, tensor2, value):
+    kinds = [t._data.dtype.kind if isinstance(t, Tensor) else 'f'
+             for t in (input, tensor1, tensor2)]
+    if name == 'addcdiv' and kinds[1] in 'iub' and kinds[2] in 'iub':
+        raise RuntimeError(
+            'Integer division with addcdiv is no longer supported, and in a future  release '
+            'addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv '
+            'behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))'
+            '.to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) '
+            'for float inputs. The future addcdiv behavior is just the latter implementation: '
+            '(input + value * tensor1 / tensor2), for all dtypes.')
+    if isinstance(value, float) and all(k in 'iub' for k in kinds):
+        if name == 'addcdiv':
+            raise RuntimeError('For integral input tensors, argument value must not be a '
+                               'floating point number.')
+        return int(value)   # PyTorch casts the scalar to the integer type
+    return value
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    value = _check_addc('addcmul', input, tensor1, tensor2, value)
+    return Addcmul.apply(input, tensor1, tensor2, value=value)
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    _check_addc('addcdiv', input, tensor1, tensor2, value)
+    return Addcdiv.apply(input, tensor1, tensor2, value=value)
+
+
+# -- in-place forms ----------------------------------------------------------------------
+
+
+def add_(self, other, *, alpha=1):
+    return Add.apply_(self, other, alpha=alpha)
+
+
+def sub_(self, other, *, alpha=1):
+    return Sub.apply_(self, other, alpha=alpha)
+
+
+def mul_(self, other):
+    return Mul.apply_(self, other)
+
+
+def pow_(self, exponent):
+    if hasattr(exponent, '_data'):
+        return PowTensor.apply_(self, exponent)
+    return Pow.apply_(self, exponent=exponent)
+
+
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        if self._data.dtype.kind != 'f':
+            raise RuntimeError(f'result type Float can\'t be cast to the desired output type '
+                               f'{self.dtype.legacy_name[:-6]}')
+        return Div.apply_(self, other)
+    _check_rounding_mode(rounding_mode)
+    return DivMode.apply_(self, other, rounding_mode=rounding_mode)
+
+
+def true_divide_(self, other):
+    return div_(self, other)
+
+
+def floor_divide_(self, other):
+    return FloorDivideInplace.apply_(self, other)
+
+
+def remainder_(self, other):
+    return Remainder.apply_(self, other)
+
+
+def fmod_(self, other):
+    return Fmod.apply_(self, other)
+
+
+def square_(self):
+    if self._data.dtype == bool:
+        raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+    return pow_(self, 2)
+
+
+def xlogy_(self, other):
+    return Xlogy.apply_(self, other)
+
+
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    value = _check_addc('addcmul', self, tensor1, tensor2, value)
+    return Addcmul.apply_(self, tensor1, tensor2, value=value)
+
+
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    _check_addc('addcdiv', self, tensor1, tensor2, value)
+    return Addcdiv.apply_(self, tensor1, tensor2, value=value)
+
+
+# -- reflected operators ----------------------------------------------------------------
+
+
+def _rfloordiv(self, other):
+    return FloorDivide.apply(other, self)
+
+
+def _rmod(self, other):
+    return RemainderScalarSelf.apply(other, self)
+
+
+__all__ = ['add', 'sub', 'subtract', 'rsub', 'mul', 'multiply', 'div', 'divide', 'true_divide',
+           'pow', 'square', 'floor_divide', 'remainder', 'fmod', 'atan2', 'arctan2', 'xlogy',
+           'hypot', 'addcmul', 'addcdiv']
+
+# Tensor methods (bound in ops/__init__.py): the function forms, then the in-place ones.
+# (+, -, *, /, ** are bound in ops/__init__.py.)
+METHODS = {name: globals()[name] for name in __all__ if name != 'rsub'}
+METHODS.update(add_=add_, sub_=sub_, subtract_=sub_, mul_=mul_, multiply_=mul_, div_=div_,
+               divide_=div_, true_divide_=true_divide_, pow_=pow_, square_=square_,
+               floor_divide_=floor_divide_, remainder_=remainder_, fmod_=fmod_, xlogy_=xlogy_,
+               addcmul_=addcmul_, addcdiv_=addcdiv_,
+               atan2_=_binary_inplace(Atan2, 'atan2_'), arctan2_=_binary_inplace(Atan2, 'arctan2_'),
+               hypot_=_binary_inplace(Hypot, 'hypot_'))
+# Operators: //, % with their reflected and in-place forms.
+METHODS.update(__floordiv__=floor_divide, __rfloordiv__=_rfloordiv, __ifloordiv__=floor_divide_,
+               __mod__=remainder, __rmod__=_rmod, __imod__=remainder_)

@@ -1,0 +1,493 @@
+"""Clamping and selection: clamp, clamp_min/max, maximum, minimum, fmax, fmin, nan_to_num,
+where, lerp; and filling and copying: fill_, zero_, copy_, clone, the dtype cast."""
+import numpy as np
+
+from ..backend import xp
+from ..tensor import Tensor
+from ..autograd.function import Op
+from .. import _dtype
+from . import _formula as fm
+from ._elementwise import _as_array, _binary_tensors, _need_tensor, _not_implemented
+
+_ndarray = np.ndarray
+
+
+# -- clamp with scalar bounds, where ------------------------------------------------------
+
+
+class Clamp(Op):
+    node_name = 'ClampBackward1'
+
+    def forward(self, x, min=None, max=None):
+        self.save_for_backward(x)
+        self.bounds = (min, max)
+        return xp.clip(x, min, max)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        lo, hi = self.bounds
+        inside = xp.ones(x.shape, bool)
+        x = _as_array(x)
+        if lo is not None:
+            inside &= x >= lo
+        if hi is not None:
+            inside &= x <= hi
+        return g * inside
+
+
+class Where(Op):
+
+    def forward(self, cond, a, b):
+        self.save_for_backward(cond)
+        return xp.where(cond, a, b)
+
+    def backward(self, g):
+        cond, = self.saved_tensors
+        cond = _as_array(cond)
+        return None, fm.where(cond, g, 0.0), fm.where(cond, 0.0, g)
+
+
+# -- maximum, minimum, fmax, fmin, nan_to_num -------------------------------------------
+
+
+class Maximum(Op):
+    """Ties split the gradient in half; NaN propagates (and takes the whole gradient)."""
+    promotes = True
+    _sign = 1
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp.maximum(a, b)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        a, b = _as_array(a), _as_array(b)
+        tie = a == b
+        half = g * 0.5
+        need = self.needs_input_grad
+        a_loses = a < b if self._sign == 1 else a > b
+        b_loses = a > b if self._sign == 1 else a < b
+        ga = fm.where(tie, half, fm.where(a_loses, 0.0, g)) if need[0] else None
+        gb = fm.where(tie, half, fm.where(b_loses, 0.0, g)) if need[1] else None
+        return ga, gb
+
+
+class Minimum(Maximum):
+    _sign = -1
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp.minimum(a, b)
+
+
+class Fmax(Op):
+    """Like maximum, but NaN loses; ties give the whole gradient to the first input."""
+    promotes = True
+
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp.fmax(a, b)
+
+    def _first_wins(self, a, b):
+        return (a >= b) | xp.isnan(b)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        first = self._first_wins(_as_array(a), _as_array(b))
+        need = self.needs_input_grad
+        return (fm.where(first, g, 0.0) if need[0] else None,
+                fm.where(first, 0.0, g) if need[1] else None)
+
+
+class Fmin(Fmax):
+    def forward(self, a, b):
+        self.save_for_backward(a, b)
+        return xp.fmin(a, b)
+
+    def _first_wins(self, a, b):
+        return (a <= b) | xp.isnan(b)
+
+
+class NanToNum(Op):
+    def forward(self, x, nan=0.0, posinf=None, neginf=None):
+        if x.dtype.kind != 'f':
+            return x.copy()
+        self.save_for_backward(x)
+        return xp.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        finite = xp.isfinite(_as_array(x))
+        return g if finite.all() else fm.where(finite, g, 0.0)
+
+
+# -- clamp with tensor bounds, clamp_min, clamp_max ---------------------------------------
+
+
+class ClampTensor(Op):
+    """``clamp(x, min, max)`` with tensor bounds (either may be absent, given by ``which``).
+
+    Where ``min > max`` the result is ``max`` and the gradient goes to ``max`` only."""
+    node_name = 'ClampBackward0'
+    promotes = True
+
+    def forward(self, x, lo, hi=None, which='both'):
+        self.which = which
+        if which == 'max':
+            lo, hi = None, lo
+        self.save_for_backward(x, lo, hi)
+        if lo is None:
+            return xp.minimum(x, hi)
+        if hi is None:
+            return xp.maximum(x, lo)
+        return xp.minimum(xp.maximum(x, lo), hi)
+
+    def backward(self, g):
+        x, lo, hi = (_as_array(v) for v in self.saved_tensors)
+        need = self.needs_input_grad
+        if self.which == 'both':
+            gx = fm.where((x >= lo) & (x <= hi), g, 0.0) if need[0] else None
+            glo = fm.where((x < lo) & (lo < hi), g, 0.0) if need[1] else None
+            ghi = fm.where((x > hi) | (hi < lo), g, 0.0) if need[2] else None
+            return gx, glo, ghi
+        if self.which == 'min':
+            return (fm.where(x >= lo, g, 0.0) if need[0] else None,
+                    fm.where(x < lo, g, 0.0) if need[1] else None)
+        return (fm.where(x <= hi, g, 0.0) if need[0] else None,
+                fm.where(x > hi, g, 0.0) if need[1] else None)
+
+
+class ClampMin(Op):
+    def forward(self, x, min):
+        self.save_for_backward(x)
+        self.bound = min
+        return xp.maximum(x, min)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        return fm.where(_as_array(x) >= self.bound, g, 0.0)
+
+
+class ClampMax(Op):
+    def forward(self, x, max):
+        self.save_for_backward(x)
+        self.bound = max
+        return xp.minimum(x, max)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        return fm.where(_as_array(x) <= self.bound, g, 0.0)
+
+
+class ClampMinTensor(Op):
+    node_name = 'ClampMinBackward1'
+    promotes = True
+
+    def forward(self, x, m):
+        self.save_for_backward(x, m)
+        return xp.maximum(x, m)
+
+    def backward(self, g):
+        x, m = (_as_array(v) for v in self.saved_tensors)
+        need = self.needs_input_grad
+        return (fm.where(x >= m, g, 0.0) if need[0] else None,
+                fm.where(x < m, g, 0.0) if need[1] else None)
+
+
+class ClampMaxTensor(Op):
+    node_name = 'ClampMaxBackward1'
+    promotes = True
+
+    def forward(self, x, m):
+        self.save_for_backward(x, m)
+        return xp.minimum(x, m)
+
+    def backward(self, g):
+        x, m = (_as_array(v) for v in self.saved_tensors)
+        need = self.needs_input_grad
+        return (fm.where(x <= m, g, 0.0) if need[0] else None,
+                fm.where(x > m, g, 0.0) if need[1] else None)
+
+
+# -- lerp ---------------------------------------------------------------------------------
+
+
+def _lerp_values(s, e, w):
+    # Two formulas, each exact at its end: start + w (end - start) for w < 0.5, else
+    # end - (end - start)(1 - w).
+    d = e - s
+    if w.__class__ is not _ndarray:
+        return s + w * d if abs(w) < 0.5 else e - d * (1 - w)
+    return xp.where(xp.abs(w) < 0.5, s + w * d, e - d * (1 - w))
+
+
+class Lerp(Op):
+    """``lerp(start, end, weight)`` with a scalar weight."""
+    node_name = 'LerpBackward0'
+
+    def forward(self, s, e, weight):
+        self.weight = weight
+        return _lerp_values(s, e, weight)
+
+    def backward(self, g):
+        w = self.weight
+        need = self.needs_input_grad
+        return (g * (1 - w) if need[0] else None), (g * w if need[1] else None)
+
+
+class LerpTensor(Op):
+    """``lerp(start, end, weight)`` with a tensor weight."""
+    node_name = 'LerpBackward1'
+
+    def forward(self, s, e, w):
+        need = self.needs_input_grad
+        self.save_for_backward(s if need[2] else None, e if need[2] else None,
+                               w if need[0] or need[1] else None)
+        return _lerp_values(s, e, w)
+
+    def backward(self, g):
+        s, e, w = self.saved_tensors
+        need = self.needs_input_grad
+        return (g * (1 - w) if need[0] else None, g * w if need[1] else None,
+                g * (e - s) if need[2] else None)
+
+
+# -- conversions ------------------------------------------------------------------------
+
+
+class Cast(Op):
+    node_name = 'ToCopyBackward0'
+
+    def forward(self, x, dtype):
+        self.in_dtype = x.dtype
+        return x.astype(dtype)
+
+    def backward(self, g):
+        from .._dtype import FROM_NUMPY
+        if hasattr(g, '_data'):
+            return g.to(FROM_NUMPY[self.in_dtype])
+        return g.astype(self.in_dtype)
+
+
+class Clone(Op):
+    def forward(self, x):
+        return x.copy()
+
+    def backward(self, g):
+        return g
+
+
+# -- fill, zero, copy ---------------------------------------------------------------------
+
+
+class Fill(Op):
+    node_name = 'FillBackward2'
+
+    def forward(self, x, value):
+        return xp.full_like(x, value)
+
+    def backward(self, g):
+        return g * 0
+
+
+class Zero(Fill):
+    pass
+
+
+class Copy(Op):
+    """``x.copy_(src)``: src broadcast to x's shape and cast to its dtype."""
+    node_name = 'CopyBackwards'
+
+    def forward(self, x, src):
+        if src.ndim > x.ndim:  # leading size-1 dimensions of src are dropped, as in PyTorch
+            src = src.reshape(src.shape[src.ndim - x.ndim:])
+        return xp.broadcast_to(src, x.shape).astype(x.dtype)
+
+    def backward(self, g):
+        return g * 0, g
+
+
+# -- function forms ---------------------------------------------------------------------
+# dynagrad.<name>(input, ...) and, bound in ops/__init__.py, tensor.<name>(...).
+
+
+def where(condition, input=None, other=None):
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    from .._dtype import result_type
+    target = result_type(input, other)
+    if hasattr(input, '_data') and input._data.dtype != target.numpy:
+        input = input.to(target)
+    if hasattr(other, '_data') and other._data.dtype != target.numpy:
+        other = other.to(target)
+    return Where.apply(condition, input, other)
+
+
+def clone(input, *, memory_format=None):
+    return Clone.apply(input)
+
+
+maximum = _binary_tensors(Maximum, 'maximum')
+minimum = _binary_tensors(Minimum, 'minimum')
+fmax = _binary_tensors(Fmax, 'fmax')
+fmin = _binary_tensors(Fmin, 'fmin')
+
+
+
+
+def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def _scalar_bound_input(input, bounds):
+    """Scalar bounds take part in promotion: ``clamp(int_tensor, 0.5)`` is float."""
+    if input._data.dtype.kind == 'f':
+        return input
+    target = _dtype.result_type(input, *[b for b in bounds if b is not None])
+    return input if target is input.dtype else input.to(target)
+
+
+def clamp_min(input, min):
+    if isinstance(min, Tensor):
+        return ClampMinTensor.apply(input, min)
+    return ClampMin.apply(_scalar_bound_input(input, (min,)), min=min)
+
+
+def clamp_max(input, max):
+    if isinstance(max, Tensor):
+        return ClampMaxTensor.apply(input, max)
+    return ClampMax.apply(_scalar_bound_input(input, (max,)), max=max)
+
+
+def _lerp_args(input, end, weight):
+    _need_tensor('lerp', end, 2, 'end')
+    dt = input._data.dtype
+    if end._data.dtype != dt:
+        raise RuntimeError(f'expected dtype {_torch_dtype_name(dt)} for `end` but got dtype '
+                           f'{_torch_dtype_name(end._data.dtype)}')
+    if dt.kind != 'f':
+        raise _not_implemented('lerp_kernel_scalar' if not isinstance(weight, Tensor)
+                               else 'lerp_kernel_tensor', input._data)
+    if isinstance(weight, Tensor) and weight._data.dtype != dt:
+        if weight._data.ndim:
+            raise RuntimeError(f'expected dtype {_torch_dtype_name(dt)} for `weight` but got '
+                               f'dtype {_torch_dtype_name(weight._data.dtype)}')
+        weight = weight.to(input.dtype)
+    return weight
+
+
+def _torch_dtype_name(np_dtype):
+    """The C++ type name PyTorch's dtype-mismatch messages use ('float', 'double', ...)."""
+    return {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half', 'int64': 'long int',
+            'int32': 'int', 'int16': 'short int', 'int8': 'signed char',
+            'uint8': 'unsigned char', 'bool': 'bool'}[np.dtype(np_dtype).name]
+
+
+def lerp(input, end, weight):
+    weight = _lerp_args(input, end, weight)
+    if isinstance(weight, Tensor):
+        return LerpTensor.apply(input, end, weight)
+    return Lerp.apply(input, end, weight=weight)
+
+
+def _clamp_tensor_args(min, max):
+    tmin, tmax = isinstance(min, Tensor), isinstance(max, Tensor)
+    if (tmin or tmax) and ((min is not None and not tmin) or (max is not None and not tmax)):
+        raise TypeError('clamp() received an invalid combination of arguments - got (Tensor, '
+                        f'min={type(min).__name__}, max={type(max).__name__}): bounds are both '
+                        'Tensors or both Numbers (pass a Tensor for each, or None)')
+    return tmin or tmax
+
+
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _clamp_tensor_args(min, max):
+        if min is None:
+            return ClampTensor.apply(input, max, which='max')
+        if max is None:
+            return ClampTensor.apply(input, min, which='min')
+        return ClampTensor.apply(input, min, max)
+    return Clamp.apply(_scalar_bound_input(input, (min, max)), min=min, max=max)
+
+
+clip = clamp
+
+
+def clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _clamp_tensor_args(min, max):
+        if min is None:
+            return ClampTensor.apply_(self, max, which='max')
+        if max is None:
+            return ClampTensor.apply_(self, min, which='min')
+        return ClampTensor.apply_(self, min, max)
+    return Clamp.apply_(self, min=min, max=max)
+
+
+def clamp_min_(self, min):
+    if isinstance(min, Tensor):
+        return ClampMinTensor.apply_(self, min)
+    return ClampMin.apply_(self, min=min)
+
+
+def clamp_max_(self, max):
+    if isinstance(max, Tensor):
+        return ClampMaxTensor.apply_(self, max)
+    return ClampMax.apply_(self, max=max)
+
+
+# -- in-place forms ----------------------------------------------------------------------
+
+
+def zero_(self):
+    return Zero.apply_(self, value=0)
+
+
+def fill_(self, value):
+    value = value.item() if hasattr(value, '_data') else value
+    return Fill.apply_(self, value=value)
+
+
+def copy_(self, src, non_blocking=False):
+    if not hasattr(src, '_data'):
+        if isinstance(src, (int, float, bool)):
+            return fill_(self, src)
+        raise TypeError(f'copy_(): argument \'other\' must be Tensor, not {type(src).__name__}')
+    src_shape, shape = src._data.shape, self._data.shape
+    extra = len(src_shape) - len(shape)
+    trimmed = src_shape[extra:] if extra > 0 and all(d == 1 for d in src_shape[:extra]) \
+        else src_shape
+    try:
+        if xp.broadcast_shapes(trimmed, shape) != shape:
+            raise ValueError
+    except ValueError:
+        where = next((f'The size of tensor a ({x}) must match the size of tensor b ({y}) at '
+                      f'non-singleton dimension {len(shape) - k}' for k, (x, y) in
+                      enumerate(zip(shape[::-1], trimmed[::-1]), 1) if x != y and y != 1),
+                     'The source has more dimensions than the destination')
+        raise RuntimeError(f'{where} (copy_: source of shape '
+                           f'{list(src_shape)} into destination of shape {list(shape)})') from None
+    return Copy.apply_(self, src)
+
+
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    return NanToNum.apply_(self, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def lerp_(self, end, weight):
+    weight = _lerp_args(self, end, weight)
+    if isinstance(weight, Tensor):
+        return LerpTensor.apply_(self, end, weight)
+    return Lerp.apply_(self, end, weight=weight)
+
+
+__all__ = ['clamp', 'clip', 'clamp_min', 'clamp_max', 'maximum', 'minimum', 'fmax', 'fmin',
+           'nan_to_num', 'where', 'lerp', 'clone']
+
+# Tensor methods (bound in ops/__init__.py): the function forms, then the in-place ones.
+METHODS = {name: globals()[name] for name in __all__}
+METHODS.update(clamp_=clamp_, clip_=clamp_, clamp_min_=clamp_min_, clamp_max_=clamp_max_,
+               nan_to_num_=nan_to_num_, lerp_=lerp_, zero_=zero_, fill_=fill_, copy_=copy_)

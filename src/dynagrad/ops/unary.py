@@ -1,0 +1,484 @@
+"""Unary math: exponentials and logarithms, trigonometric and hyperbolic functions,
+activations, rounding.
+
+Each op is a ``Unary`` class that declares its value ``f`` and its gradient ``df`` (see
+``_elementwise.Unary``); the special functions (erf, lgamma, ...) are declared the same way
+in ``special.py``, and their function forms are here.
+"""
+import math
+
+import numpy as np
+
+from ..backend import xp
+from . import _formula as fm
+from ..autograd.function import Op
+from ._elementwise import Unary, _as_array, _not_implemented, _unary, _unary_inplace
+from .special import Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+
+
+# -- activations, sign and negation ---------------------------------------------------------
+
+
+class Neg(Unary):
+    float_result = False
+    saves = None
+
+    def f(x):
+        if x.dtype == bool:
+            raise RuntimeError('Negation, the `-` operator, on a bool tensor is not supported. If '
+                               'you are trying to invert a mask, use the `~` or `logical_not()` '
+                               'operator instead.')
+        return -x
+
+    def df(g): return -g
+
+
+class Tanh(Unary):
+    saves = 'output'
+    def f(x): return xp.tanh(x)
+    def df(g, y): return g * (1 - y * y)
+
+
+class Sigmoid(Unary):
+    quiet_fp = True
+    saves = 'output'
+
+    def f(x):
+        # exp of a large negative x overflows; the split keeps both halves finite.
+        y = xp.empty_like(x)
+        pos = x >= 0
+        y[pos] = 1 / (1 + xp.exp(-x[pos]))
+        ex = xp.exp(x[~pos])
+        y[~pos] = ex / (1 + ex)
+        return y
+
+    def df(g, y): return g * y * (1 - y)
+
+
+class Relu(Unary):
+    float_result = False
+    saves = 'output'
+    def f(x): return xp.maximum(x, 0)
+    def df(g, y): return g * (_as_array(y) > 0)
+
+
+class Abs(Unary):
+    float_result = False
+    def f(x): return xp.abs(x)
+    def df(g, x): return g * fm.sign(x)
+
+
+class Sign(Unary):
+    float_result = False
+    saves = None
+    def f(x): return x.copy() if x.dtype == bool else xp.sign(x)
+    def df(g): return g * 0
+
+
+# -- exponentials, logarithms, roots --------------------------------------------------------
+
+
+class Exp(Unary):
+    quiet_fp = True
+    saves = 'output'
+    def f(x): return xp.exp(x)
+    def df(g, y): return g * y
+
+
+class Exp2(Unary):
+    quiet_fp = True
+    saves = 'output'
+    def f(x): return xp.exp2(x)
+    def df(g, y): return g * y * _LN2
+
+
+class Expm1(Unary):
+    quiet_fp = True
+    saves = 'output'
+    def f(x): return xp.expm1(x)
+    def df(g, y): return g * (y + 1)
+
+
+class Log(Unary):
+    quiet_fp = True
+    def f(x): return xp.log(x)
+    def df(g, x): return g / x
+
+
+class Log2(Unary):
+    quiet_fp = True
+    def f(x): return xp.log2(x)
+    def df(g, x): return g / (x * _LN2)
+
+
+class Log10(Unary):
+    quiet_fp = True
+    def f(x): return xp.log10(x)
+    def df(g, x): return g / (x * _LN10)
+
+
+class Log1p(Unary):
+    quiet_fp = True
+    node_name = 'Log1PBackward0'
+    def f(x): return xp.log1p(x)
+    def df(g, x): return g / (x + 1)
+
+
+class Sqrt(Unary):
+    quiet_fp = True
+    saves = 'output'
+    def f(x): return xp.sqrt(x)
+    def df(g, y): return g / (2 * y)
+
+
+class Rsqrt(Unary):
+    quiet_fp = True
+    saves = 'output'
+    def f(x): return 1 / xp.sqrt(x)
+    def df(g, y): return g * (y * y * y) * -0.5
+
+
+class Reciprocal(Unary):
+    quiet_fp = True
+    saves = 'output'
+    def f(x): return xp.reciprocal(x)
+    def df(g, y): return -g * (y * y)
+
+
+class Logit(Op):
+    """``log(x / (1 - x))`` of ``x`` clamped to ``[eps, 1 - eps]`` when ``eps`` is given."""
+    quiet_fp = True
+    float_result = True
+
+    def forward(self, x, eps=None):
+        self.save_for_backward(x)
+        self.eps = eps
+        z = x if eps is None else xp.clip(x, eps, 1 - eps)
+        return xp.log(z / (1 - z))
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        xa = _as_array(x)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            grad = g / (x * (1 - x))
+        if self.eps is None:   # outside [0, 1] the derivative is nan, as in PyTorch
+            outside = (xa < 0) | (xa > 1)
+            return fm.where(outside, float('nan'), grad) if outside.any() else grad
+        clamped = (xa < self.eps) | (xa > 1 - self.eps)
+        return fm.where(clamped, 0.0, grad) if clamped.any() else grad
+
+
+# -- trigonometric and hyperbolic -----------------------------------------------------------
+# (_cos(x): the cos of an array, or the recorded cos of a tensor; as fm.exp, fm.log.)
+
+_sin = fm._dual(xp.sin, 'sin')
+_cos = fm._dual(xp.cos, 'cos')
+_sinh = fm._dual(xp.sinh, 'sinh')
+_cosh = fm._dual(xp.cosh, 'cosh')
+
+
+class Sin(Unary):
+    quiet_fp = True
+    def f(x): return xp.sin(x)
+    def df(g, x): return g * _cos(x)
+
+
+class Cos(Unary):
+    quiet_fp = True
+    def f(x): return xp.cos(x)
+    def df(g, x): return -g * _sin(x)
+
+
+class Tan(Unary):
+    quiet_fp = True
+    saves = 'output'
+    def f(x): return xp.tan(x)
+    def df(g, y): return g * (y * y + 1)
+
+
+class Asin(Unary):
+    quiet_fp = True
+    def f(x): return xp.arcsin(x)
+
+    def df(g, x):
+        with np.errstate(invalid='ignore', divide='ignore'):
+            return g / fm.sqrt(1 - x * x)
+
+
+class Acos(Unary):
+    quiet_fp = True
+    def f(x): return xp.arccos(x)
+
+    def df(g, x):
+        with np.errstate(invalid='ignore', divide='ignore'):
+            return -g / fm.sqrt(1 - x * x)
+
+
+class Atan(Unary):
+    def f(x): return xp.arctan(x)
+    def df(g, x): return g / (x * x + 1)
+
+
+class Sinh(Unary):
+    quiet_fp = True
+    def f(x): return xp.sinh(x)
+    def df(g, x): return g * _cosh(x)
+
+
+class Cosh(Unary):
+    quiet_fp = True
+    def f(x): return xp.cosh(x)
+    def df(g, x): return g * _sinh(x)
+
+
+class Asinh(Unary):
+    def f(x): return xp.arcsinh(x)
+    def df(g, x): return g / fm.sqrt(x * x + 1)
+
+
+class Acosh(Unary):
+    quiet_fp = True
+    def f(x): return xp.arccosh(x)
+    def df(g, x): return g / fm.sqrt((x - 1) * (x + 1))
+
+
+class Atanh(Unary):
+    quiet_fp = True
+    def f(x): return xp.arctanh(x)
+    def df(g, x): return g / (1 - x * x)
+
+
+class AsinhInplace(Asinh):
+    """``asinh_``: PyTorch records it but defines no derivative."""
+    node_name = 'AsinhBackward1'
+
+    def backward(self, g):
+        raise NotImplementedError("the derivative for 'inplace version of asinh' is not "
+                                  "implemented.")
+
+
+class AcoshInplace(Acosh):
+    """``acosh_``: PyTorch records it but defines no derivative."""
+    node_name = 'AcoshBackward1'
+
+    def backward(self, g):
+        raise NotImplementedError("the derivative for 'inplace version of acosh' is not "
+                                  "implemented.")
+
+
+class AtanhInplace(Atanh):
+    """``atanh_``: PyTorch records it but defines no derivative."""
+    node_name = 'AtanhBackward1'
+
+    def backward(self, g):
+        raise NotImplementedError("the derivative for 'inplace version of atanh' is not "
+                                  "implemented.")
+
+
+# -- rounding (zero gradient) ---------------------------------------------------------------
+
+
+def _rounded(round_fn, kernel, x):
+    """``round_fn(x)`` for floats; integers are already whole; bool has no kernel."""
+    if x.dtype.kind != 'f':
+        if x.dtype == bool:
+            raise _not_implemented(kernel, x)
+        return x.copy()
+    return round_fn(x)
+
+
+class Floor(Unary):
+    float_result = False
+    saves = None
+    def f(x): return _rounded(xp.floor, 'floor_vml_cpu', x)
+    def df(g): return g * 0
+
+
+class Ceil(Unary):
+    float_result = False
+    saves = None
+    def f(x): return _rounded(xp.ceil, 'ceil_vml_cpu', x)
+    def df(g): return g * 0
+
+
+class Trunc(Unary):
+    float_result = False
+    saves = None
+    def f(x): return _rounded(xp.trunc, 'trunc_vml_cpu', x)
+    def df(g): return g * 0
+
+
+class Round(Unary):
+    """Round half to even."""
+    float_result = False
+    saves = None
+    def f(x): return _rounded(xp.rint, 'round_cpu', x)
+    def df(g): return g * 0
+
+
+class RoundDecimals(Op):
+    node_name = 'RoundBackward1'
+
+    def forward(self, x, decimals):
+        if x.dtype.kind != 'f':
+            raise _not_implemented('round_cpu', x)
+        return xp.round(x, decimals)
+
+    def backward(self, g):
+        return g * 0
+
+
+class Frac(Unary):
+    float_result = False
+    saves = None
+
+    def f(x):
+        if x.dtype.kind != 'f':
+            raise _not_implemented('frac_cpu', x)
+        with np.errstate(invalid='ignore'):
+            return x - xp.trunc(x)
+
+    def df(g): return g
+
+
+# -- function forms ---------------------------------------------------------------------------
+# dynagrad.<name>(input, ...) and, bound in ops/__init__.py, tensor.<name>(...).
+
+
+def neg(input):
+    return Neg.apply(input)
+
+
+negative = neg
+
+
+def exp(input):
+    return Exp.apply(input)
+
+
+def log(input):
+    return Log.apply(input)
+
+
+def sqrt(input):
+    return Sqrt.apply(input)
+
+
+def tanh(input):
+    return Tanh.apply(input)
+
+
+def sigmoid(input):
+    return Sigmoid.apply(input)
+
+
+def relu(input):
+    return Relu.apply(input)
+
+
+def abs(input):
+    return Abs.apply(input)
+
+
+absolute = abs
+
+
+def sign(input):
+    return Sign.apply(input)
+
+
+exp2 = _unary(Exp2, 'exp2')
+expm1 = _unary(Expm1, 'expm1')
+log2 = _unary(Log2, 'log2')
+log10 = _unary(Log10, 'log10')
+log1p = _unary(Log1p, 'log1p')
+rsqrt = _unary(Rsqrt, 'rsqrt')
+reciprocal = _unary(Reciprocal, 'reciprocal')
+sin = _unary(Sin, 'sin')
+cos = _unary(Cos, 'cos')
+tan = _unary(Tan, 'tan')
+asin = arcsin = _unary(Asin, 'asin')
+acos = arccos = _unary(Acos, 'acos')
+atan = arctan = _unary(Atan, 'atan')
+sinh = _unary(Sinh, 'sinh')
+cosh = _unary(Cosh, 'cosh')
+asinh = arcsinh = _unary(Asinh, 'asinh')
+acosh = arccosh = _unary(Acosh, 'acosh')
+atanh = arctanh = _unary(Atanh, 'atanh')
+erf = _unary(Erf, 'erf')
+erfc = _unary(Erfc, 'erfc')
+erfinv = _unary(Erfinv, 'erfinv')
+lgamma = _unary(Lgamma, 'lgamma')
+digamma = _unary(Digamma, 'digamma')
+floor = _unary(Floor, 'floor')
+ceil = _unary(Ceil, 'ceil')
+trunc = fix = _unary(Trunc, 'trunc')
+frac = _unary(Frac, 'frac')
+
+
+def polygamma(n, input):
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"polygamma(): argument 'n' (position 1) must be int, not "
+                        f"{type(n).__name__}")
+    if n < 0:
+        raise RuntimeError('polygamma(n, x) does not support negative n.')
+    return Polygamma.apply(input, n=n)
+
+
+def _polygamma_method(self, n):
+    return polygamma(n, self)
+
+
+def round(input, *, decimals=0):
+    if decimals == 0:
+        return Round.apply(input)
+    return RoundDecimals.apply(input, decimals=decimals)
+
+
+def logit(input, eps=None):
+    return Logit.apply(input, eps=eps)
+
+
+# -- in-place forms ---------------------------------------------------------------------------
+
+
+def round_(self, *, decimals=0):
+    if decimals == 0:
+        return Round.apply_(self)
+    return RoundDecimals.apply_(self, decimals=decimals)
+
+
+def logit_(self, eps=None):
+    return Logit.apply_(self, eps=eps)
+
+
+def polygamma_(self, n):
+    return PolygammaInplace.apply_(self, n=n)
+
+
+__all__ = ['neg', 'negative', 'exp', 'log', 'sqrt', 'tanh', 'sigmoid', 'relu', 'abs',
+           'absolute', 'sign', 'exp2', 'expm1', 'log2', 'log10', 'log1p', 'rsqrt',
+           'reciprocal', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'arcsin', 'arccos',
+           'arctan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'arcsinh', 'arccosh',
+           'arctanh', 'logit', 'erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'polygamma',
+           'floor', 'ceil', 'round', 'trunc', 'fix', 'frac']
+
+# Tensor methods (bound in ops/__init__.py): the function forms, then the in-place ones.
+METHODS = {name: globals()[name] for name in __all__ if name != 'polygamma'}
+METHODS.update(polygamma=_polygamma_method, round_=round_, logit_=logit_,
+               polygamma_=polygamma_)
+METHODS.update({name + '_': _unary_inplace(cls) for name, cls in (
+    ('exp', Exp), ('log', Log), ('sqrt', Sqrt), ('tanh', Tanh), ('sigmoid', Sigmoid),
+    ('relu', Relu), ('abs', Abs), ('absolute', Abs), ('neg', Neg), ('negative', Neg),
+    ('sign', Sign), ('exp2', Exp2), ('expm1', Expm1), ('log2', Log2), ('log10', Log10),
+    ('log1p', Log1p), ('rsqrt', Rsqrt), ('reciprocal', Reciprocal), ('sin', Sin),
+    ('cos', Cos), ('tan', Tan), ('asin', Asin), ('acos', Acos), ('atan', Atan),
+    ('arcsin', Asin), ('arccos', Acos), ('arctan', Atan), ('sinh', Sinh), ('cosh', Cosh),
+    ('asinh', AsinhInplace), ('acosh', AcoshInplace), ('atanh', AtanhInplace),
+    ('arcsinh', AsinhInplace), ('arccosh', AcoshInplace), ('arctanh', AtanhInplace),
+    ('erf', Erf), ('erfc', Erfc), ('erfinv', Erfinv), ('lgamma', Lgamma),
+    ('digamma', Digamma), ('floor', Floor), ('ceil', Ceil), ('trunc', Trunc), ('fix', Trunc),
+    ('frac', Frac))})
