@@ -17,21 +17,6 @@ from .serialization import save, load  # noqa: F401,E402
 from .nn.functional import cdist  # noqa: F401,E402  (torch.cdist is top-level too)
 
 
-def _bind_functional_methods():
-    """Tensor methods whose ops live in nn.functional (tensor.softmax(dim), ...)."""
-    from .nn import functional as F
-
-    def softmax(self, dim=None, dtype=None):
-        return F.softmax(self, dim, dtype=dtype)
-
-    def log_softmax(self, dim=None, dtype=None):
-        return F.log_softmax(self, dim, dtype=dtype)
-    Tensor.softmax = softmax
-    Tensor.log_softmax = log_softmax
-
-
-_bind_functional_methods()
-
 __version__ = '0.1.0'
 
 

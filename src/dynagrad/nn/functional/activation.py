@@ -17,7 +17,7 @@ from ...backend import xp
 from ...ops import _formula as fm
 from ...ops import special as _sp
 from ...ops.pointwise import _not_implemented
-from ...tensor import wrap
+from ...tensor import method, wrap
 
 
 def _float_only(input, kernel):
@@ -145,6 +145,17 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     dim = _wrap_dim(dim, input.ndim, 'softmax')
     input = _softmax_input(input, dtype, 'softmax_lastdim_kernel_impl')
     return SoftmaxOp.apply(input, dim=dim)
+
+
+# tensor.softmax(dim) and tensor.log_softmax(dim), as PyTorch has them
+@method('softmax')
+def _softmax_method(self, dim=None, dtype=None):
+    return softmax(self, dim, dtype=dtype)
+
+
+@method('log_softmax')
+def _log_softmax_method(self, dim=None, dtype=None):
+    return log_softmax(self, dim, dtype=dtype)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
