@@ -10,8 +10,6 @@ import os
 import traceback
 import warnings
 
-import numpy as np
-
 from ..backend import xp
 
 __all__ = ['detect_anomaly', 'set_detect_anomaly', 'is_anomaly_enabled',

@@ -346,14 +346,12 @@ class Xlogy(Op):
         a, b = self.saved_tensors
         ga = gb = None
         if self.zero is not None:
-            with np.errstate(divide='ignore', invalid='ignore'):
-                logb = fm.log(b) if not fm.is_array(b) else xp.log(b)
-                ga = g * logb
+            logb = fm.log(b) if not fm.is_array(b) else xp.log(b)
+            ga = g * logb
             if self.zero.any():
                 ga = fm.where(self.zero, 0.0, ga)
         if a is not None:
-            with np.errstate(divide='ignore', invalid='ignore'):
-                gb = g * a / b
+            gb = g * a / b
         return ga, gb
 
 

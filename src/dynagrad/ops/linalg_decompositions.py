@@ -19,7 +19,7 @@ from ._formula import is_array, zeros_like as _zeros_like
 from ._linalg_common import (
     LinAlgError, _eye, _np_dtype, _tname, _diag_embed, _shape, _check_square,
     _check_matrices, _first_bad, _singular_error)
-from .linalg_products import _mm, _check_tensor, matmul, inner
+from .linalg_products import _mm, _check_tensor, matmul
 
 
 # -- torch.linalg: inverses, determinants, solvers ------------------------------------------

@@ -549,8 +549,7 @@ class _EvenSplit(Op):
         if xa.dtype.kind == 'f' and self.nan_aware:
             mask |= xp.isnan(xa) & xp.isnan(oa)
         count = mask.sum(axis=self.dims, keepdims=True)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            return g * (mask / count).astype(xa.dtype)
+        return g * (mask / count).astype(xa.dtype)
 
 
 def _kept_shape(shape, dims):
@@ -691,8 +690,7 @@ class Logsumexp(Op):
         self.dims, self.keepdim = dims, keepdim
         m = xp.max(x, axis=dims, keepdims=True, initial=-np.inf)
         m = xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False)
-        with np.errstate(divide='ignore'):
-            out = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
+        out = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
         if not keepdim:
             out = out.reshape(tuple(n for d, n in enumerate(x.shape) if d not in dims))
         if self.needs_input_grad[0]:
@@ -733,13 +731,12 @@ class VarStd(Op):
         self.dims, self.keepdim, self.sqrt = dims, keepdim, take_sqrt
         n = self.n = _count(x.shape, dims)
         self.dof = _py_max(n - correction, 0)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            mean = x.sum(axis=dims, keepdims=True) / x.dtype.type(n)
-            d = x - mean
-            out = xp.asarray(xp.sum(d * d, axis=dims, keepdims=keepdim)
-                             / x.dtype.type(self.dof))
-            if take_sqrt:
-                out = xp.sqrt(out)
+        mean = x.sum(axis=dims, keepdims=True) / x.dtype.type(n)
+        d = x - mean
+        out = xp.asarray(xp.sum(d * d, axis=dims, keepdims=keepdim)
+                         / x.dtype.type(self.dof))
+        if take_sqrt:
+            out = xp.sqrt(out)
         if self.needs_input_grad[0]:
             self.save_for_backward(x, out if take_sqrt else None)
         if with_mean:
@@ -751,16 +748,13 @@ class VarStd(Op):
         xa = _arr(x)
         dims = self.dims if self.dims is not None else tuple(range(xa.ndim))
         g = _keep(g, dims, xa.ndim, self.keepdim)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            d = x - _mean_keep(x, dims, self.n)
+        d = x - _mean_keep(x, dims, self.n)
         if self.sqrt:
             out = _keep(out, dims, xa.ndim, self.keepdim)
             zero = _arr(out) == 0
-            with np.errstate(divide='ignore', invalid='ignore'):
-                gx = where(zero, 0.0, g / (where(zero, 1.0, out) * float(self.dof))) * d
+            gx = where(zero, 0.0, g / (where(zero, 1.0, out) * float(self.dof))) * d
         else:
-            with np.errstate(divide='ignore', invalid='ignore'):
-                gx = g * (2.0 / self.dof if self.dof else np.inf) * d
+            gx = g * (2.0 / self.dof if self.dof else np.inf) * d
         if gmean is not None:
             gx = gx + _keep(gmean, dims, xa.ndim, self.keepdim) / float(_py_max(self.n, 1))
         return gx

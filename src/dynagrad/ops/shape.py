@@ -7,7 +7,6 @@ import numpy as np
 from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import wrap
-from ..autograd.views import CopySlices, ViewScatter, replay_view, view_of_array  # noqa: F401
 from ._formula import sum_to, is_array, broadcast_to as _bcast
 from .indexing import BasicIndex, IndexScatter, IndexSelect
 

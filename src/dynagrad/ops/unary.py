@@ -162,8 +162,7 @@ class Logit(Op):
     def backward(self, g):
         x, = self.saved_tensors
         xa = _as_array(x)
-        with np.errstate(invalid='ignore', divide='ignore'):
-            grad = g / (x * (1 - x))
+        grad = g / (x * (1 - x))
         if self.eps is None:   # outside [0, 1] the derivative is nan, as in PyTorch
             outside = (xa < 0) | (xa > 1)
             return fm.where(outside, float('nan'), grad) if outside.any() else grad
@@ -204,8 +203,7 @@ class Asin(Unary):
     def f(x): return xp.arcsin(x)
 
     def df(g, x):
-        with np.errstate(invalid='ignore', divide='ignore'):
-            return g / fm.sqrt(1 - x * x)
+        return g / fm.sqrt(1 - x * x)
 
 
 class Acos(Unary):
@@ -213,8 +211,7 @@ class Acos(Unary):
     def f(x): return xp.arccos(x)
 
     def df(g, x):
-        with np.errstate(invalid='ignore', divide='ignore'):
-            return -g / fm.sqrt(1 - x * x)
+        return -g / fm.sqrt(1 - x * x)
 
 
 class Atan(Unary):

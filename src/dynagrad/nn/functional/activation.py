@@ -67,8 +67,7 @@ class LogSoftmaxOp(Op):
         else:
             m = x.max(axis=dim, keepdims=True)
             shifted = x - m
-            with np.errstate(divide='ignore', invalid='ignore'):
-                out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+            out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
         self.save_for_backward(out)
         return out
 
@@ -92,9 +91,8 @@ class SoftmaxOp(Op):
             out = xp.ones_like(x)
         else:
             m = x.max(axis=dim, keepdims=True)
-            with np.errstate(invalid='ignore'):
-                e = xp.exp(x - m)
-                out = e / e.sum(axis=dim, keepdims=True)
+            e = xp.exp(x - m)
+            out = e / e.sum(axis=dim, keepdims=True)
         self.save_for_backward(out)
         return out
 

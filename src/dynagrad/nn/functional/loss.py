@@ -99,8 +99,7 @@ class _DivScalar(Op):
 
     def forward(self, x, other):
         self.other = other
-        with np.errstate(invalid='ignore', divide='ignore'):
-            return x / other
+        return x / other
 
     def backward(self, g):
         return g * (1.0 / self.other) if self.other else g * float('nan'), None
@@ -249,9 +248,8 @@ class BinaryCrossEntropy(_PointwiseLoss):
     def forward(self, x, t, weight=None, reduction='mean'):
         self.save_for_backward(x, t)
         self.weight = weight
-        with np.errstate(divide='ignore'):
-            log_x = xp.maximum(xp.log(x), -100.0)
-            log_1x = xp.maximum(xp.log1p(-x), -100.0)
+        log_x = xp.maximum(xp.log(x), -100.0)
+        log_1x = xp.maximum(xp.log1p(-x), -100.0)
         loss = -(t * (log_x - log_1x) + log_1x)
         if weight is not None:
             loss = loss * weight
@@ -269,8 +267,7 @@ class BinaryCrossEntropy(_PointwiseLoss):
             gx = (x - t) / fm.where((xa * (1.0 - xa)) < _EPSILON, _EPSILON, denom) * g
         if self.needs_input_grad[1]:
             # unclamped, as PyTorch's: infinite where x is 0 or 1
-            with np.errstate(divide='ignore', invalid='ignore'):
-                gt = (_log1p(-x) - fm.log(x)) * g
+            gt = (_log1p(-x) - fm.log(x)) * g
         return gx, gt
 
 
@@ -429,9 +426,8 @@ class NllLoss(Op):
             self.scale = w
             return losses.sum()
         total = w.sum()
-        with np.errstate(invalid='ignore', divide='ignore'):
-            self.scale = w / total
-            return losses.sum() / total
+        self.scale = w / total
+        return losses.sum() / total
 
     def backward(self, g):
         scale = self.scale
@@ -914,8 +910,7 @@ class CtcLoss(Op):
         end = 2 * tgt_len
         a_end = alpha[last, rows, end]
         a_prev = xp.where(tgt_len > 0, alpha[last, rows, xp.maximum(end - 1, 0)], -np.inf)
-        with np.errstate(invalid='ignore'):
-            nll = -xp.logaddexp(a_end, a_prev)
+        nll = -xp.logaddexp(a_end, a_prev)
         nll = xp.where(in_len > 0, nll, xp.where(tgt_len > 0, np.inf, 0.0)).astype(lp.dtype)
         self.inf = xp.isinf(nll)
         self.zero_infinity = zero_infinity
