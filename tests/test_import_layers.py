@@ -78,3 +78,36 @@ def test_the_checker_sees_an_upward_import(tmp_path):
     bad = SRC / 'autograd' / 'function.py'
     assert list(_imported(bad, ['autograd', 'function']))   # it reads real imports
     assert _layer(['ops', 'shape']) > _layer(['autograd', 'function'])
+
+
+def _private_crossings():
+    """Imports of a private name (``_x``) from another top-level piece of the package.
+
+    The bottom layer's modules ``_dtype`` and ``_tensor_str`` are pieces themselves, so
+    importing them is fine; what they, or any other piece, keep private stays inside.
+    """
+    found = []
+    for path in sorted(SRC.rglob('*.py')):
+        parts = _module_parts(path)
+        if not parts:
+            continue
+        tree = ast.parse(path.read_text(), filename=str(path))
+        package = parts if path.name == '__init__.py' else parts[:-1]
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or not node.level:
+                continue
+            base = package[:len(package) - (node.level - 1)] if node.level > 1 else package
+            target = base + (node.module.split('.') if node.module else [])
+            for alias in node.names:
+                full = target + [alias.name]
+                if full[0] == parts[0]:
+                    continue
+                private = [p for p in full[1:] if p.startswith('_') and not p.startswith('__')]
+                if private:
+                    found.append(f'{"/".join(parts)}.py:{node.lineno} imports {".".join(full)}')
+    return found
+
+
+def test_no_private_name_is_imported_from_another_piece():
+    found = _private_crossings()
+    assert not found, 'private names imported across packages:\n' + '\n'.join(found)

@@ -36,7 +36,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .tensor import Tensor, _check_device, wrap
+from .tensor import Tensor, check_device, wrap
 from .size import Size
 
 __all__ = ['save', 'load', 'CheckpointError']
@@ -397,9 +397,9 @@ def _check_map_location(map_location):
         return      # a callable can only move storages between devices; all is on the CPU
     if isinstance(map_location, dict):
         for v in map_location.values():
-            _check_device(v)
+            check_device(v)
         return
-    _check_device(map_location)
+    check_device(map_location)
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None):

@@ -141,7 +141,7 @@ class Tensor:
             raise TypeError(f'new() received an invalid combination of arguments: unexpected '
                             f'keyword {sorted(unknown)[0]!r}; pass sizes or data, and use '
                             'dynagrad.tensor(data, dtype=..., requires_grad=...) for the rest')
-        _check_device(kwargs.get('device'))
+        check_device(kwargs.get('device'))
         np_dtype = dtype.numpy
         if not args:
             data = np.empty((0,), np_dtype)
@@ -159,7 +159,7 @@ class Tensor:
                                    f'{negative[0]}: {list(shape)}')
             data = np.empty(shape, np_dtype)
         elif len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
-            data = np.array(_to_nested(args[0]), dtype=np_dtype)
+            data = np.array(to_nested(args[0]), dtype=np_dtype)
         elif len(args) == 1:
             raise TypeError(f'new(): data must be a sequence (got {type(args[0]).__name__})')
         else:
@@ -221,7 +221,7 @@ class Tensor:
 
     @property
     def device(self):
-        return _CPU
+        return CPU
 
     @property
     def is_cuda(self):
@@ -499,7 +499,7 @@ class Tensor:
 
     # -- creation helpers -------------------------------------------------------------
     def _new_filled(self, fill, size, dtype, requires_grad):
-        size = _size_args(size)
+        size = size_args(size)
         np_dtype = (dtype or self.dtype).numpy
         data = np.empty(size, np_dtype) if fill is None else np.full(size, fill, np_dtype)
         return wrap(data).requires_grad_(requires_grad)
@@ -549,10 +549,10 @@ class Device(str):
         return "device(type='cpu')"
 
 
-_CPU = Device('cpu')
+CPU = Device('cpu')
 
 
-def _check_device(device):
+def check_device(device):
     if device is not None and str(device).split(':')[0] != 'cpu':
         raise RuntimeError(f'dynagrad runs on the CPU only; got device={device!r}')
 
@@ -563,16 +563,16 @@ def _rebuild(cls, data, requires_grad):
     return t
 
 
-def _to_nested(data):
+def to_nested(data):
     """Turn tensors inside nested sequences into arrays so NumPy can read them."""
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, (list, tuple)):
-        return [_to_nested(d) for d in data]
+        return [to_nested(d) for d in data]
     return data
 
 
-def _size_args(size):
+def size_args(size):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     return tuple(int(s) for s in size)

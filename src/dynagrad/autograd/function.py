@@ -13,7 +13,7 @@ A built-in op is a subclass of ``Op`` holding its forward and its backward side 
             return gy * y
 
 ``backward`` is written only with operations that NumPy arrays and dynagrad tensors
-share (operators, and the helpers of ``dynagrad.ops._formula``). The engine feeds it
+share (operators, and the helpers of ``dynagrad.ops.formula``). The engine feeds it
 arrays, which is fast, unless ``create_graph=True``: then it feeds tensors with grad
 mode on, so the same formula records its own graph and higher derivatives come free.
 
@@ -51,6 +51,7 @@ def _edge(t):
 _NO_EDGE = (None, 0)
 _NO_EDGES = (_NO_EDGE,) * 16  # what a node that records nothing reports: no input needs grad
 _NONE_NEEDED = (False,) * 16
+_VARIANTS = {}   # (op class, node name) -> the op's subclass recording that name (Op.named)
 
 
 class Op(Node):
@@ -75,6 +76,24 @@ class Op(Node):
             cls._node_name = cls.node_name
         else:
             cls._node_name = cls.__name__ + 'Backward0'
+
+    @classmethod
+    def named(cls, node_name):
+        """This op recording its node as ``node_name``.
+
+        A node's name is always a class attribute. Where PyTorch's name depends on the call
+        (a scalar operand, in place, which kernel it dispatches to), the caller picks the
+        variant: a subclass made once per name, differing in nothing else.
+        """
+        if cls._node_name == node_name:
+            return cls
+        variant = _VARIANTS.get((cls, node_name))
+        if variant is None:
+            variant = type(cls.__name__, (cls,), {
+                'node_name': node_name, '__module__': cls.__module__,
+                '__qualname__': cls.__qualname__, '__doc__': cls.__doc__})
+            _VARIANTS[(cls, node_name)] = variant
+        return variant
 
     # -- what an op writes ---------------------------------------------------------------
     def forward(self, *arrays, **params):

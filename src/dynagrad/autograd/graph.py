@@ -37,7 +37,7 @@ class RemovableHandle:
         self.remove()
 
 
-class _HookDict(dict):
+class HookDict(dict):
     """A dict that can be weakly referenced by handles."""
     __slots__ = ('__weakref__',)
 
@@ -216,7 +216,7 @@ class Node:
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` after the node ran; may return new grad_inputs."""
         if self._hooks is None:
-            self._hooks = _HookDict()
+            self._hooks = HookDict()
         handle = RemovableHandle(self._hooks)
         self._hooks[handle.id] = fn
         return handle
@@ -224,7 +224,7 @@ class Node:
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
         if self._pre_hooks is None:
-            self._pre_hooks = _HookDict()
+            self._pre_hooks = HookDict()
         self._hooked = True
         handle = RemovableHandle(self._pre_hooks)
         self._pre_hooks[handle.id] = fn
@@ -236,7 +236,7 @@ class Node:
         self._hooked = True
         hooks = self._tensor_hooks.get(output_nr)
         if hooks is None:
-            hooks = self._tensor_hooks[output_nr] = _HookDict()
+            hooks = self._tensor_hooks[output_nr] = HookDict()
         handle = RemovableHandle(hooks)
         hooks[handle.id] = fn
         return handle
@@ -319,7 +319,7 @@ def register_hook(self, hook):
     if self._grad_fn is not None:
         return self._grad_fn._register_tensor_hook(self._output_nr, hook)
     if self._hooks is None:
-        self._hooks = _HookDict()
+        self._hooks = HookDict()
     handle = RemovableHandle(self._hooks)
     self._hooks[handle.id] = hook
     return handle

@@ -98,12 +98,12 @@ class Variable(Tensor):
             'loss.backward()')
 
     def __repr__(self):
-        return 'Variable containing:' + _legacy_body(self._data)
+        return 'Variable containing:' + legacy_body(self._data)
 
     __str__ = __repr__
 
 
-def _legacy_body(array):
+def legacy_body(array):
     """The 0.3 tensor text of ``array``, as a Variable or Parameter prints it.
 
     0.3 had no 0-dim tensors: reductions and indexing on a Variable gave a Variable of

@@ -2,7 +2,7 @@
 from collections import OrderedDict, namedtuple
 
 from ..tensor import Tensor
-from ..autograd.graph import RemovableHandle, _HookDict
+from ..autograd.graph import RemovableHandle, HookDict
 from .parameter import Parameter
 
 _IncompatibleKeys = namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])
@@ -32,9 +32,9 @@ class Module:
         setattr_(self, '_buffers', OrderedDict())
         setattr_(self, '_non_persistent_buffers_set', set())
         setattr_(self, '_modules', OrderedDict())
-        setattr_(self, '_forward_hooks', _HookDict())
-        setattr_(self, '_forward_pre_hooks', _HookDict())
-        setattr_(self, '_backward_hooks', _HookDict())
+        setattr_(self, '_forward_hooks', HookDict())
+        setattr_(self, '_forward_pre_hooks', HookDict())
+        setattr_(self, '_backward_hooks', HookDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '

@@ -20,8 +20,8 @@ class Parameter(Tensor):
         from .._tensor_str import get_printoptions
         if get_printoptions().get('legacy'):
             # 0.3: 'Parameter containing:' + repr(self.data), whose text starts with '\n'.
-            from ..autograd.variable import _legacy_body
-            return 'Parameter containing:' + _legacy_body(self._data)
+            from ..autograd.variable import legacy_body
+            return 'Parameter containing:' + legacy_body(self._data)
         return 'Parameter containing:\n' + Tensor.__repr__(self)
 
     __str__ = __repr__

@@ -25,7 +25,7 @@ class Unary(Op):
     names: the input ``x`` ('input', the default), the output ``y`` ('output'), or nothing
     (None: ``df(g)``). Like every backward formula, ``df`` runs on arrays and, under
     ``create_graph=True``, on tensors, so it may use only what both share (operators, the
-    helpers of ``_formula``, and ``SomeOp.run``).
+    helpers of ``formula``, and ``SomeOp.run``).
 
     ``f`` and ``df`` become static methods, and the class's ``forward`` and ``backward``
     are built from them; an op that needs more (parameters, several saved values) writes
@@ -100,13 +100,13 @@ def _as_array(x):
     return x._data if hasattr(x, '_data') else x
 
 
-def _type_name(a):
+def type_name(a):
     """PyTorch's scalar-type name of an array's dtype ('Float', 'Long', 'Bool', ...)."""
     return _dtype.FROM_NUMPY[xp.asarray(a).dtype].legacy_name[:-6]
 
 
-def _not_implemented(kernel, a):
-    return NotImplementedError(f'"{kernel}" not implemented for \'{_type_name(a)}\'')
+def not_implemented(kernel, a):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{type_name(a)}\'')
 
 
 def _need_tensor(fn_name, value, position, arg='other'):

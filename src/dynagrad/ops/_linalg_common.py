@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _dtype
 from ..backend import xp
-from ._formula import unwrap as _arr
+from .formula import unwrap as _arr
 
 
 class LinAlgError(RuntimeError):

@@ -6,9 +6,9 @@ from ..backend import xp
 from ..tensor import Tensor
 from ..autograd.function import Op
 from .. import _dtype
-from . import _formula as fm
+from . import formula as fm
 from ._elementwise import (_NoDerivative, _as_array, _binary_inplace, _binary_tensors,
-                           _need_tensor, _not_implemented)
+                           _need_tensor, not_implemented)
 
 _ndarray = np.ndarray
 
@@ -197,7 +197,7 @@ def _check_integer_division(kernel, a, b):
     """Integer division by zero raises (NumPy would warn and give 0); bool has no kernel."""
     kind = _result_kind(a, b)
     if kind == 'b':
-        raise _not_implemented(kernel, xp.asarray(b) if xp.asarray(a).dtype != bool else a)
+        raise not_implemented(kernel, xp.asarray(b) if xp.asarray(a).dtype != bool else a)
     if kind in 'iu' and xp.any(xp.equal(b, 0)):
         raise RuntimeError('ZeroDivisionError')
     return kind
@@ -253,9 +253,7 @@ class Remainder(Op):
 
     def forward(self, a, b):
         _check_integer_division('remainder_cpu', a, b)
-        if b.__class__ is not _ndarray:
-            self._node_name = 'RemainderBackward0'
-        elif self.needs_input_grad[1]:
+        if self.needs_input_grad[1]:
             self.save_for_backward(a, b)
         return xp.remainder(a, b)   # quiet_fp: x % 0 gives nan without a warning
 
@@ -287,9 +285,7 @@ class Fmod(Op):
 
     def forward(self, a, b):
         _check_integer_division('fmod_cpu', a, b)
-        if b.__class__ is not _ndarray:
-            self._node_name = 'FmodBackward0'
-        elif self.needs_input_grad[1]:
+        if self.needs_input_grad[1]:
             self.save_for_backward(a, b)
         return xp.fmod(a, b)
 
@@ -328,10 +324,8 @@ class Xlogy(Op):
 
     def forward(self, a, b):
         if a.__class__ is not _ndarray:
-            self._node_name = 'XlogyBackward1'
             a_, b_ = xp.asarray(a, b.dtype), b
         elif b.__class__ is not _ndarray:
-            self._node_name = 'XlogyBackward2'
             a_, b_ = a, xp.asarray(b, a.dtype)
         else:
             a_, b_ = a, b
@@ -361,7 +355,7 @@ class Hypot(Op):
 
     def forward(self, a, b):
         if a.dtype.kind != 'f':
-            raise _not_implemented('hypot_cpu', a)
+            raise not_implemented('hypot_cpu', a)
         out = xp.hypot(a, b)
         self.save_for_backward(a, b, out)
         return out
@@ -466,6 +460,19 @@ def _check_rounding_mode(rounding_mode):
                            f"but found '{rounding_mode}'")
 
 
+def _scalar_variant(op, other):
+    """The op for a Scalar ``other``: PyTorch names that overload's node ...Backward0."""
+    return op if isinstance(other, Tensor) else op.named(op.__name__ + 'Backward0')
+
+
+def _xlogy_variant(input, other):
+    if not isinstance(input, Tensor):
+        return Xlogy.named('XlogyBackward1')       # xlogy(Scalar, Tensor)
+    if not isinstance(other, Tensor):
+        return Xlogy.named('XlogyBackward2')       # xlogy(Tensor, Scalar)
+    return Xlogy
+
+
 def floor_divide(input, other):
     return FloorDivide.apply(input, other)
 
@@ -473,12 +480,12 @@ def floor_divide(input, other):
 def remainder(input, other):
     if not isinstance(input, Tensor):
         return RemainderScalarSelf.apply(input, other)
-    return Remainder.apply(input, other)
+    return _scalar_variant(Remainder, other).apply(input, other)
 
 
 def fmod(input, other):
     _need_tensor('fmod', input, 1, 'input')
-    return Fmod.apply(input, other)
+    return _scalar_variant(Fmod, other).apply(input, other)
 
 
 def square(input):
@@ -498,7 +505,7 @@ arctan2 = atan2
 def xlogy(input, other):
     if not isinstance(input, Tensor):
         _need_tensor('xlogy', other, 2)
-    return Xlogy.apply(input, other)
+    return _xlogy_variant(input, other).apply(input, other)
 
 
 hypot = _binary_tensors(Hypot, 'hypot')
@@ -573,11 +580,11 @@ def floor_divide_(self, other):
 
 
 def remainder_(self, other):
-    return Remainder.apply_(self, other)
+    return _scalar_variant(Remainder, other).apply_(self, other)
 
 
 def fmod_(self, other):
-    return Fmod.apply_(self, other)
+    return _scalar_variant(Fmod, other).apply_(self, other)
 
 
 def square_(self):
@@ -587,7 +594,7 @@ def square_(self):
 
 
 def xlogy_(self, other):
-    return Xlogy.apply_(self, other)
+    return _xlogy_variant(self, other).apply_(self, other)
 
 
 def addcmul_(self, tensor1, tensor2, *, value=1):

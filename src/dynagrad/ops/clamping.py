@@ -6,8 +6,8 @@ from ..backend import xp
 from ..tensor import Tensor
 from ..autograd.function import Op
 from .. import _dtype
-from . import _formula as fm
-from ._elementwise import _as_array, _binary_tensors, _need_tensor, _not_implemented
+from . import formula as fm
+from ._elementwise import _as_array, _binary_tensors, _need_tensor, not_implemented
 
 _ndarray = np.ndarray
 
@@ -367,7 +367,7 @@ def _lerp_args(input, end, weight):
         raise RuntimeError(f'expected dtype {_torch_dtype_name(dt)} for `end` but got dtype '
                            f'{_torch_dtype_name(end._data.dtype)}')
     if dt.kind != 'f':
-        raise _not_implemented('lerp_kernel_scalar' if not isinstance(weight, Tensor)
+        raise not_implemented('lerp_kernel_scalar' if not isinstance(weight, Tensor)
                                else 'lerp_kernel_tensor', input._data)
     if isinstance(weight, Tensor) and weight._data.dtype != dt:
         if weight._data.ndim:

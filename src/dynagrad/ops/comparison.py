@@ -5,7 +5,7 @@ import numpy as np
 from ..backend import xp
 from ..autograd.function import Op
 from ._elementwise import (_binary_inplace, _binary_tensors, _commuted, _need_tensor,
-                           _not_implemented, _reflected, _unary, _unary_inplace)
+                           not_implemented, _reflected, _unary, _unary_inplace)
 
 
 class _Compare(Op):
@@ -112,7 +112,7 @@ class _Bitwise(_Compare):
 
     def _check(self, dt):
         if dt.kind == 'f' or (dt == bool and not self.allow_bool):
-            raise _not_implemented(self.kernel, xp.zeros(0, dt))
+            raise not_implemented(self.kernel, xp.zeros(0, dt))
 
 
 class BitwiseAnd(_Bitwise):
@@ -150,7 +150,7 @@ class BitwiseNot(_Bitwise):
 def _shift_operands(op, a, b):
     dt = xp.result_type(a, b)
     if dt.kind == 'f' or dt == bool:
-        raise _not_implemented(op.kernel, xp.zeros(0, dt))
+        raise not_implemented(op.kernel, xp.zeros(0, dt))
     a = xp.asarray(a, dt)
     b = xp.asarray(b, dt)
     bits = dt.itemsize * 8

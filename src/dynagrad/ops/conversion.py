@@ -4,7 +4,7 @@ They are ops-level because a dtype change is recorded (``ToCopyBackward0``, thro
 ``Cast`` op); the Tensor's other conversions (``float()``, ``type()``...) call ``to``.
 """
 from .. import _dtype
-from ..tensor import Tensor, Device, _check_device, method
+from ..tensor import Tensor, Device, check_device, method
 from .creation import tensor
 from .pointwise import Cast
 
@@ -22,10 +22,10 @@ def to(self, *args, **kwargs):
         elif isinstance(a, Tensor):
             dtype = a.dtype
         elif isinstance(a, (str, Device)) or a is None:
-            _check_device(a)
+            check_device(a)
         else:
             dtype = _dtype.to_dtype(a)
-    _check_device(kwargs.get('device'))
+    check_device(kwargs.get('device'))
     if dtype is None or dtype.numpy == self._data.dtype:
         return self.clone() if copy else self
     return Cast.apply(self, dtype=dtype.numpy)

@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import _dtype
 from ..backend import xp
-from ..tensor import Tensor, _to_nested, _size_args, _check_device, wrap
+from ..tensor import Tensor, to_nested, size_args, check_device, wrap
 
 
 
@@ -63,7 +63,7 @@ def _category_dtype(category):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new tensor holding a copy of ``data`` (a number, nested sequence, array or tensor)."""
-    _check_device(device)
+    check_device(device)
     if isinstance(data, Tensor):
         array = data._data.copy()
         if dtype is not None:
@@ -76,13 +76,13 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if dtype is None:
             dtype = inferred if inferred is not None else _dtype.get_default_dtype()
     with np.errstate(over='ignore'):  # out-of-range floats become inf, as in PyTorch
-        array = xp.array(_to_nested(data), dtype=_np_dtype(dtype))
+        array = xp.array(to_nested(data), dtype=_np_dtype(dtype))
     return _finish(array, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
     """Like ``tensor`` but shares memory with an array or tensor when no conversion is needed."""
-    _check_device(device)
+    check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None or data.dtype is dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or _np_dtype(dtype) == data.dtype):
@@ -102,7 +102,7 @@ def _shape(size, name):
     """Sizes as varargs, one tuple or list, or a Size; ``zeros()`` with none is an error."""
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-    return _size_args(size)
+    return size_args(size)
 
 
 def _check_fill(fill, np_dtype):
@@ -122,7 +122,7 @@ def _check_fill(fill, np_dtype):
 
 
 def _filled(fill, size, dtype, requires_grad, device=None, name='full'):
-    _check_device(device)
+    check_device(device)
     shape = _shape(size, name)
     np_dtype = _np_dtype(dtype)
     if fill is not None:
@@ -177,7 +177,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
     Integer dtypes truncate the bounds to integers first; float dtypes compute in double.
     """
-    _check_device(device)
+    check_device(device)
     if end is None:
         start, end = 0, start
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
@@ -211,7 +211,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` points from ``start`` to ``end``; the first half counts up from ``start``
     and the second half down from ``end``, as PyTorch's kernel does."""
-    _check_device(device)
+    check_device(device)
     start, end, steps = (x.item() if isinstance(x, Tensor) else x for x in (start, end, steps))
     steps = _builtin_int(steps)
     if steps < 0:
@@ -230,7 +230,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    _check_device(device)
+    check_device(device)
     if n < 0:
         raise RuntimeError(f'n must be greater or equal to 0, got {n}')
     if m is not None and m < 0:

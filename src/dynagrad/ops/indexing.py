@@ -15,7 +15,7 @@ from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import wrap
 from .. import _dtype
-from ._formula import sum_to, is_array, where, named
+from .formula import sum_to, is_array, where
 
 _ndarray = np.ndarray
 _op_apply = Op.apply.__func__
@@ -267,7 +267,7 @@ class BasicIndex(Op):
     @classmethod
     def apply(cls, x, key):
         if cls is BasicIndex:   # the subclass named as torch names the node for this key
-            cls = named(BasicIndex, _node_name_for(key, x._data.shape))
+            cls = BasicIndex.named(_node_name_for(key, x._data.shape))
         return _op_apply(cls, x, key=key)
 
     def forward(self, x, key):
@@ -643,7 +643,7 @@ def take_along_dim(input, indices, dim=None):
                       f'{_type_name(indices._data.dtype) if _is_tensor(indices) else ""}')
     x = input._data
     if dim is None:
-        return named(FlatRead, 'GatherBackward0').apply(
+        return FlatRead.named('GatherBackward0').apply(
             input, index=_flat_index(idx.reshape(-1), x.size))
     if x.ndim != idx.ndim:
         raise RuntimeError('torch.take_along_dim(): input and indices should have the same '

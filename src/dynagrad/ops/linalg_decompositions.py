@@ -15,7 +15,7 @@ import numpy as np
 from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import wrap
-from ._formula import is_array, zeros_like as _zeros_like
+from .formula import is_array, zeros_like as _zeros_like
 from ._linalg_common import (
     LinAlgError, _eye, _np_dtype, _tname, _diag_embed, _shape, _check_square,
     _check_matrices, _first_bad, _singular_error)

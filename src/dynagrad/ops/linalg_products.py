@@ -11,7 +11,7 @@ import numpy as np
 from ..backend import xp
 from ..autograd.function import Op
 from .. import _dtype
-from ._formula import is_array, named
+from .formula import is_array
 from ._linalg_common import _eye, _np_dtype, _tname, _type_name, _shape
 
 
@@ -73,7 +73,7 @@ class Matmul(Op):
 
 
 # Matmul's subclass per (ndim, ndim) of its operands (3 standing for any batched operand).
-_MATMUL_OPS = [[named(Matmul, _matmul_name(na, nb)) for nb in range(4)] for na in range(4)]
+_MATMUL_OPS = [[Matmul.named(_matmul_name(na, nb)) for nb in range(4)] for na in range(4)]
 
 
 def _same_dtype(op, *ts, message=None):
@@ -152,7 +152,7 @@ def bmm(input, mat2):
                            f'[{b}, {k}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].')
     _same_dtype('bmm', input, mat2, message=f'expected scalar type {_tname(input)} but found '
                                             f'{_tname(mat2)}')
-    return named(Matmul, 'BmmBackward0').apply(input, mat2)
+    return Matmul.named('BmmBackward0').apply(input, mat2)
 
 
 def mv(input, vec):
@@ -190,7 +190,7 @@ def dot(input, other):
 def vdot(input, other):
     """``input`` conjugated (a no-op for real tensors) dotted with ``other``."""
     _check_dot('vdot', input, other)
-    return named(Matmul, 'VdotBackward0').apply(input, other)
+    return Matmul.named('VdotBackward0').apply(input, other)
 
 
 def outer(input, vec2):

@@ -16,7 +16,7 @@ from .unary import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
 from .clamping import *  # noqa: F401,F403
 from ._elementwise import (  # noqa: F401
-    Unary, _NoDerivative, _as_array, _type_name, _not_implemented, _need_tensor, _unary,
+    Unary, _NoDerivative, _as_array, type_name, not_implemented, _need_tensor, _unary,
     _unary_inplace, _binary_tensors, _binary_inplace, _commuted)
 from .arithmetic import (  # noqa: F401
     Add, Sub, Rsub, Mul, Div, Rdiv, Pow, PowTensor, Rpow, DivMode, FloorDivide,

@@ -20,8 +20,8 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import Tensor, _check_device, _CPU, wrap
-from ._formula import zeros_like, named
+from ..tensor import Tensor, check_device, CPU, wrap
+from .formula import zeros_like
 
 _U64 = 1 << 64
 _DEFAULT_SEED = 67280421310721
@@ -49,7 +49,7 @@ class Generator:
     """
 
     def __init__(self, device='cpu'):
-        _check_device(device)
+        check_device(device)
         self._reseed(_DEFAULT_SEED)
 
     def _reseed(self, seed):
@@ -59,7 +59,7 @@ class Generator:
 
     @property
     def device(self):
-        return _CPU
+        return CPU
 
     def manual_seed(self, seed):
         """Seed the generator (an int in [-2**63, 2**64 - 1]; negative seeds wrap). Returns it."""
@@ -156,7 +156,7 @@ def fork_rng(devices=None, enabled=True, _caller='fork_rng', _devices_kw='device
         default_generator.set_state(state)
 
 
-def _rng(generator):
+def array_rng(generator):
     if generator is None:
         return default_generator._rng
     if not isinstance(generator, Generator):
@@ -290,7 +290,7 @@ def _integers(rng, low, high_inc, shape, np_dtype):
 
 # -- sampling kernels (arrays in, arrays out) --------------------------------------------
 
-def _uniform01(rng, shape, np_dtype):
+def uniform01(rng, shape, np_dtype):
     """Uniform in [0, 1) with every bit of the dtype's mantissa random, never 1."""
     if np_dtype == np.float64:
         return rng.random(shape)
@@ -337,9 +337,9 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None,
     """Uniform samples in [0, 1)."""
     shape = _size(size, kw.pop('size', None), 'rand')
     _no_extra(kw, 'rand')
-    _check_device(device)
+    check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'check_uniform_bounds')
-    return _finish(_uniform01(_rng(generator), shape, np_dtype), requires_grad)
+    return _finish(uniform01(array_rng(generator), shape, np_dtype), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, layout=None, device=None,
@@ -347,9 +347,9 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None,
     """Standard normal samples."""
     shape = _size(size, kw.pop('size', None), 'randn')
     _no_extra(kw, 'randn')
-    _check_device(device)
+    check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
-    return _finish(_standard_normal(_rng(generator), shape, np_dtype), requires_grad)
+    return _finish(_standard_normal(array_rng(generator), shape, np_dtype), requires_grad)
 
 
 def _no_extra(kw, fn):
@@ -382,21 +382,21 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
         raise TypeError(f"randint(): argument 'size' must be tuple of ints, not "
                         f'{type(size).__name__}')
     shape = _size((size,), None, 'randint')
-    _check_device(device)
+    check_device(device)
     np_dtype = _np_dtype(dtype, _dtype.int64)
     _check_requires_grad(np_dtype, requires_grad)
     if not low < high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
                            f'from={low} >= to={high} (randint)')
     _check_range(low, high - 1, np_dtype)
-    return _finish(_integers(_rng(generator), low, high - 1, shape, np_dtype), requires_grad)
+    return _finish(_integers(array_rng(generator), low, high - 1, shape, np_dtype), requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
     """A random permutation of 0..n-1."""
     n = _int_arg(n, 'randperm', 'n')
-    _check_device(device)
+    check_device(device)
     np_dtype = _np_dtype(dtype, _dtype.int64)
     name = _name(np_dtype)
     if n < 0:
@@ -414,7 +414,7 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None,
         raise RuntimeError(f'value cannot be converted to type {name}_t without overflow '
                            f'(randperm({n}) needs values up to {n - 1})')
     _check_requires_grad(np_dtype, requires_grad)
-    return _finish(_rng(generator).permutation(n).astype(np_dtype), requires_grad)
+    return _finish(array_rng(generator).permutation(n).astype(np_dtype), requires_grad)
 
 
 def _like_dtype(input, dtype):
@@ -459,7 +459,7 @@ class Normal(_ZeroGrad):
         s = next(it) if std is None else std
         self._n = len(arrays)
         shape = xp.broadcast_shapes(xp.shape(m), xp.shape(s))
-        z = _standard_normal(_rng(generator), shape,
+        z = _standard_normal(array_rng(generator), shape,
                              np_dtype if np_dtype.itemsize >= 4 else np.dtype(np.float32))
         return (m + s * z).astype(np_dtype, copy=False)
 
@@ -469,7 +469,7 @@ class Bernoulli(_ZeroGrad):
     _n = 1
 
     def forward(self, p, generator=None):
-        return _bernoulli(_rng(generator), p, p.shape, p.dtype)
+        return _bernoulli(array_rng(generator), p, p.shape, p.dtype)
 
 
 class BernoulliScalarP(Op):
@@ -477,7 +477,7 @@ class BernoulliScalarP(Op):
     node_name = 'NotImplemented'
 
     def forward(self, x, p, generator=None):
-        return _bernoulli(_rng(generator), p, x.shape, x.dtype)
+        return _bernoulli(array_rng(generator), p, x.shape, x.dtype)
 
     def backward(self, g):
         raise RuntimeError('derivative for aten::bernoulli is not implemented (bernoulli(input, '
@@ -488,14 +488,14 @@ class Poisson(_ZeroGrad):
     _n = 1
 
     def forward(self, rates, generator=None):
-        return xp.asarray(_rng(generator).poisson(rates)).astype(rates.dtype)
+        return xp.asarray(array_rng(generator).poisson(rates)).astype(rates.dtype)
 
 
 class Multinomial(Op):
     differentiable = False
 
     def forward(self, p, num_samples, replacement, generator=None):
-        rng = _rng(generator)
+        rng = array_rng(generator)
         k = p.shape[-1]
         P = p.reshape(-1, k).astype(np.float64)
         rows = P.shape[0]
@@ -536,7 +536,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
            device=None, pin_memory=False, requires_grad=False):
     """Normal samples: ``normal(mean, std)`` with tensor mean and/or std (broadcast), or
     ``normal(mean, std, size)`` with numbers."""
-    _rng(generator)
+    array_rng(generator)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if not mt and not st:
         if size is None:
@@ -547,11 +547,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
             raise TypeError(f"normal(): argument 'size' must be tuple of ints, not "
                             f'{type(size).__name__}')
         shape = _size((size,), None, 'normal')
-        _check_device(device)
+        check_device(device)
         np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
         if not s >= 0.0:
             raise RuntimeError(f'normal expects std >= 0.0, but found std {_num(s)}')
-        return _finish(_scaled_normal(_rng(generator), shape, np_dtype, m, s), requires_grad)
+        return _finish(_scaled_normal(array_rng(generator), shape, np_dtype, m, s), requires_grad)
     if size is not None or dtype is not None or requires_grad:
         raise TypeError('normal() received an invalid combination of arguments: size, dtype '
                         'and requires_grad go with numbers for mean and std only')
@@ -559,19 +559,19 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
         np_dtype = _float_only(mean._data.dtype, 'normal_kernel_cpu')
         _check_std(std._data)
         _broadcast(mean, std)
-        result = named(Normal, 'NormalBackward3').apply(mean, std, generator=generator,
+        result = Normal.named('NormalBackward3').apply(mean, std, generator=generator,
                                                         np_dtype=np_dtype)
     elif mt:
         np_dtype = _float_only(mean._data.dtype, 'normal_kernel_cpu')
         s = _scalar(std, 'normal', 'std')
         if not s >= 0.0:
             raise RuntimeError(f'normal expects std >= 0.0, but found std {_num(s)}')
-        result = named(Normal, 'NormalBackward1').apply(mean, std=s, generator=generator,
+        result = Normal.named('NormalBackward1').apply(mean, std=s, generator=generator,
                                                         np_dtype=np_dtype)
     else:
         np_dtype = _float_only(std._data.dtype, 'normal_kernel_cpu')
         _check_std(std._data)
-        result = named(Normal, 'NormalBackward2').apply(
+        result = Normal.named('NormalBackward2').apply(
             std, mean=_scalar(mean, 'normal', 'mean'), generator=generator, np_dtype=np_dtype)
     return result
 
@@ -604,7 +604,7 @@ def _check_p(p):
 def bernoulli(input, p=None, *, generator=None):
     """1 with probability ``input`` (or with probability ``p`` in input's shape and dtype)."""
     _tensor_arg(input, 'bernoulli', 'input')
-    _rng(generator)
+    array_rng(generator)
     if p is None:
         _float_only(input._data.dtype, 'bernoulli_tensor_cpu_p_')
         _check_p(input._data)
@@ -620,7 +620,7 @@ def bernoulli(input, p=None, *, generator=None):
 def poisson(input, generator=None):
     """Poisson samples with rates ``input``, in its dtype."""
     _tensor_arg(input, 'poisson', 'input')
-    _rng(generator)
+    array_rng(generator)
     rates = input._data
     _float_only(rates.dtype, 'poisson_cpu')
     if rates.size and not (rates >= 0).all():
@@ -631,7 +631,7 @@ def poisson(input, generator=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices sampled from each row of ``input`` (unnormalised probabilities)."""
     _tensor_arg(input, 'multinomial', 'input')
-    _rng(generator)
+    array_rng(generator)
     num_samples = _int_arg(num_samples, 'multinomial', 'num_samples')
     p = input._data
     if p.ndim not in (1, 2):
@@ -672,7 +672,7 @@ class _Fill(Op):
 
 class Uniform(_Fill):
     def forward(self, x, low, high, generator=None):
-        r = _uniform01(_rng(generator), x.shape, x.dtype)
+        r = uniform01(array_rng(generator), x.shape, x.dtype)
         if (low, high) != (0.0, 1.0):
             c = x.dtype.type if x.dtype.itemsize >= 4 else np.float32  # float16 computes in float32
             r = xp.asarray(r * c(high - low) + c(low)).astype(x.dtype, copy=False)
@@ -685,28 +685,28 @@ class NormalFill(_Fill):
     node_name = 'NormalBackward0'
 
     def forward(self, x, mean, std, generator=None):
-        return _scaled_normal(_rng(generator), x.shape, x.dtype, mean, std)
+        return _scaled_normal(array_rng(generator), x.shape, x.dtype, mean, std)
 
 
 class BernoulliFill(_Fill):
     node_name = 'BernoulliBackward2'
 
     def forward(self, x, p, generator=None):
-        return _bernoulli(_rng(generator), p, x.shape, x.dtype)
+        return _bernoulli(array_rng(generator), p, x.shape, x.dtype)
 
 
 class BernoulliTensorFill(_Fill):
     node_name = 'BernoulliBackward1'
 
     def forward(self, x, p, generator=None):
-        return _bernoulli(_rng(generator), p, x.shape, x.dtype)
+        return _bernoulli(array_rng(generator), p, x.shape, x.dtype)
 
 
 class Random(_Fill):
     """``random_(from, to)``; the subclasses are the ``random_(to)`` and ``random_()`` forms,
     which PyTorch names differently."""
     def forward(self, x, low, high_inc, generator=None):
-        return _integers(_rng(generator), low, high_inc, x.shape, x.dtype)
+        return _integers(array_rng(generator), low, high_inc, x.shape, x.dtype)
 
 
 class RandomTo(Random):
@@ -719,23 +719,23 @@ class RandomFull(Random):
 
 class Exponential(_Fill):
     def forward(self, x, lambd, generator=None):
-        return xp.asarray(_rng(generator).standard_exponential(x.shape) / lambd).astype(x.dtype)
+        return xp.asarray(array_rng(generator).standard_exponential(x.shape) / lambd).astype(x.dtype)
 
 
 class Geometric(_Fill):
     def forward(self, x, p, generator=None):
-        return xp.asarray(_rng(generator).geometric(p, x.shape)).astype(x.dtype)
+        return xp.asarray(array_rng(generator).geometric(p, x.shape)).astype(x.dtype)
 
 
 class LogNormal(_Fill):
     def forward(self, x, mean, std, generator=None):
-        z = xp.asarray(_rng(generator).standard_normal(x.shape))
+        z = xp.asarray(array_rng(generator).standard_normal(x.shape))
         return xp.exp(mean + std * z).astype(x.dtype)
 
 
 class Cauchy(_Fill):
     def forward(self, x, median, sigma, generator=None):
-        z = xp.asarray(_rng(generator).standard_cauchy(x.shape))
+        z = xp.asarray(array_rng(generator).standard_cauchy(x.shape))
         return (median + sigma * z).astype(x.dtype)
 
 
@@ -751,7 +751,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     low = _scalar(kw.pop('from', from_), 'uniform_', 'from')
     high = _scalar(kw.pop('to', to), 'uniform_', 'to')
     _no_extra(kw, 'uniform_')
-    _rng(generator)
+    array_rng(generator)
     np_dtype = _float_only(self._data.dtype, 'check_uniform_bounds')
     ctype, top = _C_TYPE[_name(np_dtype)], float(np.finfo(np_dtype).max)
     if not -top <= low <= top:
@@ -771,7 +771,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples."""
     mean, std = _scalar(mean, 'normal_', 'mean'), _scalar(std, 'normal_', 'std')
-    _rng(generator)
+    array_rng(generator)
     _float_only(self._data.dtype, 'normal_kernel_cpu')
     if not std >= 0.0:
         raise RuntimeError(f'normal expects std >= 0.0, but found std {_num(std)}')
@@ -780,7 +780,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 with probability ``p`` (a number, or a tensor broadcast to self), else 0."""
-    _rng(generator)
+    array_rng(generator)
     if isinstance(p, Tensor):
         pd = p._data
         _float_only(pd.dtype, 'bernoulli_tensor_cpu_p_')
@@ -828,7 +828,7 @@ def random_(self, *args, generator=None, **kw):
         node = Random if 'from' in kw else RandomTo
     else:
         low, high, node = 0, None, RandomFull
-    _rng(generator)
+    array_rng(generator)
     np_dtype = self._data.dtype
     name = _name(np_dtype)
     low = _int_arg(low, 'random_', 'from')
@@ -855,7 +855,7 @@ def random_(self, *args, generator=None, **kw):
 
 def exponential_(self, lambd=1.0, *, generator=None):
     lambd = _scalar(lambd, 'exponential_', 'lambd')
-    _rng(generator)
+    array_rng(generator)
     _continuous_only(self, 'Exponential', _KERNEL_TYPE)
     if not lambd > 0.0:
         raise RuntimeError(f'exponential_ expects lambda > 0.0, but found lambda={_num(lambd)}')
@@ -864,7 +864,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 def geometric_(self, p, *, generator=None):
     p = _scalar(p, 'geometric_', 'p')
-    _rng(generator)
+    array_rng(generator)
     if self._data.dtype.kind == 'b':
         raise NotImplementedError('"geometric_cpu" not implemented for \'Bool\'')
     if not 0 < p < 1:
@@ -874,7 +874,7 @@ def geometric_(self, p, *, generator=None):
 
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     mean, std = _scalar(mean, 'log_normal_', 'mean'), _scalar(std, 'log_normal_', 'std')
-    _rng(generator)
+    array_rng(generator)
     _float_only(self._data.dtype, 'log_normal_cpu')
     if not std > 0.0:
         raise RuntimeError(f'log_normal_ expects std > 0.0, but found std={_num(std)}')
@@ -884,7 +884,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     median = _scalar(median, 'cauchy_', 'median')
     sigma = _scalar(sigma, 'cauchy_', 'sigma')
-    _rng(generator)
+    array_rng(generator)
     _continuous_only(self, 'Cauchy', _C_TYPE)
     if not sigma > 0.0:
         raise RuntimeError(f'cauchy_ expects sigma > 0.0, but found sigma={_num(sigma)}')

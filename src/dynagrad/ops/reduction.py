@@ -20,8 +20,8 @@ from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import Tensor, wrap
 from .. import _dtype
-from ._formula import (broadcast_to, unsqueeze_dims, is_array, where, sign, exp, zeros_like,
-                       named, unwrap as _arr)
+from .formula import (broadcast_to, unsqueeze_dims, is_array, where, sign, exp, zeros_like,
+                       unwrap as _arr)
 
 _py_max, _py_min, _py_sorted = builtins.max, builtins.min, builtins.sorted
 
@@ -788,7 +788,7 @@ def _var_std(op, input, dim, unbiased, keepdim, correction, take_sqrt, with_mean
                       'than the reduction factor (input numel divided by output numel).',
                       UserWarning, stacklevel=3)
     name = ('Std' if take_sqrt else 'Var') + ('Mean' if with_mean else '') + 'Backward0'
-    return named(VarStd, name).apply(input, dims=dims, correction=corr, keepdim=keepdim,
+    return VarStd.named(name).apply(input, dims=dims, correction=corr, keepdim=keepdim,
                                      take_sqrt=take_sqrt, with_mean=with_mean)
 
 

@@ -7,7 +7,7 @@ import numpy as np
 from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import wrap
-from ._formula import sum_to, is_array, broadcast_to as _bcast
+from .formula import sum_to, is_array, broadcast_to as _bcast
 from .indexing import BasicIndex, IndexScatter, IndexSelect
 
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from . import _formula as fm
+from . import formula as fm
 from ._elementwise import Unary
 
 __all__ = ['erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'polygamma']

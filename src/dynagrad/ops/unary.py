@@ -10,9 +10,9 @@ import math
 import numpy as np
 
 from ..backend import xp
-from . import _formula as fm
+from . import formula as fm
 from ..autograd.function import Op
-from ._elementwise import Unary, _as_array, _not_implemented, _unary, _unary_inplace
+from ._elementwise import Unary, _as_array, not_implemented, _unary, _unary_inplace
 from .special import Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace
 
 _LN2 = math.log(2.0)
@@ -173,10 +173,10 @@ class Logit(Op):
 # -- trigonometric and hyperbolic -----------------------------------------------------------
 # (_cos(x): the cos of an array, or the recorded cos of a tensor; as fm.exp, fm.log.)
 
-_sin = fm._dual(xp.sin, 'sin')
-_cos = fm._dual(xp.cos, 'cos')
-_sinh = fm._dual(xp.sinh, 'sinh')
-_cosh = fm._dual(xp.cosh, 'cosh')
+_sin = fm.dual(xp.sin, 'sin')
+_cos = fm.dual(xp.cos, 'cos')
+_sinh = fm.dual(xp.sinh, 'sinh')
+_cosh = fm.dual(xp.cosh, 'cosh')
 
 
 class Sin(Unary):
@@ -282,7 +282,7 @@ def _rounded(round_fn, kernel, x):
     """``round_fn(x)`` for floats; integers are already whole; bool has no kernel."""
     if x.dtype.kind != 'f':
         if x.dtype == bool:
-            raise _not_implemented(kernel, x)
+            raise not_implemented(kernel, x)
         return x.copy()
     return round_fn(x)
 
@@ -321,7 +321,7 @@ class RoundDecimals(Op):
 
     def forward(self, x, decimals):
         if x.dtype.kind != 'f':
-            raise _not_implemented('round_cpu', x)
+            raise not_implemented('round_cpu', x)
         return xp.round(x, decimals)
 
     def backward(self, g):
@@ -334,7 +334,7 @@ class Frac(Unary):
 
     def f(x):
         if x.dtype.kind != 'f':
-            raise _not_implemented('frac_cpu', x)
+            raise not_implemented('frac_cpu', x)
         with np.errstate(invalid='ignore'):
             return x - xp.trunc(x)
 

@@ -17,7 +17,7 @@ from itertools import chain
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
-from ..autograd.graph import RemovableHandle, _HookDict
+from ..autograd.graph import RemovableHandle, HookDict
 from ..backend import xp
 from ..tensor import Tensor, bump_version, wrap
 
@@ -38,8 +38,8 @@ class _RequiredParameter:
 
 required = _RequiredParameter()
 
-_global_pre_hooks = _HookDict()
-_global_post_hooks = _HookDict()
+_global_pre_hooks = HookDict()
+_global_post_hooks = HookDict()
 
 
 def register_optimizer_step_pre_hook(hook):

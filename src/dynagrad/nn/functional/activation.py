@@ -14,16 +14,16 @@ import numpy as np
 from ... import ops as _ops
 from ...autograd.function import Op
 from ...backend import xp
-from ...ops import _formula as fm
+from ...ops import formula as fm
 from ...ops import special as _sp
-from ...ops.pointwise import _not_implemented
+from ...ops.pointwise import not_implemented
 from ...tensor import method, wrap
 
 
 def _float_only(input, kernel):
     """PyTorch's activations have no integer kernels: NotImplementedError as torch."""
     if input._data.dtype.kind != 'f':
-        raise _not_implemented(kernel, input._data)
+        raise not_implemented(kernel, input._data)
 
 
 def _sigmoid(x):
@@ -218,7 +218,7 @@ class HardtanhOp(Op):
 
 def _check_bool_input(input, kernel):
     if input._data.dtype == np.bool_:
-        raise _not_implemented(kernel, input._data)
+        raise not_implemented(kernel, input._data)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -242,14 +242,13 @@ class LeakyRelu(Op):
     def forward(self, x, negative_slope, inplace=False):
         self.slope = negative_slope
         out = xp.where(x > 0, x, x * x.dtype.type(negative_slope))
-        if inplace:
-            self._node_name = 'LeakyReluBackward1'
+        self.inplace = inplace
         self.save_for_backward(out if inplace else x)
         return out
 
     def backward(self, g):
         x, = self.saved_tensors
-        if self._node_name == 'LeakyReluBackward1' and self.slope < 0:
+        if self.inplace and self.slope < 0:
             raise RuntimeError(
                 'In-place leakyReLu backward calculation is triggered with a negative slope '
                 'which is not supported. This is caused by calling in-place forward function '
@@ -260,7 +259,8 @@ class LeakyRelu(Op):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     _float_only(input, 'leaky_relu_cpu')
     if inplace:
-        return LeakyRelu.apply_(input, negative_slope=negative_slope, inplace=True)
+        return LeakyRelu.named('LeakyReluBackward1').apply_(
+            input, negative_slope=negative_slope, inplace=True)
     return LeakyRelu.apply(input, negative_slope=negative_slope)
 
 
@@ -277,10 +277,9 @@ class Elu(Op):
     """
     quiet_fp = True
 
-    def forward(self, x, alpha, scale, input_scale, name='Elu', inplace=False):
+    def forward(self, x, alpha, scale, input_scale, inplace=False):
         self.alpha, self.scale, self.input_scale = alpha, scale, input_scale
         self.inplace = inplace
-        self._node_name = name + ('Backward1' if inplace else 'Backward0')
         t = x.dtype.type
         neg = t(alpha * scale) * xp.expm1(xp.minimum(x, 0) * t(input_scale))
         out = xp.where(x > 0, x * t(scale), neg)
@@ -304,10 +303,10 @@ class Elu(Op):
 
 def _elu(input, alpha, scale, input_scale, name, inplace, kernel='elu_cpu'):
     _float_only(input, kernel)
-    kw = dict(alpha=alpha, scale=scale, input_scale=input_scale, name=name)
+    kw = dict(alpha=alpha, scale=scale, input_scale=input_scale)
     if inplace:
-        return Elu.apply_(input, inplace=True, **kw)
-    return Elu.apply(input, **kw)
+        return Elu.named(name + 'Backward1').apply_(input, inplace=True, **kw)
+    return Elu.named(name + 'Backward0').apply(input, **kw)
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -344,10 +343,8 @@ class ThresholdOp(Op):
     """``x if x > threshold else value``; the mask of kept elements is all backward needs."""
     node_name = 'ThresholdBackward0'
 
-    def forward(self, x, threshold, value, inplace=False):
+    def forward(self, x, threshold, value):
         out = xp.where(x > threshold, x, xp.asarray(value).astype(x.dtype))
-        if inplace:
-            self._node_name = 'ThresholdBackward1'
         if self.needs_input_grad[0]:
             self.mask = x > threshold
         return out
@@ -359,19 +356,20 @@ class ThresholdOp(Op):
 def threshold(input, threshold, value, inplace=False):
     _check_bool_input(input, 'threshold_cpu')
     if inplace:
-        return ThresholdOp.apply_(input, threshold=threshold, value=value, inplace=True)
+        return threshold_(input, threshold, value)
     return ThresholdOp.apply(input, threshold=threshold, value=value)
 
 
 def threshold_(input, threshold, value):
-    return ThresholdOp.apply_(input, threshold=threshold, value=value, inplace=True)
+    return ThresholdOp.named('ThresholdBackward1').apply_(input, threshold=threshold,
+                                                          value=value)
 
 
 class Rrelu(Op):
     """Leaky ReLU with a slope drawn per element in training, (lower + upper) / 2 in eval."""
     node_name = 'RreluWithNoiseBackward0'
 
-    def forward(self, x, lower, upper, training, inplace=False):
+    def forward(self, x, lower, upper, training):
         if training:
             from ...ops.random import default_generator
             u = default_generator._rng.random(x.shape).astype(x.dtype)
@@ -380,8 +378,6 @@ class Rrelu(Op):
         else:
             noise = xp.where(x > 0, x.dtype.type(1), x.dtype.type((lower + upper) / 2))
         self.noise = noise
-        if inplace:
-            self._node_name = 'RreluWithNoiseBackward1'
         return x * noise
 
     def backward(self, g):
@@ -394,7 +390,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     _float_only(input, 'rrelu_with_noise_out_cpu')
     kw = dict(lower=lower, upper=upper, training=bool(training))
     if inplace:
-        return Rrelu.apply_(input, inplace=True, **kw)
+        return Rrelu.named('RreluWithNoiseBackward1').apply_(input, **kw)
     return Rrelu.apply(input, **kw)
 
 
@@ -425,9 +421,9 @@ class Prelu(Op):
 
 def prelu(input, weight):
     if input._data.dtype != weight._data.dtype:
-        from ...ops.pointwise import _type_name
+        from ...ops.pointwise import type_name
         raise RuntimeError(f'prelu: Type promoting not supported. Got '
-                           f'{_type_name(input._data)} and {_type_name(weight._data)}')
+                           f'{type_name(input._data)} and {type_name(weight._data)}')
     _float_only(input, 'prelu_cpu')
     if weight.ndim > 1:
         raise RuntimeError(f'prelu: Expected `weight` to be a scalar or 1D tensor, but got: '

@@ -12,8 +12,8 @@ import numpy as np
 
 from ...backend import xp
 from ...autograd.function import Op
-from ...ops import _formula as fm
-from ...ops.random import _rng, _uniform01
+from ...ops import formula as fm
+from ...ops.random import array_rng, uniform01
 from ...tensor import Tensor, wrap
 from .activation import softmax
 
@@ -25,11 +25,9 @@ def _sum_last(x):
 class ScaledDotProductAttention(Op):
     node_name = 'UnsafeViewBackward0'   # torch's math path; see _node_for
 
-    def forward(self, q, k, v, mask=None, bias=None, scale=1.0, keep=None, node=None):
+    def forward(self, q, k, v, mask=None, bias=None, scale=1.0, keep=None):
         """``mask``: a float mask tensor's array (an input); ``bias``: a constant additive
         array (from a boolean mask or is_causal); ``keep``: dropout's scaled keep mask."""
-        if node is not None:
-            self._node_name = node
         self.scale = scale
         s = q @ xp.swapaxes(k, -1, -2)
         s *= scale
@@ -195,16 +193,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if dropout_p == 1:
             keep = xp.zeros(shape, dt)
         else:
-            u = _uniform01(_rng(None), shape, dt)
+            u = uniform01(array_rng(None), shape, dt)
             keep = ((u >= dropout_p) * (1.0 / (1.0 - dropout_p))).astype(dt)
+    op = ScaledDotProductAttention
     if query.ndim == 2 and key.ndim == 2 and value.ndim == 2:
-        node = 'MmBackward0'
+        op = op.named('MmBackward0')
     elif _flash_eligible(query, key, value, attn_mask, dropout_p):
-        node = 'ScaledDotProductFlashAttentionForCpuBackward0'
-    else:
-        node = None
-    return ScaledDotProductAttention.apply(query, key, value, mask, bias=bias, scale=scale,
-                                           keep=keep, node=node)
+        op = op.named('ScaledDotProductFlashAttentionForCpuBackward0')
+    return op.apply(query, key, value, mask, bias=bias, scale=scale, keep=keep)
 
 
 __all__ = ['scaled_dot_product_attention']

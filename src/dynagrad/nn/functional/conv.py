@@ -32,7 +32,7 @@ import numpy as np
 
 from ...autograd.function import Op
 from ...backend import xp
-from ...ops import _formula as fm
+from ...ops import formula as fm
 
 _ndarray = np.ndarray
 

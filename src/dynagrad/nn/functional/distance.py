@@ -13,7 +13,7 @@ import numpy as np
 
 from ...backend import xp
 from ...autograd.function import Op
-from ...ops import _formula as fm
+from ...ops import formula as fm
 from ...ops.indexing import IndexScatter
 from ...tensor import wrap
 from ... import ops as _ops
@@ -99,8 +99,7 @@ class Cdist(Op):
     def forward(self, x1, x2, p=2.0, use_mm=False):
         self.p = p
         if use_mm:
-            # The matrix-product expansion, as torch's mm path; its node is a view.
-            self._node_name = 'ViewBackward0'
+            # The matrix-product expansion, as torch's mm path (its node is a view).
             sq1 = (x1 * x1).sum(-1)[..., :, None]
             sq2 = (x2 * x2).sum(-1)[..., None, :]
             s = sq1 + sq2 - 2.0 * (x1 @ xp.swapaxes(x2, -1, -2))
@@ -163,7 +162,8 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     use_mm = p == 2 and x1.shape[-1] > 0 and (
         compute_mode == _MODES[1] or compute_mode == _MODES[0] and (
             x1.shape[-2] > 25 or x2.shape[-2] > 25))
-    return Cdist.apply(x1, x2, p=float(p), use_mm=use_mm)
+    op = Cdist.named('ViewBackward0') if use_mm else Cdist
+    return op.apply(x1, x2, p=float(p), use_mm=use_mm)
 
 
 # -- pairwise and cosine ---------------------------------------------------------------------

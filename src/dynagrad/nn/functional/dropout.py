@@ -11,7 +11,7 @@ import numpy as np
 
 from ...autograd.function import Op
 from ...backend import xp
-from ...ops.random import _rng
+from ...ops.random import array_rng
 
 # -alpha * scale of SELU: the value alpha dropout sets dropped elements to (before a, b)
 _ALPHA_P = 1.7580993408473766
@@ -25,7 +25,6 @@ class DropoutMul(Op):
         self.noise = noise
         out = x * noise
         if shift is not None:
-            self._node_name = 'AddBackward0'
             out += shift
         return out
 
@@ -40,7 +39,7 @@ def _check_p(p):
 
 def _keep(shape, p, dtype):
     """A 0/1 mask of ``shape`` (1 with probability ``1 - p``), from the default generator."""
-    rng = _rng(None)
+    rng = array_rng(None)
     u = rng.random(shape, dtype=np.float32) if dtype == np.float32 else rng.random(shape)
     return (u < 1.0 - p).astype(dtype)
 
@@ -51,9 +50,9 @@ def _dropout(input, p, training, inplace, noise_shape, alpha=False):
         return input
     x = input._data
     if x.dtype.kind != 'f':
-        from ...ops.pointwise import _type_name
+        from ...ops.pointwise import type_name
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                           f'{_type_name(x)}')
+                           f'{type_name(x)}')
     dtype = x.dtype
     shift = None
     if p == 1:
@@ -67,9 +66,10 @@ def _dropout(input, p, training, inplace, noise_shape, alpha=False):
             noise = keep * dtype.type(a)
         else:
             noise = keep * dtype.type(1.0 / (1.0 - p))
+    op = DropoutMul if shift is None else DropoutMul.named('AddBackward0')
     if inplace:
-        return DropoutMul.apply_(input, noise=noise, shift=shift)
-    return DropoutMul.apply(input, noise=noise, shift=shift)
+        return op.apply_(input, noise=noise, shift=shift)
+    return op.apply(input, noise=noise, shift=shift)
 
 
 def _feature_shape(input):

@@ -25,7 +25,6 @@ class LinearOp(Op):
     node_name = 'LinearBackward0'
 
     def forward(self, x, weight, bias=None):
-        self._node_name = _linear_node_name(x.ndim, weight.ndim, bias is not None)
         need_x, need_w = self.needs_input_grad[:2]
         self.save_for_backward(x if need_w else None, weight if need_x else None)
         self.w_ndim = weight.ndim
@@ -77,14 +76,16 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f'linear: expected m1 and m2 to have the same dtype, but got: '
                            f'{input.dtype} != {weight.dtype}')
     if bias is None:
-        return LinearOp.apply(input, weight)
+        return LinearOp.named(_linear_node_name(input.ndim, weight.ndim, False)).apply(
+            input, weight)
     if bias._data.dtype != input._data.dtype:
         raise RuntimeError(f'linear: self and mat2 must have the same dtype, but got '
                            f'{bias.dtype} (bias) and {input.dtype} (input)')
     if weight.ndim == 1 and input.ndim > 1:
         raise RuntimeError('linear: mat2 must be a matrix, got 1-D tensor (a 1-D weight takes '
                            'no bias with a batched input)')
-    return LinearOp.apply(input, weight, bias)
+    return LinearOp.named(_linear_node_name(input.ndim, weight.ndim, True)).apply(
+        input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):

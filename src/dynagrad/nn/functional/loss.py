@@ -16,12 +16,12 @@ import numpy as np
 from ...backend import xp
 from ...autograd.function import Op
 from ...autograd.grad_mode import state as _grad_state
-from ...ops import _formula as fm
+from ...ops import formula as fm
 from ...tensor import Tensor, wrap
 from .activation import log_softmax
 from ... import ops as _ops
 
-_log1p = fm._dual(xp.log1p, 'log1p')
+_log1p = fm.dual(xp.log1p, 'log1p')
 _EPSILON = 1e-12
 
 
@@ -405,10 +405,6 @@ class NllLoss(Op):
     node_name = 'NllLossBackward0'
 
     def forward(self, logp, target, weight=None, ignore_index=-100, reduction='mean'):
-        if logp.ndim > 2:
-            # torch runs K-dim inputs through its 2-D kernel, viewed back for 'none'
-            self._node_name = 'ViewBackward0' if logp.ndim != 4 and reduction == 'none' \
-                else 'NllLoss2DBackward0'
         keep = target != ignore_index
         safe = xp.where(keep, target, 0)
         w = keep.astype(logp.dtype) if weight is None else weight[safe] * keep
@@ -484,8 +480,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """Negative log-likelihood of class indices; input (C), (N, C) or (N, C, d1, ...)."""
     reduction = _reduction(size_average, reduce, reduction)
     t, w = _checked_targets(input, target, weight, ignore_index, 'nll_loss')
-    return NllLoss.apply(input, t, weight=w,
-                         ignore_index=ignore_index, reduction=reduction)
+    op = NllLoss
+    if input.ndim > 2:   # torch runs K-dim inputs through its 2-D kernel, viewed back for 'none'
+        op = op.named('ViewBackward0' if input.ndim != 4 and reduction == 'none'
+                      else 'NllLoss2DBackward0')
+    return op.apply(input, t, weight=w, ignore_index=ignore_index, reduction=reduction)
 
 
 def _class_view(weight, ndim):

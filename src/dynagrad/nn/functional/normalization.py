@@ -19,8 +19,8 @@ from ... import ops as _ops
 from ...autograd.function import Op
 from ...backend import xp
 from ...tensor import bump_version
-from ...ops import _formula as fm
-from ...ops.pointwise import _not_implemented, _type_name
+from ...ops import formula as fm
+from ...ops.pointwise import not_implemented, type_name
 
 
 def _keep_shape(shape, axes):
@@ -44,9 +44,7 @@ class Normalize(Op):
     reshaped to ``view``; ``fixed``: the statistics are running ones (constants)."""
     node_name = 'NativeBatchNormBackward0'
 
-    def forward(self, x, weight, bias, *, view, axes, wshape, mean, rstd, eps, fixed,
-                name='NativeBatchNormBackward0'):
-        self._node_name = name
+    def forward(self, x, weight, bias, *, view, axes, wshape, mean, rstd, eps, fixed):
         self.view, self.axes, self.wshape, self.eps, self.fixed = view, axes, wshape, eps, fixed
         param = weight if weight is not None else bias
         self.pshape = param.shape if param is not None else None
@@ -104,14 +102,14 @@ def _stats(xv, axes, eps):
 
 def _check_float(input, kernel):
     if input._data.dtype.kind != 'f':
-        raise _not_implemented(kernel, input._data)
+        raise not_implemented(kernel, input._data)
 
 
 def _check_same_dtype(input, *params):
     for p in params:
         if p is not None and p._data.dtype != input._data.dtype:
             raise RuntimeError(f'mixed dtype (CPU): expect parameter to have scalar type of '
-                               f'{_type_name(input._data)} (got {_type_name(p._data)}); '
+                               f'{type_name(input._data)} (got {type_name(p._data)}); '
                                f'cast weight, bias and running statistics to the input dtype')
 
 
@@ -259,9 +257,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     x = input._data
     axes = tuple(range(x.ndim - len(shape), x.ndim))
     mean, _, rstd = _stats(x, axes, eps)
-    return Normalize.apply(input, weight, bias, view=x.shape, axes=axes, wshape=shape,
-                           mean=mean, rstd=rstd, eps=eps, fixed=False,
-                           name='NativeLayerNormBackward0')
+    return Normalize.named('NativeLayerNormBackward0').apply(
+        input, weight, bias, view=x.shape, axes=axes, wshape=shape, mean=mean, rstd=rstd,
+        eps=eps, fixed=False)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
@@ -284,9 +282,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     x = input._data
     view = (n, num_groups, x.size // max(n * num_groups, 1))
     mean, _, rstd = _stats(x.reshape(view), (2,), eps)
-    return Normalize.apply(input, weight, bias, view=view, axes=(2,),
-                           wshape=(c,) + (1,) * (x.ndim - 2), mean=mean, rstd=rstd, eps=eps,
-                           fixed=False, name='NativeGroupNormBackward0')
+    return Normalize.named('NativeGroupNormBackward0').apply(
+        input, weight, bias, view=view, axes=(2,), wshape=(c,) + (1,) * (x.ndim - 2),
+        mean=mean, rstd=rstd, eps=eps, fixed=False)
 
 
 class RmsNorm(Op):

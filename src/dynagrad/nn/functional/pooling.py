@@ -17,7 +17,7 @@ import numpy as np
 
 from ...backend import xp
 from ...autograd.function import Op
-from ...ops import _formula as fm
+from ...ops import formula as fm
 
 
 # ---------------------------------------------------------------------------------------
@@ -403,8 +403,7 @@ class AxisMatmul(Op):
     number of times. Adaptive average pooling and interpolation are such maps.
     """
 
-    def forward(self, x, mh, mw, name='AxisMatmulBackward0'):
-        self._node_name = name
+    def forward(self, x, mh, mw):
         self.mh, self.mw = mh, mw
         if mh is not None:
             x = xp.matmul(mh.astype(x.dtype, copy=False), x)
@@ -414,8 +413,8 @@ class AxisMatmul(Op):
 
     def backward(self, g):
         name = self._node_name[:-len('Backward0')] + 'BackwardBackward0'
-        return AxisMatmul.run(g, mh=None if self.mh is None else self.mh.T,
-                              mw=None if self.mw is None else self.mw.T, name=name)
+        return AxisMatmul.named(name).run(g, mh=None if self.mh is None else self.mh.T,
+                                          mw=None if self.mw is None else self.mw.T)
 
 
 
@@ -447,9 +446,8 @@ def adaptive_avg_pool2d(input, output_size):
         return input.mean((-2, -1), keepdim=True)
     H, W = input.shape[-2:]
     dt = input._data.dtype
-    return AxisMatmul.apply(input, mh=_adaptive_matrix(H, Ho, dt),
-                            mw=_adaptive_matrix(W, Wo, dt),
-                            name='AdaptiveAvgPool2DBackward0')
+    return AxisMatmul.named('AdaptiveAvgPool2DBackward0').apply(
+        input, mh=_adaptive_matrix(H, Ho, dt), mw=_adaptive_matrix(W, Wo, dt))
 
 
 def adaptive_avg_pool1d(input, output_size):

@@ -6,7 +6,7 @@ multiply before the time loop, and each step computes all its gates with one fus
 multiply of the recurrent state. The gate activations are kept, and the backward runs
 back-propagation through time on arrays in one call; the weight gradients are again one
 big matrix multiply each, after the loop. Under ``create_graph=True`` the backward re-runs
-the layer with recorded dynagrad ops (``_reference_layer``) and differentiates that, so
+the layer with recorded dynagrad ops (``reference_layer``) and differentiates that, so
 double backward works.
 
 The sequence is held time-major and *packed*: a 2-D array of rows, step ``t`` owning
@@ -66,7 +66,6 @@ class _RecurrentLayer(Op):
     def forward(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode='LSTM', batch_sizes=(),
                 reverse=False):
         self.mode, self.batch_sizes, self.reverse = mode, batch_sizes, reverse
-        self._node_name = _NODE_NAMES[mode]
         run = _FORWARDS[mode]
         return run(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse)
 
@@ -82,7 +81,7 @@ class _RecurrentLayer(Op):
         inputs = saved[:8]
         needs = self.needs_input_grad
         wanted = [i for i in range(8) if needs[i] and inputs[i] is not None]
-        outs = _reference_layer(self.mode, *inputs, self.batch_sizes, self.reverse)
+        outs = reference_layer(self.mode, *inputs, self.batch_sizes, self.reverse)
         pairs = [(o, g) for o, g in zip(outs, grads) if o is not None and g is not None]
         got = autograd_grad([o for o, _ in pairs], [inputs[i] for i in wanted],
                             [g for _, g in pairs], create_graph=True, allow_unused=True)
@@ -357,6 +356,14 @@ _NODE_NAMES = {'LSTM': 'LstmLayerBackward0', 'GRU': 'GruLayerBackward0',
                'RNN_TANH': 'RnnTanhLayerBackward0', 'RNN_RELU': 'RnnReluLayerBackward0'}
 
 
+def recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
+    """One fused layer (see ``_RecurrentLayer``): ``(output, h_n, c_n or None)``."""
+    outs = _RecurrentLayer.named(_NODE_NAMES[mode]).apply(
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode=mode, batch_sizes=batch_sizes,
+        reverse=reverse)
+    return outs if mode == 'LSTM' else (outs[0], outs[1], None)
+
+
 # ---------------------------------------------------------------------------------------
 # The same layer with recorded ops: the create_graph fallback and the unfused reference.
 
@@ -382,7 +389,7 @@ def _cell(mode, xw, hp, cp, w_hh, b_hh, w_hr):
     return (a.relu() if mode == 'RNN_RELU' else a.tanh()), None
 
 
-def _reference_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
+def reference_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     xw = _linear(x, w_ih, b_ih)
     offs = _offsets(batch_sizes)
     h, c = h0, c0

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...autograd.function import Op
 from ...backend import xp
-from ...ops import _formula as fm
+from ...ops import formula as fm
 from ...ops.indexing import IndexScatter
 from ...tensor import bump_version, legacy_type_name, wrap
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...backend import xp
 from ...autograd.function import Op
-from ...ops import _formula as fm
+from ...ops import formula as fm
 from ...tensor import wrap
 from .pooling import AxisMatmul, GatherFlat, ScatterFlat, adaptive_avg_pool1d, \
     adaptive_avg_pool2d
@@ -53,8 +53,7 @@ def _scatter_axis(g, idx, n, axis):
 class AxisGather(Op):
     """``x`` gathered at an index array along each of its last ``len(idxs)`` axes."""
 
-    def forward(self, x, idxs, name='AxisGatherBackward0'):
-        self._node_name = name
+    def forward(self, x, idxs):
         nd = len(idxs)
         self.idxs, self.sizes = idxs, x.shape[x.ndim - nd:]
         for i, idx in enumerate(idxs):
@@ -175,7 +174,7 @@ def pad(input, pad, mode='constant', value=None):
             raise RuntimeError(f'pad: input tensor must have non-zero size at dimension {dim} '
                                f'to be replicate-padded')
     idxs = tuple(_pad_index(n, l, r, mode) for n, (l, r) in zip(sizes, pairs))
-    return AxisGather.apply(input, idxs=idxs, name=_PAD_NAMES[mode].format(k))
+    return AxisGather.named(_PAD_NAMES[mode].format(k)).apply(input, idxs=idxs)
 
 
 # ---------------------------------------------------------------------------------------
@@ -312,7 +311,7 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
                                       f'or uint8 input)')
         idxs = tuple(_nearest_index(n, o, s, mode == 'nearest-exact')
                      for n, o, s in zip(in_sizes, out, scales))
-        return AxisGather.apply(input, idxs=idxs, name=_NEAREST_NAMES[mode].format(dim))
+        return AxisGather.named(_NEAREST_NAMES[mode].format(dim)).apply(input, idxs=idxs)
     if not input.dtype.is_floating_point:
         raise RuntimeError(f'"upsample_{mode}" not implemented for '
                            f'\'{input.dtype.legacy_name[:-6]}\'')
@@ -322,8 +321,8 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     name = {'linear': 'UpsampleLinear1DBackward0', 'bilinear': 'UpsampleBilinear2DBackward0',
             'bicubic': 'UpsampleBicubic2DBackward0'}[mode]
     if dim == 1:
-        return AxisMatmul.apply(input, mh=None, mw=mats[0], name=name)
-    return AxisMatmul.apply(input, mh=mats[0], mw=mats[1], name=name)
+        return AxisMatmul.named(name).apply(input, mh=None, mw=mats[0])
+    return AxisMatmul.named(name).apply(input, mh=mats[0], mw=mats[1])
 
 
 def upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):

@@ -12,7 +12,7 @@ import warnings
 from ... import ops
 from ...backend import xp
 from ...tensor import wrap
-from ..functional.rnn import _RecurrentLayer, _reference_layer
+from ..functional.rnn import recurrent_layer, reference_layer
 from ..module import Module
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
@@ -28,21 +28,18 @@ USE_FUSED = True
 def _run_layer(mode, x, h0, c0, weights, batch_sizes, reverse):
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
     if USE_FUSED:
-        outs = _RecurrentLayer.apply(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode=mode,
-                                     batch_sizes=batch_sizes, reverse=reverse)
-        if mode == 'LSTM':
-            return outs
-        return outs[0], outs[1], None
-    return _reference_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes,
+        return recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes,
+                               reverse)
+    return reference_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes,
                             reverse)
 
 
 def _dropout_mask(x, p):
-    from ...ops.random import _rng, _uniform01
+    from ...ops.random import array_rng, uniform01
     dt = x._data.dtype
     if p >= 1:
         return wrap(xp.zeros(x.shape, dt))
-    keep = _uniform01(_rng(None), x.shape, dt) >= p
+    keep = uniform01(array_rng(None), x.shape, dt) >= p
     return wrap(keep.astype(dt) * dt.type(1 / (1 - p)))
 
 

@@ -155,8 +155,8 @@ class _SingleProcessDataLoaderIter:
         # As PyTorch does at the start of every pass, draw a base seed (for workers, which
         # dynagrad does not have) from the loader's generator: the random streams advance
         # alike, epoch after epoch.
-        from ...ops.random import _rng
-        self._base_seed = int(_rng(loader.generator).integers(0, 1 << 63, dtype=np.int64))
+        from ...ops.random import array_rng
+        self._base_seed = int(array_rng(loader.generator).integers(0, 1 << 63, dtype=np.int64))
         self._dataset_iter = iter(self._dataset) if loader._dataset_kind == 'iterable' else None
         self._ended = False
         self._num_yielded = 0

@@ -14,7 +14,7 @@ def _random():
 
 def _draw_seed(generator=None):
     """A fresh int64 seed from ``generator`` (the default generator when None)."""
-    return int(_random()._rng(generator).integers(0, 1 << 63, dtype=np.int64))
+    return int(_random().array_rng(generator).integers(0, 1 << 63, dtype=np.int64))
 
 
 def _is_int(x):

@@ -33,7 +33,7 @@ def unsqueeze_dims(g, dims, ndim):
     return g.reshape(tuple(shape))
 
 
-def _dual(array_fn, method):
+def dual(array_fn, method):
     def fn(x, *args):
         if is_array(x):
             return array_fn(x, *args)
@@ -42,11 +42,11 @@ def _dual(array_fn, method):
     return fn
 
 
-exp = _dual(xp.exp, 'exp')
-log = _dual(xp.log, 'log')
-sign = _dual(xp.sign, 'sign')
-sqrt = _dual(xp.sqrt, 'sqrt')
-tanh = _dual(xp.tanh, 'tanh')
+exp = dual(xp.exp, 'exp')
+log = dual(xp.log, 'log')
+sign = dual(xp.sign, 'sign')
+sqrt = dual(xp.sqrt, 'sqrt')
+tanh = dual(xp.tanh, 'tanh')
 
 
 def where(cond, a, b):
@@ -58,22 +58,6 @@ def where(cond, a, b):
     return where_t(wrap(xp.asarray(cond)), a, b)
 
 
-_named = {}
-
-
-def named(op_cls, node_name):
-    """``op_cls`` recording its node as ``node_name``: a subclass made once per name, for ops
-    whose PyTorch node name depends on the arguments (``matmul``: MmBackward0, MvBackward0...)."""
-    if op_cls._node_name == node_name:
-        return op_cls
-    sub = _named.get((op_cls, node_name))
-    if sub is None:
-        sub = _named[op_cls, node_name] = type(op_cls.__name__, (op_cls,), {
-            'node_name': node_name, '__module__': op_cls.__module__,
-            '__qualname__': op_cls.__qualname__, '__doc__': op_cls.__doc__})
-    return sub
-
-
 def zeros_like(x):
     if is_array(x):
         return xp.zeros_like(x)
@@ -83,4 +67,4 @@ def zeros_like(x):
 
 # ``flip(g, dims)`` (dims: an int or a tuple of non-negative ints): a reversed view of an
 # array, or the recorded ``Tensor.flip`` (FlipBackward0), whose backward is flip again.
-flip = _dual(xp.flip, 'flip')
+flip = dual(xp.flip, 'flip')
