@@ -13,6 +13,7 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,  # noqa
                            ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from . import autograd, nn, optim, linalg, random, utils, viz, distributed  # noqa: F401,E402
+from . import multiprocessing  # noqa: F401,E402
 from .serialization import save, load  # noqa: F401,E402
 from .nn.functional import cdist  # noqa: F401,E402  (torch.cdist is top-level too)
 

@@ -51,11 +51,17 @@ legacy = _Legacy()
 
 
 def method(*names):
-    """Decorator: bind the function as the Tensor method ``name`` (its own name by default).
+    """Decorator: bind the function as the Tensor method(s) ``names`` (by default its own
+    name; ``@method`` and ``@method()`` do the same).
 
     The layers above the Tensor (autograd, ops) declare the methods they implement where
     they implement them; this module imports none of them.
     """
+    if len(names) == 1 and callable(names[0]):      # bare @method
+        fn, = names
+        setattr(Tensor, fn.__name__, fn)
+        return fn
+
     def bind(fn):
         for name in names or (fn.__name__,):
             setattr(Tensor, name, fn)

@@ -1,0 +1,1 @@
+"""``dynagrad.multiprocessing``: PyTorch's ``torch.multiprocessing`` API (work in progress)."""
