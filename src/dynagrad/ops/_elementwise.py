@@ -5,10 +5,16 @@ The families: ``arithmetic`` (add, sub, mul, div, pow, remainder, ...), ``unary`
 log, trig, hyperbolic, rounding, ...), ``special`` (erf, lgamma, digamma, ...),
 ``comparison`` (comparisons, predicates, logical and bitwise ops) and ``clamping``
 (clamp, maximum, where, lerp, fill, copy, clone).
+
+Every family registers its Tensor methods (in-place forms and operators included) where it
+defines the function they bind: with ``dynagrad.tensor.method`` on a ``def``, or through
+the factories below on a one-line declaration.
 """
+import sys
+
 from .. import _dtype
 from ..backend import xp
-from ..tensor import Tensor
+from ..tensor import Tensor, method
 from ..autograd.function import Op
 
 
@@ -116,46 +122,88 @@ def _need_tensor(fn_name, value, position, arg='other'):
 
 
 # -- function and method factories ----------------------------------------------------------
+# One line declares an op's function and its Tensor methods where the op is defined:
+#
+#     exp2 = _unary(Exp2, 'exp2', inplace=True)
+#
+# is dynagrad.exp2, Tensor.exp2 and Tensor.exp2_. The functions made here call the op's
+# ``apply`` (bound once, here) directly: one frame on the hot path, as a hand-written one.
 
-def _unary(op_cls, name):
+
+def _unary(op_cls, name, *, aliases=(), inplace=None):
+    """``name(input)``: ``op_cls`` on one tensor; also the Tensor method ``name`` and each
+    alias. ``inplace`` (True for ``op_cls`` itself, or the op class of PyTorch's in-place
+    form) adds ``Tensor.<name>_`` for ``name`` and each alias."""
+    module = _caller_module()
+    apply = op_cls.apply
+
     def fn(input):
-        return op_cls.apply(input)
-    fn.__name__ = name
+        return apply(input)
+    method(name, *aliases)(_named(fn, name, module))
+    if inplace:
+        apply_ = (op_cls if inplace is True else inplace).apply_
+        for each in (name,) + aliases:
+            def fn_(self):
+                return apply_(self)
+            method(each + '_')(_named(fn_, each + '_', module))
     return fn
 
 
-def _unary_inplace(op_cls):
-    def method(self):
-        return op_cls.apply_(self)
-    method.__name__ = op_cls.__name__.lower() + '_'
-    return method
-
-
-def _binary_tensors(op_cls, name):
-    def fn(input, other):
-        _need_tensor(name, other, 2)
-        return op_cls.apply(input, other)
-    fn.__name__ = name
+def _binary(op_cls, name, *, aliases=(), inplace=False, tensors_only=False):
+    """``name(input, other)``: ``op_cls`` on two operands (``tensors_only``: ``other`` must be
+    a Tensor, as in PyTorch's signature); also the Tensor method ``name`` and each alias.
+    ``inplace`` adds ``Tensor.<name>_`` for ``name`` and each alias."""
+    module = _caller_module()
+    apply = op_cls.apply
+    if tensors_only:
+        def fn(input, other):
+            _need_tensor(name, other, 2)
+            return apply(input, other)
+    else:
+        def fn(input, other):
+            return apply(input, other)
+    method(name, *aliases)(_named(fn, name, module))
+    if inplace:
+        for each in (name,) + aliases:
+            method(each + '_')(_binary_inplace(op_cls, each + '_', tensors_only, module))
     return fn
 
 
-def _binary_inplace(op_cls, name, tensors_only=True):
-    def method(self, other):
-        if tensors_only:
+def _binary_inplace(op_cls, name, tensors_only, module):
+    apply_ = op_cls.apply_
+    if tensors_only:
+        def fn_(self, other):
             _need_tensor(name, other, 1)
-        return op_cls.apply_(self, other)
-    method.__name__ = name
-    return method
+            return apply_(self, other)
+    else:
+        def fn_(self, other):
+            return apply_(self, other)
+    return _named(fn_, name, module)
 
 
-def _commuted(fn):
-    def method(self, other):
-        return fn(self, other)
-    method.__name__ = fn.__name__
-    return method
+def _operator(op_cls, *dunders, reflected=False):
+    """The Tensor methods ``dunders`` (``__add__``, ``__radd__``...): ``op_cls.apply`` on
+    ``(self, other)``, or on ``(other, self)`` when ``reflected``, called directly."""
+    apply = op_cls.apply
+    if reflected:
+        def operator(self, other):
+            return apply(other, self)
+    else:
+        def operator(self, other):
+            return apply(self, other)
+    method(*dunders)(_named(operator, dunders[0], _caller_module()))
+    return operator
 
 
-def _reflected(op_cls):
-    def method(self, other):
-        return op_cls.apply(other, self)
-    return method
+def _caller_module():
+    """The module that called the factory calling this (what ``collections.namedtuple``
+    does too)."""
+    return sys._getframe(2).f_globals.get('__name__', __name__)
+
+
+def _named(fn, name, module):
+    # The declaring module's name and the function's own: reprs read as that module's
+    # function, and pickle finds it there (``dynagrad.ops.unary.exp2``).
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = module
+    return fn

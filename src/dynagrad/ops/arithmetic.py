@@ -3,12 +3,12 @@ binary math built on them (atan2, xlogy, hypot, addcmul, addcdiv)."""
 import numpy as np
 
 from ..backend import xp
-from ..tensor import Tensor
+from ..tensor import Tensor, method
 from ..autograd.function import Op
 from .. import _dtype
 from . import formula as fm
-from ._elementwise import (_NoDerivative, _as_array, _binary_inplace, _binary_tensors,
-                           _need_tensor, not_implemented)
+from ._elementwise import (_NoDerivative, _as_array, _binary, _need_tensor, _operator,
+                           not_implemented)
 
 _ndarray = np.ndarray
 
@@ -401,30 +401,62 @@ class Addcdiv(Op):
         return g, g1, (-g1 * t1 / t2 if t1 is not None else None)
 
 
-# -- function forms ---------------------------------------------------------------------
-# dynagrad.<name>(input, ...) and, bound in ops/__init__.py, tensor.<name>(...).
+# -- function forms and Tensor methods ------------------------------------------------------
+# Each function is registered as its Tensor method where it is defined, its in-place form
+# follows it, then its operators: those call the op's apply directly (one frame, no more).
 
 
+@method
 def add(input, other, *, alpha=1):
     return Add.apply(input, other) if alpha == 1 else Add.apply(input, other, alpha=alpha)
 
 
+@method('add_', '__iadd__')
+def add_(self, other, *, alpha=1):
+    return Add.apply_(self, other, alpha=alpha)
+
+
+_operator(Add, '__add__', '__radd__')
+
+
+@method('sub', 'subtract')
 def sub(input, other, *, alpha=1):
     return Sub.apply(input, other) if alpha == 1 else Sub.apply(input, other, alpha=alpha)
 
 
-def rsub(input, other, *, alpha=1):
+subtract = sub
+
+
+@method('sub_', 'subtract_', '__isub__')
+def sub_(self, other, *, alpha=1):
+    return Sub.apply_(self, other, alpha=alpha)
+
+
+_operator(Sub, '__sub__')
+_operator(Rsub, '__rsub__')
+
+
+def rsub(input, other, *, alpha=1):         # a function only, as in PyTorch
     return Rsub.apply(input, other, alpha=alpha)
 
 
+@method('mul', 'multiply')
 def mul(input, other):
     return Mul.apply(input, other)
 
 
 multiply = mul
-subtract = sub
 
 
+@method('mul_', 'multiply_', '__imul__')
+def mul_(self, other):
+    return Mul.apply_(self, other)
+
+
+_operator(Mul, '__mul__', '__rmul__')
+
+
+@method('pow', '__pow__')
 def pow(input, exponent):
     if hasattr(exponent, '_data'):
         if not hasattr(input, '_data'):
@@ -437,6 +469,17 @@ def pow(input, exponent):
     return Pow.apply(input, exponent=exponent)
 
 
+@method('pow_', '__ipow__')
+def pow_(self, exponent):
+    if hasattr(exponent, '_data'):
+        return PowTensor.apply_(self, exponent)
+    return Pow.apply_(self, exponent=exponent)
+
+
+_operator(Rpow, '__rpow__')
+
+
+@method('div', 'divide')
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         return Div.apply(input, other)
@@ -444,11 +487,32 @@ def div(input, other, *, rounding_mode=None):
     return DivMode.apply(input, other, rounding_mode=rounding_mode)
 
 
+divide = div
+
+
+@method('div_', 'divide_', '__itruediv__')
+def div_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        if self._data.dtype.kind != 'f':
+            raise RuntimeError(f'result type Float can\'t be cast to the desired output type '
+                               f'{self.dtype.legacy_name[:-6]}')
+        return Div.apply_(self, other)
+    _check_rounding_mode(rounding_mode)
+    return DivMode.apply_(self, other, rounding_mode=rounding_mode)
+
+
+_operator(Div, '__truediv__')
+_operator(Rdiv, '__rtruediv__')
+
+
+@method
 def true_divide(input, other):
     return Div.apply(input, other)
 
 
-divide = div
+@method
+def true_divide_(self, other):
+    return div_(self, other)
 
 
 _ROUNDING_MODES = (None, 'trunc', 'floor')
@@ -473,42 +537,76 @@ def _xlogy_variant(input, other):
     return Xlogy
 
 
+@method('floor_divide', '__floordiv__')
 def floor_divide(input, other):
     return FloorDivide.apply(input, other)
 
 
+@method('floor_divide_', '__ifloordiv__')
+def floor_divide_(self, other):
+    return FloorDivideInplace.apply_(self, other)
+
+
+_operator(FloorDivide, '__rfloordiv__', reflected=True)
+
+
+@method('remainder', '__mod__')
 def remainder(input, other):
     if not isinstance(input, Tensor):
         return RemainderScalarSelf.apply(input, other)
     return _scalar_variant(Remainder, other).apply(input, other)
 
 
+@method('remainder_', '__imod__')
+def remainder_(self, other):
+    return _scalar_variant(Remainder, other).apply_(self, other)
+
+
+_operator(RemainderScalarSelf, '__rmod__', reflected=True)
+
+
+@method
 def fmod(input, other):
     _need_tensor('fmod', input, 1, 'input')
     return _scalar_variant(Fmod, other).apply(input, other)
 
 
+@method
+def fmod_(self, other):
+    return _scalar_variant(Fmod, other).apply_(self, other)
+
+
+@method
 def square(input):
     if input._data.dtype == bool:      # bool ** 2 is an integer power in PyTorch
         input = input.to(_dtype.int64)
     return pow(input, 2)
 
 
-def atan2(input, other):
-    _need_tensor('atan2', other, 2)
-    return Atan2.apply(input, other)
+@method
+def square_(self):
+    if self._data.dtype == bool:
+        raise RuntimeError("result type Long can't be cast to the desired output type Bool")
+    return pow_(self, 2)
 
 
-arctan2 = atan2
+atan2 = arctan2 = _binary(Atan2, 'atan2', aliases=('arctan2',), inplace=True,
+                          tensors_only=True)
 
 
+@method
 def xlogy(input, other):
     if not isinstance(input, Tensor):
         _need_tensor('xlogy', other, 2)
     return _xlogy_variant(input, other).apply(input, other)
 
 
-hypot = _binary_tensors(Hypot, 'hypot')
+@method
+def xlogy_(self, other):
+    return _xlogy_variant(self, other).apply_(self, other)
+
+
+hypot = _binary(Hypot, 'hypot', inplace=True, tensors_only=True)
 
 
 def _check_addc(name, input, tensor1, tensor2, value):
@@ -530,107 +628,30 @@ def _check_addc(name, input, tensor1, tensor2, value):
     return value
 
 
+@method
 def addcmul(input, tensor1, tensor2, *, value=1):
     value = _check_addc('addcmul', input, tensor1, tensor2, value)
     return Addcmul.apply(input, tensor1, tensor2, value=value)
 
 
-def addcdiv(input, tensor1, tensor2, *, value=1):
-    _check_addc('addcdiv', input, tensor1, tensor2, value)
-    return Addcdiv.apply(input, tensor1, tensor2, value=value)
-
-
-# -- in-place forms ----------------------------------------------------------------------
-
-
-def add_(self, other, *, alpha=1):
-    return Add.apply_(self, other, alpha=alpha)
-
-
-def sub_(self, other, *, alpha=1):
-    return Sub.apply_(self, other, alpha=alpha)
-
-
-def mul_(self, other):
-    return Mul.apply_(self, other)
-
-
-def pow_(self, exponent):
-    if hasattr(exponent, '_data'):
-        return PowTensor.apply_(self, exponent)
-    return Pow.apply_(self, exponent=exponent)
-
-
-def div_(self, other, *, rounding_mode=None):
-    if rounding_mode is None:
-        if self._data.dtype.kind != 'f':
-            raise RuntimeError(f'result type Float can\'t be cast to the desired output type '
-                               f'{self.dtype.legacy_name[:-6]}')
-        return Div.apply_(self, other)
-    _check_rounding_mode(rounding_mode)
-    return DivMode.apply_(self, other, rounding_mode=rounding_mode)
-
-
-def true_divide_(self, other):
-    return div_(self, other)
-
-
-def floor_divide_(self, other):
-    return FloorDivideInplace.apply_(self, other)
-
-
-def remainder_(self, other):
-    return _scalar_variant(Remainder, other).apply_(self, other)
-
-
-def fmod_(self, other):
-    return _scalar_variant(Fmod, other).apply_(self, other)
-
-
-def square_(self):
-    if self._data.dtype == bool:
-        raise RuntimeError("result type Long can't be cast to the desired output type Bool")
-    return pow_(self, 2)
-
-
-def xlogy_(self, other):
-    return _xlogy_variant(self, other).apply_(self, other)
-
-
+@method
 def addcmul_(self, tensor1, tensor2, *, value=1):
     value = _check_addc('addcmul', self, tensor1, tensor2, value)
     return Addcmul.apply_(self, tensor1, tensor2, value=value)
 
 
+@method
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    _check_addc('addcdiv', input, tensor1, tensor2, value)
+    return Addcdiv.apply(input, tensor1, tensor2, value=value)
+
+
+@method
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     _check_addc('addcdiv', self, tensor1, tensor2, value)
     return Addcdiv.apply_(self, tensor1, tensor2, value=value)
 
 
-# -- reflected operators ----------------------------------------------------------------
-
-
-def _rfloordiv(self, other):
-    return FloorDivide.apply(other, self)
-
-
-def _rmod(self, other):
-    return RemainderScalarSelf.apply(other, self)
-
-
 __all__ = ['add', 'sub', 'subtract', 'rsub', 'mul', 'multiply', 'div', 'divide', 'true_divide',
            'pow', 'square', 'floor_divide', 'remainder', 'fmod', 'atan2', 'arctan2', 'xlogy',
            'hypot', 'addcmul', 'addcdiv']
-
-# Tensor methods (bound in ops/__init__.py): the function forms, then the in-place ones.
-# (+, -, *, /, ** are bound in ops/__init__.py.)
-METHODS = {name: globals()[name] for name in __all__ if name != 'rsub'}
-METHODS.update(add_=add_, sub_=sub_, subtract_=sub_, mul_=mul_, multiply_=mul_, div_=div_,
-               divide_=div_, true_divide_=true_divide_, pow_=pow_, square_=square_,
-               floor_divide_=floor_divide_, remainder_=remainder_, fmod_=fmod_, xlogy_=xlogy_,
-               addcmul_=addcmul_, addcdiv_=addcdiv_,
-               atan2_=_binary_inplace(Atan2, 'atan2_'), arctan2_=_binary_inplace(Atan2, 'arctan2_'),
-               hypot_=_binary_inplace(Hypot, 'hypot_'))
-# Operators: //, % with their reflected and in-place forms.
-METHODS.update(__floordiv__=floor_divide, __rfloordiv__=_rfloordiv, __ifloordiv__=floor_divide_,
-               __mod__=remainder, __rmod__=_rmod, __imod__=remainder_)

@@ -3,11 +3,11 @@ where, lerp; and filling and copying: fill_, zero_, copy_, clone, the dtype cast
 import numpy as np
 
 from ..backend import xp
-from ..tensor import Tensor
+from ..tensor import Tensor, method
 from ..autograd.function import Op
 from .. import _dtype
 from . import formula as fm
-from ._elementwise import _as_array, _binary_tensors, _need_tensor, not_implemented
+from ._elementwise import _as_array, _binary, _need_tensor, not_implemented
 
 _ndarray = np.ndarray
 
@@ -307,10 +307,12 @@ class Copy(Op):
         return g * 0, g
 
 
-# -- function forms ---------------------------------------------------------------------
-# dynagrad.<name>(input, ...) and, bound in ops/__init__.py, tensor.<name>(...).
+# -- function forms and Tensor methods ------------------------------------------------------
+# Each function is registered as its Tensor method where it is defined; its in-place form
+# follows it.
 
 
+@method
 def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
@@ -324,20 +326,25 @@ def where(condition, input=None, other=None):
     return Where.apply(condition, input, other)
 
 
+@method
 def clone(input, *, memory_format=None):
     return Clone.apply(input)
 
 
-maximum = _binary_tensors(Maximum, 'maximum')
-minimum = _binary_tensors(Minimum, 'minimum')
-fmax = _binary_tensors(Fmax, 'fmax')
-fmin = _binary_tensors(Fmin, 'fmin')
+maximum = _binary(Maximum, 'maximum', tensors_only=True)
+minimum = _binary(Minimum, 'minimum', tensors_only=True)
+fmax = _binary(Fmax, 'fmax', tensors_only=True)
+fmin = _binary(Fmin, 'fmin', tensors_only=True)
 
 
-
-
+@method
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+@method
+def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    return NanToNum.apply_(self, nan=nan, posinf=posinf, neginf=neginf)
 
 
 def _scalar_bound_input(input, bounds):
@@ -348,16 +355,70 @@ def _scalar_bound_input(input, bounds):
     return input if target is input.dtype else input.to(target)
 
 
+@method
 def clamp_min(input, min):
     if isinstance(min, Tensor):
         return ClampMinTensor.apply(input, min)
     return ClampMin.apply(_scalar_bound_input(input, (min,)), min=min)
 
 
+@method
+def clamp_min_(self, min):
+    if isinstance(min, Tensor):
+        return ClampMinTensor.apply_(self, min)
+    return ClampMin.apply_(self, min=min)
+
+
+@method
 def clamp_max(input, max):
     if isinstance(max, Tensor):
         return ClampMaxTensor.apply(input, max)
     return ClampMax.apply(_scalar_bound_input(input, (max,)), max=max)
+
+
+@method
+def clamp_max_(self, max):
+    if isinstance(max, Tensor):
+        return ClampMaxTensor.apply_(self, max)
+    return ClampMax.apply_(self, max=max)
+
+
+def _clamp_tensor_args(min, max):
+    tmin, tmax = isinstance(min, Tensor), isinstance(max, Tensor)
+    if (tmin or tmax) and ((min is not None and not tmin) or (max is not None and not tmax)):
+        raise TypeError('clamp() received an invalid combination of arguments - got (Tensor, '
+                        f'min={type(min).__name__}, max={type(max).__name__}): bounds are both '
+                        'Tensors or both Numbers (pass a Tensor for each, or None)')
+    return tmin or tmax
+
+
+@method('clamp', 'clip')
+def clamp(input, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _clamp_tensor_args(min, max):
+        if min is None:
+            return ClampTensor.apply(input, max, which='max')
+        if max is None:
+            return ClampTensor.apply(input, min, which='min')
+        return ClampTensor.apply(input, min, max)
+    return Clamp.apply(_scalar_bound_input(input, (min, max)), min=min, max=max)
+
+
+clip = clamp
+
+
+@method('clamp_', 'clip_')
+def clamp_(self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if _clamp_tensor_args(min, max):
+        if min is None:
+            return ClampTensor.apply_(self, max, which='max')
+        if max is None:
+            return ClampTensor.apply_(self, min, which='min')
+        return ClampTensor.apply_(self, min, max)
+    return Clamp.apply_(self, min=min, max=max)
 
 
 def _lerp_args(input, end, weight):
@@ -384,6 +445,7 @@ def _torch_dtype_name(np_dtype):
             'uint8': 'unsigned char', 'bool': 'bool'}[np.dtype(np_dtype).name]
 
 
+@method
 def lerp(input, end, weight):
     weight = _lerp_args(input, end, weight)
     if isinstance(weight, Tensor):
@@ -391,66 +453,29 @@ def lerp(input, end, weight):
     return Lerp.apply(input, end, weight=weight)
 
 
-def _clamp_tensor_args(min, max):
-    tmin, tmax = isinstance(min, Tensor), isinstance(max, Tensor)
-    if (tmin or tmax) and ((min is not None and not tmin) or (max is not None and not tmax)):
-        raise TypeError('clamp() received an invalid combination of arguments - got (Tensor, '
-                        f'min={type(min).__name__}, max={type(max).__name__}): bounds are both '
-                        'Tensors or both Numbers (pass a Tensor for each, or None)')
-    return tmin or tmax
+@method
+def lerp_(self, end, weight):
+    weight = _lerp_args(self, end, weight)
+    if isinstance(weight, Tensor):
+        return LerpTensor.apply_(self, end, weight)
+    return Lerp.apply_(self, end, weight=weight)
 
 
-def clamp(input, min=None, max=None):
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if _clamp_tensor_args(min, max):
-        if min is None:
-            return ClampTensor.apply(input, max, which='max')
-        if max is None:
-            return ClampTensor.apply(input, min, which='min')
-        return ClampTensor.apply(input, min, max)
-    return Clamp.apply(_scalar_bound_input(input, (min, max)), min=min, max=max)
+# -- in-place writes: zero_, fill_, copy_ (Tensor methods only) -----------------------------
 
 
-clip = clamp
-
-
-def clamp_(self, min=None, max=None):
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if _clamp_tensor_args(min, max):
-        if min is None:
-            return ClampTensor.apply_(self, max, which='max')
-        if max is None:
-            return ClampTensor.apply_(self, min, which='min')
-        return ClampTensor.apply_(self, min, max)
-    return Clamp.apply_(self, min=min, max=max)
-
-
-def clamp_min_(self, min):
-    if isinstance(min, Tensor):
-        return ClampMinTensor.apply_(self, min)
-    return ClampMin.apply_(self, min=min)
-
-
-def clamp_max_(self, max):
-    if isinstance(max, Tensor):
-        return ClampMaxTensor.apply_(self, max)
-    return ClampMax.apply_(self, max=max)
-
-
-# -- in-place forms ----------------------------------------------------------------------
-
-
+@method
 def zero_(self):
     return Zero.apply_(self, value=0)
 
 
+@method
 def fill_(self, value):
     value = value.item() if hasattr(value, '_data') else value
     return Fill.apply_(self, value=value)
 
 
+@method
 def copy_(self, src, non_blocking=False):
     if not hasattr(src, '_data'):
         if isinstance(src, (int, float, bool)):
@@ -473,21 +498,5 @@ def copy_(self, src, non_blocking=False):
     return Copy.apply_(self, src)
 
 
-def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
-    return NanToNum.apply_(self, nan=nan, posinf=posinf, neginf=neginf)
-
-
-def lerp_(self, end, weight):
-    weight = _lerp_args(self, end, weight)
-    if isinstance(weight, Tensor):
-        return LerpTensor.apply_(self, end, weight)
-    return Lerp.apply_(self, end, weight=weight)
-
-
 __all__ = ['clamp', 'clip', 'clamp_min', 'clamp_max', 'maximum', 'minimum', 'fmax', 'fmin',
            'nan_to_num', 'where', 'lerp', 'clone']
-
-# Tensor methods (bound in ops/__init__.py): the function forms, then the in-place ones.
-METHODS = {name: globals()[name] for name in __all__}
-METHODS.update(clamp_=clamp_, clip_=clamp_, clamp_min_=clamp_min_, clamp_max_=clamp_max_,
-               nan_to_num_=nan_to_num_, lerp_=lerp_, zero_=zero_, fill_=fill_, copy_=copy_)

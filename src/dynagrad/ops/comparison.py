@@ -4,8 +4,8 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from ._elementwise import (_binary_inplace, _binary_tensors, _commuted, _need_tensor,
-                           not_implemented, _reflected, _unary, _unary_inplace)
+from ..tensor import Tensor, method
+from ._elementwise import _binary, _need_tensor, not_implemented, _operator, _unary
 
 
 class _Compare(Op):
@@ -181,61 +181,61 @@ class BitwiseRightShift(_Bitwise):
         return xp.right_shift(a, b)
 
 
-# -- function forms ---------------------------------------------------------------------
-# dynagrad.<name>(input, ...) and, bound in ops/__init__.py, tensor.<name>(...).
+# -- function forms and Tensor methods ------------------------------------------------------
+# Each line: dynagrad.<name> and Tensor.<name> (and the aliases), with ``inplace`` the in-place
+# Tensor.<name>_ too; then the operators, which call the op's apply directly.
 
-
-def eq(input, other):
-    return Eq.apply(input, other)
-
-
-def ne(input, other):
-    return Ne.apply(input, other)
-
-
-def lt(input, other):
-    return Lt.apply(input, other)
-
-
-def le(input, other):
-    return Le.apply(input, other)
-
-
-def gt(input, other):
-    return Gt.apply(input, other)
-
-
-def ge(input, other):
-    return Ge.apply(input, other)
-
-
-greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
-
+eq = _binary(Eq, 'eq')
+_operator(Eq, '__eq__')
+ne = not_equal = _binary(Ne, 'ne', aliases=('not_equal',))
+_operator(Ne, '__ne__')
+lt = less = _binary(Lt, 'lt', aliases=('less',))
+_operator(Lt, '__lt__')
+le = less_equal = _binary(Le, 'le', aliases=('less_equal',))
+_operator(Le, '__le__')
+gt = greater = _binary(Gt, 'gt', aliases=('greater',))
+_operator(Gt, '__gt__')
+ge = greater_equal = _binary(Ge, 'ge', aliases=('greater_equal',))
+_operator(Ge, '__ge__')
 
 isnan = _unary(Isnan, 'isnan')
 isinf = _unary(Isinf, 'isinf')
 isfinite = _unary(Isfinite, 'isfinite')
 isposinf = _unary(Isposinf, 'isposinf')
 isneginf = _unary(Isneginf, 'isneginf')
-logical_not = _unary(LogicalNot, 'logical_not')
-bitwise_not = _unary(BitwiseNot, 'bitwise_not')
-logical_and = _binary_tensors(LogicalAnd, 'logical_and')
-logical_or = _binary_tensors(LogicalOr, 'logical_or')
-logical_xor = _binary_tensors(LogicalXor, 'logical_xor')
+
+logical_not = _unary(LogicalNot, 'logical_not', inplace=True)
+logical_and = _binary(LogicalAnd, 'logical_and', inplace=True, tensors_only=True)
+logical_or = _binary(LogicalOr, 'logical_or', inplace=True, tensors_only=True)
+logical_xor = _binary(LogicalXor, 'logical_xor', inplace=True, tensors_only=True)
+
+# The bitwise ops' operators: a & b and b & a, then a &= b (the in-place method).
+bitwise_and = _binary(BitwiseAnd, 'bitwise_and', inplace=True)
+_operator(BitwiseAnd, '__and__', '__rand__')
+method('__iand__')(Tensor.bitwise_and_)
+bitwise_or = _binary(BitwiseOr, 'bitwise_or', inplace=True)
+_operator(BitwiseOr, '__or__', '__ror__')
+method('__ior__')(Tensor.bitwise_or_)
+bitwise_xor = _binary(BitwiseXor, 'bitwise_xor', inplace=True)
+_operator(BitwiseXor, '__xor__', '__rxor__')
+method('__ixor__')(Tensor.bitwise_xor_)
+bitwise_left_shift = _binary(BitwiseLeftShift, 'bitwise_left_shift', inplace=True)
+_operator(BitwiseLeftShift, '__lshift__')
+_operator(BitwiseLeftShift, '__rlshift__', reflected=True)
+method('__ilshift__')(Tensor.bitwise_left_shift_)
+bitwise_right_shift = _binary(BitwiseRightShift, 'bitwise_right_shift', inplace=True)
+_operator(BitwiseRightShift, '__rshift__')
+_operator(BitwiseRightShift, '__rrshift__', reflected=True)
+method('__irshift__')(Tensor.bitwise_right_shift_)
+bitwise_not = _unary(BitwiseNot, 'bitwise_not', inplace=True)
 
 
-def _bitwise(op_cls, name):
-    def fn(input, other):
-        return op_cls.apply(input, other)
-    fn.__name__ = name
-    return fn
-
-
-bitwise_and = _bitwise(BitwiseAnd, 'bitwise_and')
-bitwise_or = _bitwise(BitwiseOr, 'bitwise_or')
-bitwise_xor = _bitwise(BitwiseXor, 'bitwise_xor')
-bitwise_left_shift = _bitwise(BitwiseLeftShift, 'bitwise_left_shift')
-bitwise_right_shift = _bitwise(BitwiseRightShift, 'bitwise_right_shift')
+@method('__invert__')
+def _invert(self):
+    if self._data.dtype.kind == 'f':
+        raise TypeError('~ (operator.invert) is only implemented on integer and Boolean-type '
+                        'tensors')
+    return BitwiseNot.apply(self)
 
 
 def _check_isclose(input, other, rtol, atol):
@@ -249,16 +249,19 @@ def _check_isclose(input, other, rtol, atol):
         raise RuntimeError(f'atol must be greater than or equal to zero, but got {atol}')
 
 
+@method
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     _check_isclose(input, other, rtol, atol)
     return Isclose.apply(input, other, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
+@method
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element is close (a Python bool)."""
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
+@method
 def equal(input, other):
     """Same shape and same values (a Python bool)."""
     _need_tensor('equal', other, 2)
@@ -266,44 +269,8 @@ def equal(input, other):
     return a.shape == b.shape and bool(xp.array_equal(a, b))
 
 
-# -- operators ----------------------------------------------------------------------------
-
-
-def _invert(self):
-    if self._data.dtype.kind == 'f':
-        raise TypeError('~ (operator.invert) is only implemented on integer and Boolean-type '
-                        'tensors')
-    return BitwiseNot.apply(self)
-
-
 __all__ = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less', 'less_equal',
            'not_equal', 'isclose', 'allclose', 'equal', 'isnan', 'isinf', 'isfinite',
            'isposinf', 'isneginf', 'logical_and', 'logical_or', 'logical_xor', 'logical_not',
            'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'bitwise_left_shift',
            'bitwise_right_shift']
-
-# Tensor methods (bound in ops/__init__.py): the function forms, the in-place ones, operators.
-METHODS = {name: globals()[name] for name in __all__}
-METHODS.update(
-    logical_not_=_unary_inplace(LogicalNot), bitwise_not_=_unary_inplace(BitwiseNot),
-    logical_and_=_binary_inplace(LogicalAnd, 'logical_and_'),
-    logical_or_=_binary_inplace(LogicalOr, 'logical_or_'),
-    logical_xor_=_binary_inplace(LogicalXor, 'logical_xor_'),
-    bitwise_and_=_binary_inplace(BitwiseAnd, 'bitwise_and_', False),
-    bitwise_or_=_binary_inplace(BitwiseOr, 'bitwise_or_', False),
-    bitwise_xor_=_binary_inplace(BitwiseXor, 'bitwise_xor_', False),
-    bitwise_left_shift_=_binary_inplace(BitwiseLeftShift, 'bitwise_left_shift_', False),
-    bitwise_right_shift_=_binary_inplace(BitwiseRightShift, 'bitwise_right_shift_', False),
-)
-# Operators: &, |, ^, ~, <<, >> with their reflected and in-place forms (==, <, ... are bound
-# in ops/__init__.py).
-METHODS.update(
-    __and__=bitwise_and, __rand__=_commuted(bitwise_and), __iand__=METHODS['bitwise_and_'],
-    __or__=bitwise_or, __ror__=_commuted(bitwise_or), __ior__=METHODS['bitwise_or_'],
-    __xor__=bitwise_xor, __rxor__=_commuted(bitwise_xor), __ixor__=METHODS['bitwise_xor_'],
-    __invert__=_invert,
-    __lshift__=bitwise_left_shift, __rlshift__=_reflected(BitwiseLeftShift),
-    __ilshift__=METHODS['bitwise_left_shift_'],
-    __rshift__=bitwise_right_shift, __rrshift__=_reflected(BitwiseRightShift),
-    __irshift__=METHODS['bitwise_right_shift_'],
-)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import wrap
+from ..tensor import method, wrap
 from .. import _dtype
 from .formula import sum_to, is_array, where
 
@@ -417,6 +417,7 @@ def _trim(values, region_shape):
     return shape
 
 
+@method('__getitem__')
 def getitem(x, key):
     key = _normalize_key(key)
     _check_key(x, key)
@@ -433,6 +434,7 @@ def _single_mask(key):
     return len(items) == 1 and isinstance(items[0], _ndarray) and items[0].dtype == bool
 
 
+@method('__setitem__')
 def setitem(x, key, value):
     """Advanced keys record IndexPut; basic ones write through a view, as torch does
     (copy_ or fill_ on ``x[key]``, so the history of ``x`` becomes CopySlices)."""
@@ -545,6 +547,7 @@ def _dim_key(dim, idx):
 # ---------------------------------------------------------------------------------------
 # select, index_select, take, take_along_dim, gather
 
+@method
 def select(input, dim, index):
     nd = input._data.ndim
     if nd == 0:
@@ -558,6 +561,7 @@ def select(input, dim, index):
     return BasicIndex.apply(input, key=_dim_key(dim, index))
 
 
+@method
 def index_select(input, dim, index):
     nd = input._data.ndim
     dim = _wrap_dim(dim, nd)
@@ -587,6 +591,7 @@ def _gather_key(index, dim, shape=None):
     return tuple(key)
 
 
+@method
 def gather(input, dim, index, *, sparse_grad=False):
     x = input._data
     dim = _wrap_dim(dim, x.ndim)
@@ -631,12 +636,14 @@ def _flat_index(idx, numel):
     return idx
 
 
+@method
 def take(input, index):
     _index_data(index, 'take', (np.int64,), 'take(): Expected a long tensor for index, but got '
                 f'{_type_name(index._data.dtype) if _is_tensor(index) else ""}')
     return FlatRead.apply(input, index=_flat_index(index._data, input._data.size))
 
 
+@method
 def take_along_dim(input, indices, dim=None):
     idx = _index_data(indices, 'take_along_dim', (np.int64,),
                       'torch.take_along_dim(): dtype of indices should be Long but got '
@@ -894,10 +901,12 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
     return apply(input, src, key=key, region=region)
 
 
+@method
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return _scatter(input, dim, index, src, value, reduce, False)
 
 
+@method
 def scatter_(input, dim, index, src=None, *, value=None, reduce=None):
     return _scatter(input, dim, index, src, value, reduce, True)
 
@@ -910,10 +919,12 @@ def _scatter_add(input, dim, index, src, inplace):
                                                                 region=region)
 
 
+@method
 def scatter_add(input, dim, index, src):
     return _scatter_add(input, dim, index, src, False)
 
 
+@method
 def scatter_add_(input, dim, index, src):
     return _scatter_add(input, dim, index, src, True)
 
@@ -931,10 +942,12 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
                  include_self=bool(include_self))
 
 
+@method
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
 
+@method
 def scatter_reduce_(input, dim, index, src, reduce, *, include_self=True):
     return _scatter_reduce(input, dim, index, src, reduce, include_self, True)
 
@@ -1044,10 +1057,12 @@ def _index_add(input, dim, index, source, alpha, inplace):
                                                                    alpha=alpha)
 
 
+@method
 def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, dim, index, source, alpha, False)
 
 
+@method
 def index_add_(input, dim, index, source, *, alpha=1):
     return _index_add(input, dim, index, source, alpha, True)
 
@@ -1068,10 +1083,12 @@ def _index_copy(input, dim, index, source, inplace):
     return (IndexCopy.apply_ if inplace else IndexCopy.apply)(input, source, key=key)
 
 
+@method
 def index_copy(input, dim, index, source):
     return _index_copy(input, dim, index, source, False)
 
 
+@method
 def index_copy_(input, dim, index, source):
     return _index_copy(input, dim, index, source, True)
 
@@ -1091,10 +1108,12 @@ def _index_fill(input, dim, index, value, inplace):
     return (op.apply_ if inplace else op.apply)(input, value, key=key)
 
 
+@method
 def index_fill(input, dim, index, value):
     return _index_fill(input, dim, index, value, False)
 
 
+@method
 def index_fill_(input, dim, index, value):
     return _index_fill(input, dim, index, value, True)
 
@@ -1124,11 +1143,13 @@ def _bad_index():
     raise IndexError(_BAD_INDEX)
 
 
+@method
 def index_put(input, indices, values, accumulate=False):
     key = _index_put_args(input, indices, values)
     return _index_put(input, key, values, bool(accumulate), out_of_place=True)
 
 
+@method
 def index_put_(input, indices, values, accumulate=False):
     key = _index_put_args(input, indices, values)
     _index_put(input, key, values, bool(accumulate))
@@ -1222,10 +1243,12 @@ def _masked_fill(input, mask, value, inplace):
     return (op.apply_ if inplace else op.apply)(input, mask, value)
 
 
+@method
 def masked_fill(input, mask, value):
     return _masked_fill(input, mask, value, False)
 
 
+@method
 def masked_fill_(input, mask, value):
     return _masked_fill(input, mask, value, True)
 
@@ -1244,14 +1267,17 @@ def _masked_scatter(input, mask, source, inplace):
     return (MaskedScatter.apply_ if inplace else MaskedScatter.apply)(input, mask, source)
 
 
+@method
 def masked_scatter(input, mask, source):
     return _masked_scatter(input, mask, source, False)
 
 
+@method
 def masked_scatter_(input, mask, source):
     return _masked_scatter(input, mask, source, True)
 
 
+@method
 def masked_select(input, mask):
     m = _mask_data(mask, 'masked_select', 'masked_select: expected BoolTensor for mask')
     shape = _broadcast_mask(input._data, m, False, 'masked_select')
@@ -1299,10 +1325,12 @@ def _put(input, index, source, accumulate, inplace):
     return apply(input, source, index=idx, accumulate=bool(accumulate))
 
 
+@method
 def put(input, index, source, accumulate=False):
     return _put(input, index, source, accumulate, False)
 
 
+@method
 def put_(input, index, source, accumulate=False):
     return _put(input, index, source, accumulate, True)
 
@@ -1311,6 +1339,7 @@ def _int_tensor(a):
     return wrap(xp.ascontiguousarray(a, dtype=np.int64))
 
 
+@method
 def nonzero(input, *, as_tuple=False):
     a = input._data
     if as_tuple:
@@ -1320,6 +1349,7 @@ def nonzero(input, *, as_tuple=False):
     return _int_tensor(xp.argwhere(a))
 
 
+@method
 def argwhere(input):
     return nonzero(input)
 
@@ -1328,8 +1358,3 @@ __all__ = ['select', 'index_select', 'gather', 'take', 'take_along_dim', 'scatte
            'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill',
            'index_put', 'masked_fill', 'masked_scatter', 'masked_select', 'put', 'nonzero',
            'argwhere']
-METHODS = {name: globals()[name] for name in __all__}
-METHODS.update(scatter_=scatter_, scatter_add_=scatter_add_, scatter_reduce_=scatter_reduce_,
-               index_add_=index_add_, index_copy_=index_copy_, index_fill_=index_fill_,
-               index_put_=index_put_, masked_fill_=masked_fill_,
-               masked_scatter_=masked_scatter_, put_=put_)

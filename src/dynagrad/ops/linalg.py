@@ -1,8 +1,8 @@
 """Linear algebra: products (the matmul family, einsum, tensordot, kron, cross) and the
 solvers, decompositions and norms of ``torch.linalg``, all batched over leading dimensions.
 
-The ops live in four modules, re-exported here (this module's ``__all__`` and ``METHODS``
-are the family's public names):
+The ops live in four modules, re-exported here (this module's ``__all__`` is the family's
+public names; each module registers its Tensor methods where it defines them):
 
 * ``linalg_products``: matmul, mm, bmm, mv, dot, outer, inner, addmm and friends, einsum,
   tensordot, kron, cross, multi_dot;
@@ -41,7 +41,3 @@ inverse = inv
 __all__ = ['matmul', 'mm', 'bmm', 'mv', 'dot', 'vdot', 'outer', 'ger', 'inner', 'addmm',
            'addmv', 'addbmm', 'baddbmm', 'einsum', 'tensordot', 'kron', 'cross',
            'matrix_power', 'chain_matmul', 'det', 'slogdet', 'logdet', 'inverse', 'pinverse']
-METHODS = {name: globals()[name] for name in
-           ('matmul', 'mm', 'bmm', 'mv', 'dot', 'vdot', 'outer', 'ger', 'inner', 'addmm',
-            'addmv', 'addbmm', 'baddbmm', 'addmm_', 'addmv_', 'addbmm_', 'baddbmm_', 'kron',
-            'cross', 'matrix_power', 'det', 'slogdet', 'logdet', 'inverse', 'pinverse')}

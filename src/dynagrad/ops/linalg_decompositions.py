@@ -14,7 +14,7 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import wrap
+from ..tensor import method, wrap
 from .formula import is_array, zeros_like as _zeros_like
 from ._linalg_common import (
     LinAlgError, _eye, _np_dtype, _tname, _diag_embed, _shape, _check_square,
@@ -43,6 +43,7 @@ class Inv(Op):
         return -_mm(_mm(AiT, g), AiT)
 
 
+@method('inverse')
 def inv(A):
     _check_tensor('linalg.inv', A)
     _check_square('linalg.inv', A)
@@ -78,6 +79,7 @@ class Det(Op):
         return (g * d)[..., None, None] * Inv.run(A).mT
 
 
+@method
 def det(A):
     _check_tensor('linalg.det', A)
     _check_square('linalg.det', A)
@@ -115,12 +117,14 @@ def linalg_slogdet(A):
     return _slogdet_result(*Slogdet.apply(A))
 
 
+@method
 def slogdet(input):
     _check_tensor('slogdet', input)
     _check_square('linalg.slogdet', input)
     return _slogdet_result_torch(*Slogdet.apply(input))
 
 
+@method
 def logdet(input):
     """log(det(A)): NaN where det < 0, -inf where det == 0."""
     _check_tensor('logdet', input)
@@ -515,6 +519,7 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
     return Pinv.apply(A, atol=atol, rtol=rtol, hermitian=hermitian)
 
 
+@method
 def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
@@ -623,6 +628,7 @@ class _PowerZero(Op):
         return g * 0
 
 
+@method
 def matrix_power(input, n):
     _check_tensor('matrix_power', input)
     if input.ndim < 2 or input.shape[-1] != input.shape[-2]:

@@ -11,6 +11,7 @@ import numpy as np
 from ..backend import xp
 from ..autograd.function import Op
 from .. import _dtype
+from ..tensor import method
 from .formula import is_array
 from ._linalg_common import _eye, _np_dtype, _tname, _type_name, _shape
 
@@ -96,6 +97,7 @@ def _xshape(shape):
     return 'x'.join(str(d) for d in shape)
 
 
+@method('matmul', '__matmul__')
 def matmul(input, other):
     _check_tensor('matmul', input, other)
     a, b = input._data, other._data
@@ -131,6 +133,12 @@ def matmul(input, other):
     return _matmul_op(input.ndim, other.ndim).apply(input, other)
 
 
+@method('__rmatmul__')
+def _rmatmul(self, other):
+    return matmul(other, self)
+
+
+@method
 def mm(input, mat2):
     _check_tensor('mm', input, mat2)
     if input.ndim != 2:
@@ -140,6 +148,7 @@ def mm(input, mat2):
     return matmul(input, mat2)
 
 
+@method
 def bmm(input, mat2):
     _check_tensor('bmm', input, mat2)
     if input.ndim != 3:
@@ -155,6 +164,7 @@ def bmm(input, mat2):
     return Matmul.named('BmmBackward0').apply(input, mat2)
 
 
+@method
 def mv(input, vec):
     _check_tensor('mv', input, vec)
     if input.ndim != 2 or vec.ndim != 1:
@@ -182,17 +192,20 @@ def _check_dot(op, input, other):
         raise NotImplementedError(f'"{op}" not implemented for \'Bool\'')
 
 
+@method
 def dot(input, other):
     _check_dot('dot', input, other)
     return _matmul_op(input.ndim, other.ndim).apply(input, other)
 
 
+@method
 def vdot(input, other):
     """``input`` conjugated (a no-op for real tensors) dotted with ``other``."""
     _check_dot('vdot', input, other)
     return Matmul.named('VdotBackward0').apply(input, other)
 
 
+@method('outer', 'ger')
 def outer(input, vec2):
     _check_tensor('outer', input, vec2)
     for name, t in (('self', input), ('vec2', vec2)):
@@ -204,6 +217,7 @@ def outer(input, vec2):
 ger = outer
 
 
+@method
 def inner(input, other):
     _check_tensor('inner', input, other)
     if input.ndim == 0 or other.ndim == 0:
@@ -300,11 +314,13 @@ def _check_addmm(input, mat1, mat2, op='addmm'):
     _check_addmm_input(op, input, (mat1.shape[0], mat2.shape[1]))
 
 
+@method
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     _check_addmm(input, mat1, mat2)
     return _add_matmul('addmm', input, mat1, mat2, beta, alpha)
 
 
+@method
 def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
     _check_addmm(input, mat1, mat2, 'addmm_')
     return _add_matmul('addmm', input, mat1, mat2, beta, alpha, inplace=True)
@@ -322,11 +338,13 @@ def _check_addmv(input, mat, vec, op='addmv'):
     _add_dtypes(op, input, mat, vec)
 
 
+@method
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     _check_addmv(input, mat, vec)
     return _add_matmul('addmv', input, mat, vec, beta, alpha)
 
 
+@method
 def addmv_(input, mat, vec, *, beta=1, alpha=1):
     _check_addmv(input, mat, vec, 'addmv_')
     return _add_matmul('addmv', input, mat, vec, beta, alpha, inplace=True)
@@ -353,21 +371,25 @@ def _check_batches(op, input, batch1, batch2, summed):
     _check_addmm_input(op, input, shape)
 
 
+@method
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches('baddbmm', input, batch1, batch2, False)
     return _add_matmul('baddbmm', input, batch1, batch2, beta, alpha)
 
 
+@method
 def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches('baddbmm_', input, batch1, batch2, False)
     return _add_matmul('baddbmm', input, batch1, batch2, beta, alpha, inplace=True)
 
 
+@method
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches('addbmm', input, batch1, batch2, True)
     return _add_matmul('addbmm', input, batch1, batch2, beta, alpha)
 
 
+@method
 def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
     _check_batches('addbmm_', input, batch1, batch2, True)
     return _add_matmul('addbmm', input, batch1, batch2, beta, alpha, inplace=True)
@@ -574,6 +596,7 @@ def tensordot(a, b, dims=2, out=None):
     return Einsum.apply(a, b, inputs=(''.join(sa), ''.join(sb)), output=out_subs)
 
 
+@method
 def kron(input, other):
     _check_tensor('kron', input, other)
     nd = max(input.ndim, other.ndim)
@@ -629,6 +652,7 @@ def _cross(input, other, dim, op):
     return Cross.apply(input, other, dim=dim)
 
 
+@method
 def cross(input, other, dim=None):
     return _cross(input, other, dim, 'cross')
 

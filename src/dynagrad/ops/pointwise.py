@@ -17,7 +17,7 @@ from .comparison import *  # noqa: F401,F403
 from .clamping import *  # noqa: F401,F403
 from ._elementwise import (  # noqa: F401
     Unary, _NoDerivative, _as_array, type_name, not_implemented, _need_tensor, _unary,
-    _unary_inplace, _binary_tensors, _binary_inplace, _commuted)
+    _binary, _operator)
 from .arithmetic import (  # noqa: F401
     Add, Sub, Rsub, Mul, Div, Rdiv, Pow, PowTensor, Rpow, DivMode, FloorDivide,
     FloorDivideInplace, Remainder, RemainderScalarSelf, Fmod, Atan2, Xlogy, Hypot, Addcmul,
@@ -41,4 +41,3 @@ from .clamping import (  # noqa: F401
 
 FAMILIES = (arithmetic, unary, comparison, clamping)
 __all__ = [name for family in FAMILIES for name in family.__all__]
-METHODS = {name: fn for family in FAMILIES for name, fn in family.METHODS.items()}

@@ -20,7 +20,7 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import Tensor, check_device, CPU, wrap
+from ..tensor import Tensor, check_device, CPU, method, wrap
 from .formula import zeros_like
 
 _U64 = 1 << 64
@@ -628,6 +628,7 @@ def poisson(input, generator=None):
     return Poisson.apply(input, generator=generator)
 
 
+@method
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices sampled from each row of ``input`` (unnormalised probabilities)."""
     _tensor_arg(input, 'multinomial', 'input')
@@ -746,6 +747,7 @@ def _continuous_only(x, what, names):
                            f'{names[_name(x._data.dtype)]}')
 
 
+@method
 def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     """Fill with uniform samples in [from, to)."""
     low = _scalar(kw.pop('from', from_), 'uniform_', 'from')
@@ -768,6 +770,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     return Uniform.apply_(self, low=low, high=high, generator=generator)
 
 
+@method
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples."""
     mean, std = _scalar(mean, 'normal_', 'mean'), _scalar(std, 'normal_', 'std')
@@ -778,6 +781,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return NormalFill.apply_(self, mean=mean, std=std, generator=generator)
 
 
+@method
 def bernoulli_(self, p=0.5, *, generator=None):
     """Fill with 1 with probability ``p`` (a number, or a tensor broadcast to self), else 0."""
     array_rng(generator)
@@ -805,6 +809,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
     return BernoulliFill.apply_(self, p=p, generator=generator)
 
 
+@method('bernoulli')
 def _bernoulli_method(self, p=None, *, generator=None):
     if isinstance(p, Tensor):
         raise TypeError('bernoulli(): p must be a number (for a tensor of probabilities, call '
@@ -812,6 +817,7 @@ def _bernoulli_method(self, p=None, *, generator=None):
     return bernoulli(self, p, generator=generator)
 
 
+@method
 def random_(self, *args, generator=None, **kw):
     """``random_()``: integers over the dtype's range ([0, 2^mantissa] for floats);
     ``random_(to)``: [0, to); ``random_(from, to)``: [from, to) (to=None: the dtype's top)."""
@@ -853,6 +859,7 @@ def random_(self, *args, generator=None, **kw):
     return node.apply_(self, low=low, high_inc=high_inc, generator=generator)
 
 
+@method
 def exponential_(self, lambd=1.0, *, generator=None):
     lambd = _scalar(lambd, 'exponential_', 'lambd')
     array_rng(generator)
@@ -862,6 +869,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     return Exponential.apply_(self, lambd=lambd, generator=generator)
 
 
+@method
 def geometric_(self, p, *, generator=None):
     p = _scalar(p, 'geometric_', 'p')
     array_rng(generator)
@@ -872,6 +880,7 @@ def geometric_(self, p, *, generator=None):
     return Geometric.apply_(self, p=p, generator=generator)
 
 
+@method
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     mean, std = _scalar(mean, 'log_normal_', 'mean'), _scalar(std, 'log_normal_', 'std')
     array_rng(generator)
@@ -881,6 +890,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return LogNormal.apply_(self, mean=mean, std=std, generator=generator)
 
 
+@method
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     median = _scalar(median, 'cauchy_', 'median')
     sigma = _scalar(sigma, 'cauchy_', 'sigma')
@@ -895,10 +905,3 @@ __all__ = ['Generator', 'default_generator', 'manual_seed', 'initial_seed', 'see
            'get_rng_state', 'set_rng_state', 'rand', 'randn', 'randint', 'randperm',
            'rand_like', 'randn_like', 'randint_like', 'normal', 'bernoulli', 'poisson',
            'multinomial']
-
-METHODS = {
-    'uniform_': uniform_, 'normal_': normal_, 'bernoulli_': bernoulli_,
-    'bernoulli': _bernoulli_method, 'random_': random_, 'exponential_': exponential_,
-    'geometric_': geometric_, 'log_normal_': log_normal_, 'cauchy_': cauchy_,
-    'multinomial': multinomial,
-}

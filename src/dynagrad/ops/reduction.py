@@ -18,7 +18,7 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, method, wrap
 from .. import _dtype
 from .formula import (broadcast_to, unsqueeze_dims, is_array, where, sign, exp, zeros_like,
                        unwrap as _arr)
@@ -304,6 +304,7 @@ class Nansum(Op):
         return where(xp.isnan(xa), 0.0, broadcast_to(g, xa.shape))
 
 
+@method
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'sum')
     if dims == () and dim is not None:
@@ -312,12 +313,14 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
     return op.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
+@method
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'mean')
     op = Mean if dims is None else MeanDim
     return op.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
+@method
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     dims = _dims(dim, input.ndim, 'nansum')
     if dims == () and dim is not None:
@@ -325,6 +328,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return Nansum.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
+@method
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """``nansum / (number of non-NaN elements)``, recorded as a division, as in PyTorch."""
     if input._data.dtype.kind not in 'fc' and dtype is None:
@@ -464,6 +468,7 @@ class Cumprod(Op):
         return _cumprod_grad(x, g, self.axis, _cast(out, self.in_dtype))
 
 
+@method
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     if dim is not None:
         dim = _dim1(dim, input.ndim, 'prod')
@@ -471,15 +476,8 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
     return op.apply(input, dim=dim, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
-def cumsum(input, dim, *, dtype=None):
-    return Cumsum.apply(input, axis=_dim1(dim, input.ndim, 'cumsum'), dtype=_np_dtype(dtype))
-
-
-def cumprod(input, dim, *, dtype=None):
-    return Cumprod.apply(input, axis=_dim1(dim, input.ndim, 'cumprod'), dtype=_np_dtype(dtype))
-
-
 def _inplace_scan(op_cls, name):
+    """The in-place ``<name>_(dim)`` of a scan (its dtype, if given, is the tensor's own)."""
     def fn(self, dim, *, dtype=None):
         if dtype is not None and dtype.numpy != self._data.dtype:
             raise RuntimeError(f'Bad in-place call: input tensor dtype {self.dtype} and output '
@@ -489,8 +487,20 @@ def _inplace_scan(op_cls, name):
     return fn
 
 
-cumsum_ = _inplace_scan(Cumsum, 'cumsum')
-cumprod_ = _inplace_scan(Cumprod, 'cumprod')
+@method
+def cumsum(input, dim, *, dtype=None):
+    return Cumsum.apply(input, axis=_dim1(dim, input.ndim, 'cumsum'), dtype=_np_dtype(dtype))
+
+
+cumsum_ = method(_inplace_scan(Cumsum, 'cumsum'))
+
+
+@method
+def cumprod(input, dim, *, dtype=None):
+    return Cumprod.apply(input, axis=_dim1(dim, input.ndim, 'cumprod'), dtype=_np_dtype(dtype))
+
+
+cumprod_ = method(_inplace_scan(Cumprod, 'cumprod'))
 
 
 class Cummax(_Select):
@@ -513,11 +523,13 @@ class Cummin(Cummax):
     node_name = 'CumminBackward0'
 
 
+@method
 def cummax(input, dim):
     v, i = Cummax.apply(input, axis=_dim1(dim, input.ndim, 'cummax'), largest=True)
     return return_types.cummax(v, i)
 
 
+@method
 def cummin(input, dim):
     v, i = Cummin.apply(input, axis=_dim1(dim, input.ndim, 'cummin'), largest=False)
     return return_types.cummin(v, i)
@@ -623,10 +635,12 @@ def _max_min(input, dim, keepdim, largest, other=None):
     return (return_types.max if largest else return_types.min)(v, i)
 
 
+@method
 def max(input, dim=None, keepdim=False, *, other=None):
     return _max_min(input, dim, keepdim, True, other)
 
 
+@method
 def min(input, dim=None, keepdim=False, *, other=None):
     return _max_min(input, dim, keepdim, False, other)
 
@@ -643,10 +657,12 @@ def _amax_amin(input, dim, keepdim, largest):
     return (Amax if largest else Amin).apply(input, dims=dims, keepdim=keepdim, largest=largest)
 
 
+@method
 def amax(input, dim=(), keepdim=False):
     return _amax_amin(input, dim, keepdim, True)
 
 
+@method
 def amin(input, dim=(), keepdim=False):
     return _amax_amin(input, dim, keepdim, False)
 
@@ -672,10 +688,12 @@ def _argmax_argmin(input, dim, keepdim, largest):
     return wrap(xp.asarray(out.reshape(()) if x.ndim == 0 else out))
 
 
+@method
 def argmax(input, dim=None, keepdim=False):
     return _argmax_argmin(input, dim, keepdim, True)
 
 
+@method
 def argmin(input, dim=None, keepdim=False):
     return _argmax_argmin(input, dim, keepdim, False)
 
@@ -705,6 +723,7 @@ class Logsumexp(Op):
         return g * exp(x - out)
 
 
+@method
 def logsumexp(input, dim, keepdim=False):
     dims = _dims(dim, input.ndim, 'logsumexp')
     if dims == () and input.ndim:
@@ -792,14 +811,17 @@ def _var_std(op, input, dim, unbiased, keepdim, correction, take_sqrt, with_mean
                                      take_sqrt=take_sqrt, with_mean=with_mean)
 
 
+@method
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_std('var', input, dim, unbiased, keepdim, correction, False, False)
 
 
+@method
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_std('std', input, dim, unbiased, keepdim, correction, True, False)
 
 
+# var_mean and std_mean are functions only: PyTorch's Tensor has no such methods.
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _var_std('var_mean', input, dim, unbiased, keepdim, correction, False, True)
 
@@ -883,6 +905,7 @@ def _vector_norm(input, ord, dims, keepdim, dtype):
     return VectorNorm.apply(input, ord=ord, dim=dims, keepdim=keepdim)
 
 
+@method
 def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
     dims = _dims(dim, input.ndim, 'norm')
     if dims == () and input.ndim:
@@ -912,14 +935,17 @@ def _logical(input, dim, keepdim, fn, op):
     return wrap(xp.asarray(out, dtype=np.uint8 if x.dtype == np.uint8 else np.bool_))
 
 
+@method
 def all(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, xp.all, 'all')
 
 
+@method
 def any(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, xp.any, 'any')
 
 
+@method
 def count_nonzero(input, dim=None):
     x = input._data
     dims = _all_dims(dim, x.ndim, 'count_nonzero') if dim is not None else None
@@ -974,6 +1000,7 @@ class Topk(Sort):
     node_name = 'TopkBackward0'
 
 
+@method
 def sort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'sort')
     v, i = (SortStable if stable else Sort).apply(input, axis=axis,
@@ -981,6 +1008,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     return return_types.sort(v, i)
 
 
+@method
 def argsort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'argsort')
     x = input._data
@@ -988,6 +1016,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
     return wrap(idx.reshape(x.shape))
 
 
+@method
 def topk(input, k, dim=-1, largest=True, sorted=True):
     k = _check_int(k, 'topk', 'k')
     axis = _dim1(dim, input.ndim, 'topk')
@@ -1006,6 +1035,7 @@ class Kthvalue(_Select):
         return self._finish(x, xp.take_along_axis(x1, idx, axis), idx, keepdim)
 
 
+@method
 def kthvalue(input, k, dim=-1, keepdim=False):
     k = _check_int(k, 'kthvalue', 'k')
     axis = _dim1(dim, input.ndim, 'kthvalue')
@@ -1076,10 +1106,12 @@ def _median(input, dim, keepdim, ignore_nan):
     return (return_types.nanmedian if ignore_nan else return_types.median)(v, i)
 
 
+@method
 def median(input, dim=None, keepdim=False):
     return _median(input, dim, keepdim, False)
 
 
+@method
 def nanmedian(input, dim=None, keepdim=False):
     return _median(input, dim, keepdim, True)
 
@@ -1107,6 +1139,7 @@ class Mode(_Select):
         return self._finish(x, xp.take_along_axis(x1, idx, axis), idx, keepdim)
 
 
+@method
 def mode(input, dim=-1, keepdim=False):
     axis = _dim1(dim, input.ndim, 'mode')
     _check_nonempty_dim(input, axis, 'mode')
@@ -1114,6 +1147,7 @@ def mode(input, dim=-1, keepdim=False):
     return return_types.mode(v, i)
 
 
+@method
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """Unique values (always sorted, as PyTorch on CPU); not differentiable."""
     x = input._data
@@ -1136,6 +1170,3 @@ __all__ = ['sum', 'mean', 'nansum', 'nanmean', 'prod', 'cumsum', 'cumprod', 'cum
            'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'logsumexp', 'var', 'std',
            'var_mean', 'std_mean', 'norm', 'all', 'any', 'count_nonzero', 'sort', 'argsort',
            'topk', 'kthvalue', 'median', 'nanmedian', 'mode', 'unique', 'return_types']
-_NOT_METHODS = ('var_mean', 'std_mean', 'return_types')
-METHODS = {name: globals()[name] for name in __all__ if name not in _NOT_METHODS}
-METHODS.update(cumsum_=cumsum_, cumprod_=cumprod_)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import wrap
+from ..tensor import method, wrap
 from .formula import sum_to, is_array, broadcast_to as _bcast
 from .indexing import BasicIndex, IndexScatter, IndexSelect
 
@@ -409,6 +409,7 @@ def _can_view(array, shape):
         return False
 
 
+@method
 def reshape(input, *shape):
     shape = _infer_shape(_shape_arg(shape), input._data.size, 'reshape')
     if _can_view(input._data, shape):
@@ -416,6 +417,7 @@ def reshape(input, *shape):
     return UnsafeView.apply(input, shape=shape)
 
 
+@method
 def view(input, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, np.integer)):
         return input.to(shape[0])
@@ -427,14 +429,17 @@ def view(input, *shape):
     return View.apply(input, shape=shape)
 
 
+@method
 def view_as(input, other):
     return view(input, other.shape)
 
 
+@method
 def reshape_as(input, other):
     return reshape(input, other.shape)
 
 
+@method
 def flatten(input, start_dim=0, end_dim=-1):
     nd = input.ndim
     if nd == 0:
@@ -454,6 +459,7 @@ def _wrap(dim, ndim):
     return dim % n
 
 
+@method('transpose', 'swapaxes', 'swapdims')
 def transpose(input, dim0, dim1):
     nd = input.ndim
     return Transpose.apply(input, dim0=_wrap(dim0, nd), dim1=_wrap(dim1, nd))
@@ -462,6 +468,7 @@ def transpose(input, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
+@method
 def t(input):
     nd = input.ndim
     if nd > 2:
@@ -471,6 +478,7 @@ def t(input):
     return T.apply(input, dim0=0, dim1=1)
 
 
+@method
 def permute(input, *dims):
     dims = _shape_arg(dims)
     nd = input.ndim
@@ -484,6 +492,21 @@ def permute(input, *dims):
     return Permute.apply(input, dims=dims)
 
 
+@method('T')
+@property
+def _dims_reversed(self):
+    """``tensor.T``: every dimension reversed."""
+    return permute(self, tuple(range(self.ndim))[::-1])
+
+
+@method('mT')
+@property
+def _last_two_dims_swapped(self):
+    """``tensor.mT``: the last two dimensions swapped (a batch of matrices transposed)."""
+    return transpose(self, -2, -1)
+
+
+@method
 def squeeze(input, dim=None):
     nd = input.ndim
     if dim is None:
@@ -495,10 +518,12 @@ def squeeze(input, dim=None):
     return SqueezeDims.apply(input, dim=dims)
 
 
+@method
 def unsqueeze(input, dim):
     return Unsqueeze.apply(input, dim=_wrap(dim, input.ndim + 1))
 
 
+@method
 def expand(input, *sizes):
     sizes = _shape_arg(sizes)
     shp = input._data.shape
@@ -524,10 +549,12 @@ def expand(input, *sizes):
     return Expand.apply(input, shape=tuple(target))
 
 
+@method
 def expand_as(input, other):
     return expand(input, other.shape)
 
 
+@method
 def broadcast_to(input, shape):
     return expand(input, shape)
 
@@ -568,6 +595,7 @@ def _no_duplicates(dims):
         seen.add(d)
 
 
+@method
 def unflatten(input, dim, sizes):
     nd = input.ndim
     dim = _wrap(dim, nd)
@@ -587,6 +615,7 @@ def unflatten(input, dim, sizes):
     return reshape(input, shp[:dim] + sizes + shp[dim + 1:])
 
 
+@method('movedim', 'moveaxis')
 def movedim(input, source, destination):
     nd = input.ndim
     src = _dim_list(source, nd)
@@ -611,6 +640,7 @@ def movedim(input, source, destination):
 moveaxis = movedim
 
 
+@method
 def repeat(input, *repeats):
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
@@ -630,6 +660,7 @@ def _check_sizes(shape):
                                f'{list(shape)}')
 
 
+@method
 def tile(input, dims):
     dims = _shape_arg((dims,))
     nd = input.ndim
@@ -638,6 +669,7 @@ def tile(input, dims):
     return repeat(input, dims)
 
 
+@method
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:             # repeat_interleave(counts): indices repeated counts times
         counts = input._data
@@ -677,6 +709,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return RepeatInterleave.apply(input, repeats=repeats, dim=dim)
 
 
+@method
 def flip(input, *dims):
     dims = _shape_arg(dims)
     dims = tuple(_wrap(d, input.ndim) for d in dims)
@@ -684,18 +717,21 @@ def flip(input, *dims):
     return Flip.apply(input, dims=dims)
 
 
+@method
 def fliplr(input):
     if input.ndim < 2:
         raise RuntimeError('Input must be >= 2-d.')
     return Flip.apply(input, dims=(1,))
 
 
+@method
 def flipud(input):
     if input.ndim < 1:
         raise RuntimeError('Input must be >= 1-d.')
     return Flip.apply(input, dims=(0,))
 
 
+@method
 def roll(input, shifts, dims=None):
     nd = input.ndim
     shifts = (int(shifts),) if isinstance(shifts, (int, np.integer)) else tuple(
@@ -715,6 +751,7 @@ def roll(input, shifts, dims=None):
     return Roll.apply(input, shifts=shifts, dims=dims)
 
 
+@method
 def rot90(input, k=1, dims=(0, 1)):
     dims = tuple(dims)
     nd = input.ndim
@@ -877,6 +914,7 @@ def _split_dim(input, dim, op='split'):
     return _wrap(dim, input.ndim)
 
 
+@method
 def split(tensor, split_size_or_sections, dim=0):
     dim = _split_dim(tensor, dim)
     n = tensor._data.shape[dim]
@@ -909,10 +947,12 @@ def _split_pieces(tensor, sizes, dim, with_sizes):
     return (SplitWithSizes if with_sizes else Split).apply(tensor, keys=tuple(keys), dim=dim)
 
 
+@method
 def split_with_sizes(input, split_sizes, dim=0):
     return split(input, list(split_sizes), dim)
 
 
+@method
 def chunk(input, chunks, dim=0):
     chunks = int(chunks)
     if chunks <= 0:
@@ -924,6 +964,7 @@ def chunk(input, chunks, dim=0):
     return split(input, -(-n // chunks), dim)
 
 
+@method
 def unbind(input, dim=0):
     if input.ndim == 0:
         raise IndexError('Dimension specified as 0 but tensor has no dimensions')
@@ -932,6 +973,7 @@ def unbind(input, dim=0):
     return Unbind.apply(input, keys=keys, dim=dim)
 
 
+@method
 def narrow(input, dim, start, length):
     if input.ndim == 0:
         raise RuntimeError('narrow() cannot be applied to a 0-dim tensor.')
@@ -950,6 +992,7 @@ def narrow(input, dim, start, length):
     return Narrow.apply(input, key=_along(dim, slice(start, start + length)))
 
 
+@method
 def tensor_split(input, indices_or_sections, dim=0):
     if input.ndim == 0:
         raise RuntimeError('tensor_split expected at least a 1-dimensional tensor, but got a '
@@ -988,21 +1031,25 @@ def _check_matrix(input, op):
         raise RuntimeError(f'{op}: input tensor must have at least 2 dimensions')
 
 
+@method
 def tril(input, diagonal=0):
     _check_matrix(input, 'tril')
     return Tril.apply(input, diagonal=int(diagonal))
 
 
-def triu(input, diagonal=0):
-    _check_matrix(input, 'triu')
-    return Triu.apply(input, diagonal=int(diagonal))
-
-
+@method
 def tril_(input, diagonal=0):
     _check_matrix(input, 'tril')
     return Tril.apply_(input, diagonal=int(diagonal))
 
 
+@method
+def triu(input, diagonal=0):
+    _check_matrix(input, 'triu')
+    return Triu.apply(input, diagonal=int(diagonal))
+
+
+@method
 def triu_(input, diagonal=0):
     _check_matrix(input, 'triu')
     return Triu.apply_(input, diagonal=int(diagonal))
@@ -1015,11 +1062,13 @@ def _diag_dims(nd, dim1, dim2):
     return d1, d2
 
 
+@method
 def diagonal(input, offset=0, dim1=0, dim2=1):
     d1, d2 = _diag_dims(input.ndim, dim1, dim2)
     return Diagonal.apply(input, offset=int(offset), dim1=d1, dim2=d2)
 
 
+@method
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     if input.ndim == 0:
         _wrap(dim1, 2), _wrap(dim2, 2)      # torch checks dims against ndim + 1 = 1
@@ -1029,6 +1078,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     return DiagEmbed.apply(input, offset=int(offset), dim1=d1, dim2=d2)
 
 
+@method
 def diag(input, diagonal=0):
     nd = input.ndim
     if nd == 1:
@@ -1038,6 +1088,7 @@ def diag(input, diagonal=0):
     raise RuntimeError(f'diag(): Supports 1D or 2D tensors. Got {nd}D')
 
 
+@method
 def trace(input):
     if input.ndim != 2:
         raise RuntimeError(f'trace: expected a matrix, but got tensor with dim {input.ndim}')
@@ -1054,7 +1105,3 @@ __all__ = ['reshape', 'view', 'view_as', 'reshape_as', 'flatten', 'transpose', '
            'split_with_sizes', 'chunk', 'unbind', 'narrow', 'tensor_split', 'tril', 'triu',
            'diagonal', 'diag_embed', 'diag', 'trace', 'meshgrid', 'atleast_1d', 'atleast_2d',
            'atleast_3d']
-_NOT_METHODS = {'cat', 'concat', 'concatenate', 'stack', 'hstack', 'vstack', 'row_stack',
-                'dstack', 'column_stack', 'meshgrid', 'atleast_1d', 'atleast_2d', 'atleast_3d'}
-METHODS = {name: globals()[name] for name in __all__ if name not in _NOT_METHODS}
-METHODS.update(repeat=repeat, tril_=tril_, triu_=triu_)

@@ -12,7 +12,8 @@ import numpy as np
 from ..backend import xp
 from . import formula as fm
 from ..autograd.function import Op
-from ._elementwise import Unary, _as_array, not_implemented, _unary, _unary_inplace
+from ..tensor import method
+from ._elementwise import Unary, _as_array, not_implemented, _unary
 from .special import Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace
 
 _LN2 = math.log(2.0)
@@ -341,79 +342,54 @@ class Frac(Unary):
     def df(g): return g
 
 
-# -- function forms ---------------------------------------------------------------------------
-# dynagrad.<name>(input, ...) and, bound in ops/__init__.py, tensor.<name>(...).
+# -- function forms and Tensor methods --------------------------------------------------------
+# Each line: dynagrad.<name>, Tensor.<name> (and the aliases), and with ``inplace`` the
+# in-place Tensor.<name>_ (the op class given, where PyTorch's in-place form is another op).
 
+neg = negative = _unary(Neg, 'neg', aliases=('negative',), inplace=True)
+method('__neg__')(neg)                  # -tensor
+method('__pos__')(lambda self: self)    # +tensor
+abs = absolute = _unary(Abs, 'abs', aliases=('absolute',), inplace=True)
+method('__abs__')(abs)                  # abs(tensor)
+sign = _unary(Sign, 'sign', inplace=True)
 
-def neg(input):
-    return Neg.apply(input)
+exp = _unary(Exp, 'exp', inplace=True)
+exp2 = _unary(Exp2, 'exp2', inplace=True)
+expm1 = _unary(Expm1, 'expm1', inplace=True)
+log = _unary(Log, 'log', inplace=True)
+log2 = _unary(Log2, 'log2', inplace=True)
+log10 = _unary(Log10, 'log10', inplace=True)
+log1p = _unary(Log1p, 'log1p', inplace=True)
+sqrt = _unary(Sqrt, 'sqrt', inplace=True)
+rsqrt = _unary(Rsqrt, 'rsqrt', inplace=True)
+reciprocal = _unary(Reciprocal, 'reciprocal', inplace=True)
 
+tanh = _unary(Tanh, 'tanh', inplace=True)
+sigmoid = _unary(Sigmoid, 'sigmoid', inplace=True)
+relu = _unary(Relu, 'relu', inplace=True)
 
-negative = neg
+sin = _unary(Sin, 'sin', inplace=True)
+cos = _unary(Cos, 'cos', inplace=True)
+tan = _unary(Tan, 'tan', inplace=True)
+asin = arcsin = _unary(Asin, 'asin', aliases=('arcsin',), inplace=True)
+acos = arccos = _unary(Acos, 'acos', aliases=('arccos',), inplace=True)
+atan = arctan = _unary(Atan, 'atan', aliases=('arctan',), inplace=True)
+sinh = _unary(Sinh, 'sinh', inplace=True)
+cosh = _unary(Cosh, 'cosh', inplace=True)
+asinh = arcsinh = _unary(Asinh, 'asinh', aliases=('arcsinh',), inplace=AsinhInplace)
+acosh = arccosh = _unary(Acosh, 'acosh', aliases=('arccosh',), inplace=AcoshInplace)
+atanh = arctanh = _unary(Atanh, 'atanh', aliases=('arctanh',), inplace=AtanhInplace)
 
+erf = _unary(Erf, 'erf', inplace=True)
+erfc = _unary(Erfc, 'erfc', inplace=True)
+erfinv = _unary(Erfinv, 'erfinv', inplace=True)
+lgamma = _unary(Lgamma, 'lgamma', inplace=True)
+digamma = _unary(Digamma, 'digamma', inplace=True)
 
-def exp(input):
-    return Exp.apply(input)
-
-
-def log(input):
-    return Log.apply(input)
-
-
-def sqrt(input):
-    return Sqrt.apply(input)
-
-
-def tanh(input):
-    return Tanh.apply(input)
-
-
-def sigmoid(input):
-    return Sigmoid.apply(input)
-
-
-def relu(input):
-    return Relu.apply(input)
-
-
-def abs(input):
-    return Abs.apply(input)
-
-
-absolute = abs
-
-
-def sign(input):
-    return Sign.apply(input)
-
-
-exp2 = _unary(Exp2, 'exp2')
-expm1 = _unary(Expm1, 'expm1')
-log2 = _unary(Log2, 'log2')
-log10 = _unary(Log10, 'log10')
-log1p = _unary(Log1p, 'log1p')
-rsqrt = _unary(Rsqrt, 'rsqrt')
-reciprocal = _unary(Reciprocal, 'reciprocal')
-sin = _unary(Sin, 'sin')
-cos = _unary(Cos, 'cos')
-tan = _unary(Tan, 'tan')
-asin = arcsin = _unary(Asin, 'asin')
-acos = arccos = _unary(Acos, 'acos')
-atan = arctan = _unary(Atan, 'atan')
-sinh = _unary(Sinh, 'sinh')
-cosh = _unary(Cosh, 'cosh')
-asinh = arcsinh = _unary(Asinh, 'asinh')
-acosh = arccosh = _unary(Acosh, 'acosh')
-atanh = arctanh = _unary(Atanh, 'atanh')
-erf = _unary(Erf, 'erf')
-erfc = _unary(Erfc, 'erfc')
-erfinv = _unary(Erfinv, 'erfinv')
-lgamma = _unary(Lgamma, 'lgamma')
-digamma = _unary(Digamma, 'digamma')
-floor = _unary(Floor, 'floor')
-ceil = _unary(Ceil, 'ceil')
-trunc = fix = _unary(Trunc, 'trunc')
-frac = _unary(Frac, 'frac')
+floor = _unary(Floor, 'floor', inplace=True)
+ceil = _unary(Ceil, 'ceil', inplace=True)
+trunc = fix = _unary(Trunc, 'trunc', aliases=('fix',), inplace=True)
+frac = _unary(Frac, 'frac', inplace=True)
 
 
 def polygamma(n, input):
@@ -425,35 +401,38 @@ def polygamma(n, input):
     return Polygamma.apply(input, n=n)
 
 
+@method('polygamma')
 def _polygamma_method(self, n):
     return polygamma(n, self)
 
 
+@method
+def polygamma_(self, n):
+    return PolygammaInplace.apply_(self, n=n)
+
+
+@method
 def round(input, *, decimals=0):
     if decimals == 0:
         return Round.apply(input)
     return RoundDecimals.apply(input, decimals=decimals)
 
 
-def logit(input, eps=None):
-    return Logit.apply(input, eps=eps)
-
-
-# -- in-place forms ---------------------------------------------------------------------------
-
-
+@method
 def round_(self, *, decimals=0):
     if decimals == 0:
         return Round.apply_(self)
     return RoundDecimals.apply_(self, decimals=decimals)
 
 
+@method
+def logit(input, eps=None):
+    return Logit.apply(input, eps=eps)
+
+
+@method
 def logit_(self, eps=None):
     return Logit.apply_(self, eps=eps)
-
-
-def polygamma_(self, n):
-    return PolygammaInplace.apply_(self, n=n)
 
 
 __all__ = ['neg', 'negative', 'exp', 'log', 'sqrt', 'tanh', 'sigmoid', 'relu', 'abs',
@@ -462,20 +441,3 @@ __all__ = ['neg', 'negative', 'exp', 'log', 'sqrt', 'tanh', 'sigmoid', 'relu', '
            'arctan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'arcsinh', 'arccosh',
            'arctanh', 'logit', 'erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'polygamma',
            'floor', 'ceil', 'round', 'trunc', 'fix', 'frac']
-
-# Tensor methods (bound in ops/__init__.py): the function forms, then the in-place ones.
-METHODS = {name: globals()[name] for name in __all__ if name != 'polygamma'}
-METHODS.update(polygamma=_polygamma_method, round_=round_, logit_=logit_,
-               polygamma_=polygamma_)
-METHODS.update({name + '_': _unary_inplace(cls) for name, cls in (
-    ('exp', Exp), ('log', Log), ('sqrt', Sqrt), ('tanh', Tanh), ('sigmoid', Sigmoid),
-    ('relu', Relu), ('abs', Abs), ('absolute', Abs), ('neg', Neg), ('negative', Neg),
-    ('sign', Sign), ('exp2', Exp2), ('expm1', Expm1), ('log2', Log2), ('log10', Log10),
-    ('log1p', Log1p), ('rsqrt', Rsqrt), ('reciprocal', Reciprocal), ('sin', Sin),
-    ('cos', Cos), ('tan', Tan), ('asin', Asin), ('acos', Acos), ('atan', Atan),
-    ('arcsin', Asin), ('arccos', Acos), ('arctan', Atan), ('sinh', Sinh), ('cosh', Cosh),
-    ('asinh', AsinhInplace), ('acosh', AcoshInplace), ('atanh', AtanhInplace),
-    ('arcsinh', AsinhInplace), ('arccosh', AcoshInplace), ('arctanh', AtanhInplace),
-    ('erf', Erf), ('erfc', Erfc), ('erfinv', Erfinv), ('lgamma', Lgamma),
-    ('digamma', Digamma), ('floor', Floor), ('ceil', Ceil), ('trunc', Trunc), ('fix', Trunc),
-    ('frac', Frac))})
