@@ -3,6 +3,9 @@ from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64
                      bool, half, float, double, short, int, long, get_default_dtype,
                      set_default_dtype, promote_types)
 from .size import Size  # noqa: F401
+from ._device import device, set_default_device, get_default_device  # noqa: F401
+from .backend import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: F401
+                      get_num_interop_threads)
 from .tensor import Tensor  # noqa: F401
 from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa
                                  inference_mode, is_inference_mode_enabled)
@@ -14,6 +17,9 @@ from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, In
                            ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from . import autograd, nn, optim, linalg, random, utils, viz, distributed  # noqa: F401,E402
 from . import multiprocessing  # noqa: F401,E402
+from . import cuda, accelerator, mps, backends  # noqa: F401,E402
+from .backends import (set_float32_matmul_precision,  # noqa: F401,E402
+                       get_float32_matmul_precision)
 from .serialization import save, load  # noqa: F401,E402
 from .nn.functional import cdist  # noqa: F401,E402  (torch.cdist is top-level too)
 

@@ -5,6 +5,8 @@ functions to other array libraries that implement ``__array_ufunc__`` and
 ``__array_function__`` (CuPy does), so a GPU backend plugs in here, not in each op.
 """
 import contextlib
+import os
+import warnings
 
 import numpy
 
@@ -110,3 +112,91 @@ def keep_freed_memory(mmap_threshold=64 << 20, trim_threshold=256 << 20):
     M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
     return bool(mallopt(M_MMAP_THRESHOLD, int(mmap_threshold))) and bool(
         mallopt(M_TRIM_THRESHOLD, int(trim_threshold)))
+
+
+# -- threads ---------------------------------------------------------------------------------
+
+class _Threads:
+    """What the thread-count functions remember (only ever changed when a program asks)."""
+    intra = None        # set_num_threads' last value, when threadpoolctl could not apply it
+    interop = None      # set_num_interop_threads' value
+    controller = None   # threadpoolctl's controller, made on first use
+
+
+_threads = _Threads()
+
+
+def _blas_controller():
+    """threadpoolctl's view of the loaded BLAS libraries, or None without threadpoolctl."""
+    if _threads.controller is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:
+            return None
+        _threads.controller = ThreadpoolController()
+    return _threads.controller
+
+
+def _cpu_count():
+    return os.cpu_count() or 1
+
+
+def _check_thread_count(n, fn):
+    if isinstance(n, bool) or not isinstance(n, (int, numpy.integer)):
+        raise RuntimeError(f'{fn} expects an int, but got {type(n).__name__}')
+    if n <= 0:
+        raise RuntimeError(f'{fn} expects a positive integer')
+    return int(n)
+
+
+def set_num_threads(n):
+    """Use ``n`` threads inside ops: NumPy's BLAS (matmul, linalg) is what runs threaded.
+
+    Applied through threadpoolctl (imported on first use; ``pip install threadpoolctl``),
+    which changes the thread count of every BLAS library loaded in the process. Without
+    it (or when it finds no BLAS) the number is remembered (``get_num_threads`` returns it) but the BLAS keeps its
+    own count, set by ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS``/``MKL_NUM_THREADS`` at
+    start-up, and a ``UserWarning`` says so.
+    """
+    n = _check_thread_count(n, 'set_num_threads')
+    controller = _blas_controller()
+    if controller is not None:
+        blas = controller.select(user_api='blas')
+        if blas.lib_controllers:
+            blas.limit(limits=n)
+            _threads.intra = None
+            return
+    warnings.warn('set_num_threads: cannot change the BLAS thread count (threadpoolctl is not '
+                  'installed, or finds no BLAS: pip install threadpoolctl); set '
+                  'OMP_NUM_THREADS before starting Python instead', UserWarning, stacklevel=2)
+    _threads.intra = n
+
+
+def get_num_threads():
+    """The threads ops use: the BLAS's thread count as threadpoolctl reports it (what
+    ``set_num_threads`` set), else the number of CPUs."""
+    if _threads.intra is not None:
+        return _threads.intra
+    controller = _blas_controller()
+    if controller is not None:
+        libs = controller.select(user_api='blas').lib_controllers
+        # NumPy's own BLAS first (its wheel's copy lives in numpy.libs), when several loaded
+        numpys = [lib for lib in libs if 'numpy' in lib.filepath]
+        if libs:
+            return (numpys or libs)[0].num_threads
+    return _cpu_count()
+
+
+def set_num_interop_threads(n):
+    """PyTorch's inter-op thread pool size. dynagrad runs ops one after another, so the
+    number is only remembered; as in PyTorch it can be set once per process."""
+    n = _check_thread_count(n, 'set_num_interop_threads')
+    if _threads.interop is not None:
+        raise RuntimeError('Error: cannot set number of interop threads after parallel work '
+                           'has started or set_num_interop_threads called')
+    _threads.interop = n
+
+
+def get_num_interop_threads():
+    """What ``set_num_interop_threads`` set, else the number of CPUs (PyTorch's default)."""
+    return _cpu_count() if _threads.interop is None else _threads.interop

@@ -9,6 +9,8 @@ import warnings
 import numpy as np
 
 from . import _dtype
+from ._device import backend_of, as_device, device_of_type, resolve
+from ._device import CPU, check_device  # noqa: F401  (re-exported: ops and serialization use them)
 from .size import Size
 
 __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
@@ -95,6 +97,12 @@ def legacy_type_name(np_dtype):
     return 'dynagrad.' + _dtype.FROM_NUMPY[np_dtype].legacy_name
 
 
+def _on_device_type(kind):
+    """``Tensor.is_cuda`` and friends: whether the tensor's array lives on a ``kind`` device."""
+    return property(lambda self: backend_of(self._data).type == kind,
+                    doc=f'Whether the tensor is on a {kind!r} device.')
+
+
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
     __slots__ = ('_data', '_requires_grad', '_grad_fn', '_output_nr',
@@ -147,7 +155,10 @@ class Tensor:
             raise TypeError(f'new() received an invalid combination of arguments: unexpected '
                             f'keyword {sorted(unknown)[0]!r}; pass sizes or data, and use '
                             'dynagrad.tensor(data, dtype=..., requires_grad=...) for the rest')
-        check_device(kwargs.get('device'))
+        wanted = as_device(kwargs.get('device'))
+        if wanted is not None and wanted.type != 'cpu':
+            raise RuntimeError(f'legacy constructor expects device type: cpu but device type: '
+                               f'{wanted.type} was passed')
         np_dtype = dtype.numpy
         if not args:
             data = np.empty((0,), np_dtype)
@@ -227,18 +238,20 @@ class Tensor:
 
     @property
     def device(self):
-        return CPU
+        """The ``dynagrad.device`` holding the data: the owner of its array."""
+        return backend_of(self._data).device
 
-    @property
-    def is_cuda(self):
-        return False
+    is_cpu, is_cuda, is_mps, is_xpu, is_meta, is_ipu, is_mtia = map(
+        _on_device_type, ('cpu', 'cuda', 'mps', 'xpu', 'meta', 'ipu', 'mtia'))
 
     @property
     def layout(self):
         return 'strided'
 
     def get_device(self):
-        return -1
+        """The device index, -1 on the CPU (as PyTorch)."""
+        index = backend_of(self._data).device.index
+        return -1 if index is None else index
 
     # -- autograd state ---------------------------------------------------------------
     @property
@@ -494,33 +507,44 @@ class Tensor:
     def bool(self):
         return self.to(_dtype.bool)
 
-    def cpu(self):
-        return self
+    def cpu(self, memory_format=None):
+        return self.to(CPU)
 
-    def cuda(self, *args, **kwargs):
-        raise RuntimeError('dynagrad runs on the CPU only (NumPy); there is no CUDA device')
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        """This tensor on a CUDA device; raises PyTorch's error where there is none."""
+        return self.to(device_of_type('cuda', device), non_blocking=non_blocking)
+
+    def xpu(self, device=None, non_blocking=False, memory_format=None):
+        return self.to(device_of_type('xpu', device), non_blocking=non_blocking)
+
+    def mtia(self, device=None, non_blocking=False, memory_format=None):
+        return self.to(device_of_type('mtia', device), non_blocking=non_blocking)
+
+    def ipu(self, device=None, non_blocking=False, memory_format=None):
+        return self.to(device_of_type('ipu', device), non_blocking=non_blocking)
 
     def contiguous(self, memory_format=None):
         return self if self._data.flags.c_contiguous else self.clone()
 
     # -- creation helpers -------------------------------------------------------------
-    def _new_filled(self, fill, size, dtype, requires_grad):
+    def _new_filled(self, fill, size, dtype, device, requires_grad):
         size = size_args(size)
         np_dtype = (dtype or self.dtype).numpy
-        data = np.empty(size, np_dtype) if fill is None else np.full(size, fill, np_dtype)
+        ns = (backend_of(self._data) if device is None else resolve(device)).xp
+        data = ns.empty(size, np_dtype) if fill is None else ns.full(size, fill, np_dtype)
         return wrap(data).requires_grad_(requires_grad)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
-        return self._new_filled(0, size, dtype, requires_grad)
+        return self._new_filled(0, size, dtype, device, requires_grad)
 
     def new_ones(self, *size, dtype=None, device=None, requires_grad=False):
-        return self._new_filled(1, size, dtype, requires_grad)
+        return self._new_filled(1, size, dtype, device, requires_grad)
 
     def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
-        return self._new_filled(None, size, dtype, requires_grad)
+        return self._new_filled(None, size, dtype, device, requires_grad)
 
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
-        return self._new_filled(fill_value, (size,), dtype, requires_grad)
+        return self._new_filled(fill_value, (size,), dtype, device, requires_grad)
 
     # -- printing -------------------------------------------------------------------
     def __repr__(self):
@@ -538,29 +562,6 @@ class Tensor:
                                          default_dtype_name=_dtype.get_default_dtype().name)
 
     __str__ = __repr__
-
-
-class Device(str):
-    """``tensor.device``: always the CPU; compares equal to 'cpu'."""
-
-    @property
-    def type(self):
-        return 'cpu'
-
-    @property
-    def index(self):
-        return None
-
-    def __repr__(self):
-        return "device(type='cpu')"
-
-
-CPU = Device('cpu')
-
-
-def check_device(device):
-    if device is not None and str(device).split(':')[0] != 'cpu':
-        raise RuntimeError(f'dynagrad runs on the CPU only; got device={device!r}')
 
 
 def _rebuild(cls, data, requires_grad):

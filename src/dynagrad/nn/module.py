@@ -1,8 +1,10 @@
 """``Module``: the base class of layers; parameters and submodules register by attribute."""
 from collections import OrderedDict, namedtuple
 
+from .._device import check_device, device_of_type
 from ..tensor import Tensor
 from ..autograd.graph import RemovableHandle, HookDict
+from ..ops.conversion import parse_to
 from .parameter import Parameter
 
 _IncompatibleKeys = namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])
@@ -299,23 +301,27 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """``to(dtype)``: floating parameters and buffers change dtype; ``to('cpu')`` is a no-op."""
-        from .. import _dtype
-        dtype = kwargs.get('dtype')
-        for a in args:
-            if isinstance(a, _dtype.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, str) or a is None:
-                if a is not None and str(a).split(':')[0] != 'cpu':
-                    raise RuntimeError(f'dynagrad runs on the CPU only; got device={a!r}')
-        if dtype is None:
-            return self
-        if not dtype.is_floating_point:
-            raise TypeError(f'nn.Module.to only accepts floating point dtypes, but got desired '
-                            f'dtype={dtype}')
-        return self._apply_to_tensors(lambda t: t.to(dtype) if t.is_floating_point() else t)
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: parameters and
+        buffers move in place (floating ones change dtype); returns self.
+
+        An unavailable device raises before anything moves. A module without tensors has
+        nothing to move, so only the arguments are checked (as in PyTorch)."""
+        device, dtype, non_blocking, _ = parse_to(args, kwargs)
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError(f'nn.Module.to only accepts floating point or complex dtypes, but '
+                            f'got desired dtype={dtype}')
+        if device is not None and self._has_tensors():
+            check_device(device)
+
+        def convert(t):
+            if dtype is not None and t.is_floating_point():
+                return t.to(device, dtype, non_blocking)
+            return t.to(device, non_blocking=non_blocking)
+        return self._apply_to_tensors(convert)
+
+    def _has_tensors(self):
+        return any(t is not None for m in self.modules()
+                   for t in (*m._parameters.values(), *m._buffers.values()))
 
     def float(self):
         from .. import _dtype
@@ -333,10 +339,27 @@ class Module:
         return self._apply_to_tensors(lambda t: t.type(dst_type))
 
     def cpu(self):
-        return self
+        return self.to('cpu')
+
+    def _to_device_of_type(self, kind, device):
+        """``cuda(device)`` and friends: PyTorch converts tensor by tensor, so a module
+        without any neither checks the device nor raises."""
+        if not self._has_tensors():
+            return self
+        return self.to(device_of_type(kind, device))
 
     def cuda(self, device=None):
-        raise RuntimeError('dynagrad runs on the CPU only (NumPy); there is no CUDA device')
+        """Parameters and buffers onto a CUDA device; raises PyTorch's error without one."""
+        return self._to_device_of_type('cuda', device)
+
+    def xpu(self, device=None):
+        return self._to_device_of_type('xpu', device)
+
+    def mtia(self, device=None):
+        return self._to_device_of_type('mtia', device)
+
+    def ipu(self, device=None):
+        return self._to_device_of_type('ipu', device)
 
     # -- state dicts -------------------------------------------------------------------
     def _save_to_state_dict(self, destination, prefix, keep_vars):

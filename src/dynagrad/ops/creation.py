@@ -2,9 +2,9 @@
 import numpy as np
 
 from .. import _dtype
+from .._device import backend_of, default_device_set, resolve
 from ..backend import xp
-from ..tensor import Tensor, to_nested, size_args, check_device, wrap
-
+from ..tensor import Tensor, to_nested, size_args, wrap
 
 
 def _finish(data, requires_grad):
@@ -61,14 +61,28 @@ def _category_dtype(category):
     return _dtype.int64 if category == _dtype._INT else _dtype.bool
 
 
+def _place(array, backend):
+    """``array`` on ``backend``'s device (moved there when it was computed elsewhere)."""
+    return array if backend_of(array) is backend else backend.asarray(array)
+
+
+def _target(device, data):
+    """The backend ``tensor``/``as_tensor`` put their result on: ``device``, else the
+    default device if one is set, else the device of ``data`` when it is a tensor."""
+    if device is None and isinstance(data, Tensor) and not default_device_set():
+        return backend_of(data._data)
+    return resolve(device)
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
-    """A new tensor holding a copy of ``data`` (a number, nested sequence, array or tensor)."""
-    check_device(device)
+    """A new tensor holding a copy of ``data`` (a number, nested sequence, array or tensor),
+    on ``device`` (by default the default device, or the device of a tensor ``data``)."""
+    backend = _target(device, data)
     if isinstance(data, Tensor):
         array = data._data.copy()
         if dtype is not None:
             array = array.astype(_np_dtype(dtype))
-        return _finish(array, requires_grad)
+        return _finish(_place(array, backend), requires_grad)
     if isinstance(data, np.ndarray) and dtype is not None and data.dtype.kind in 'biuf':
         pass    # a numeric array converts to any dtype asked for, even one dynagrad lacks
     else:
@@ -77,18 +91,20 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             dtype = inferred if inferred is not None else _dtype.get_default_dtype()
     with np.errstate(over='ignore'):  # out-of-range floats become inf, as in PyTorch
         array = xp.array(to_nested(data), dtype=_np_dtype(dtype))
-    return _finish(array, requires_grad)
+    return _finish(_place(array, backend), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None):
-    """Like ``tensor`` but shares memory with an array or tensor when no conversion is needed."""
-    check_device(device)
+    """Like ``tensor`` but shares memory with an array or tensor when no conversion is needed
+    (same dtype, and already on the device ``tensor`` would choose)."""
+    backend = _target(device, data)
     if isinstance(data, Tensor):
-        return data if dtype is None or data.dtype is dtype else data.to(dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or _np_dtype(dtype) == data.dtype):
+        return data.to(device=backend.device, dtype=dtype)
+    if (isinstance(data, np.ndarray) and backend is backend_of(data)
+            and (dtype is None or _np_dtype(dtype) == data.dtype)):
         _dtype.from_numpy_dtype(data.dtype)
         return wrap(data)
-    return tensor(data, dtype=dtype)
+    return tensor(data, dtype=dtype, device=backend.device)
 
 
 def from_numpy(array):
@@ -122,14 +138,14 @@ def _check_fill(fill, np_dtype):
 
 
 def _filled(fill, size, dtype, requires_grad, device=None, name='full'):
-    check_device(device)
+    ns = resolve(device).xp      # the device's own namespace allocates
     shape = _shape(size, name)
     np_dtype = _np_dtype(dtype)
     if fill is not None:
         _check_fill(fill, np_dtype)
         if np_dtype.kind == 'u' and isinstance(fill, (int, np.integer)) and fill < 0:
             fill = xp.array(fill, np.int64).astype(np_dtype)  # wraps, as in PyTorch
-    data = xp.empty(shape, np_dtype) if fill is None else xp.full(shape, fill, np_dtype)
+    data = ns.empty(shape, np_dtype) if fill is None else ns.full(shape, fill, np_dtype)
     return _finish(data, requires_grad)
 
 
@@ -152,6 +168,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 
 def _like(fill, input, dtype, requires_grad, device=None):
+    if device is None:           # the input's device, not the default one (as PyTorch)
+        device = backend_of(input._data).device
     return _filled(fill, (input.shape,), dtype or input.dtype, requires_grad, device)
 
 
@@ -177,7 +195,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
     Integer dtypes truncate the bounds to integers first; float dtypes compute in double.
     """
-    check_device(device)
+    backend = resolve(device)
     if end is None:
         start, end = 0, start
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
@@ -205,13 +223,13 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         data = (xstart + xstep * xp.arange(n, dtype=np.float64)).astype(np_dtype)
     else:
         data = (xstart + xstep * xp.arange(n, dtype=np.int64)).astype(np_dtype)
-    return _finish(data, requires_grad)
+    return _finish(_place(data, backend), requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
     """``steps`` points from ``start`` to ``end``; the first half counts up from ``start``
     and the second half down from ``end``, as PyTorch's kernel does."""
-    check_device(device)
+    backend = resolve(device)
     start, end, steps = (x.item() if isinstance(x, Tensor) else x for x in (start, end, steps))
     steps = _builtin_int(steps)
     if steps < 0:
@@ -226,16 +244,16 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
         idx = xp.arange(steps, dtype=comp)
         data = xp.where(xp.arange(steps) < steps // 2, s + step * idx,
                         e - step * (comp(steps - 1) - idx))
-    return _finish(data.astype(np_dtype), requires_grad)
+    return _finish(_place(data.astype(np_dtype), backend), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
-    check_device(device)
+    ns = resolve(device).xp
     if n < 0:
         raise RuntimeError(f'n must be greater or equal to 0, got {n}')
     if m is not None and m < 0:
         raise RuntimeError(f'm must be greater or equal to 0, got {m}')
-    return _finish(xp.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+    return _finish(ns.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
 
 
 _builtin_float, _builtin_int = float, int

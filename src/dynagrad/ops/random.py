@@ -20,7 +20,7 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import Tensor, check_device, CPU, method, wrap
+from ..tensor import Tensor, as_device, check_device, CPU, method, wrap
 from .formula import zeros_like
 
 _U64 = 1 << 64
@@ -49,7 +49,12 @@ class Generator:
     """
 
     def __init__(self, device='cpu'):
-        check_device(device)
+        kind = as_device(device).type
+        if kind != 'cpu':
+            # PyTorch's words on a build without the device's library; dynagrad has none.
+            raise RuntimeError(f'Cannot get {kind.upper()} generator without ATen_{kind} '
+                               f'library: dynagrad has no {kind} backend; use '
+                               f"Generator('cpu')")
         self._reseed(_DEFAULT_SEED)
 
     def _reseed(self, seed):
@@ -421,16 +426,23 @@ def _like_dtype(input, dtype):
     return dtype if dtype is not None else input.dtype
 
 
+def _like_device(input, device):
+    """``*_like`` allocate on the input's device unless told otherwise (not the default)."""
+    return device if device is not None else input.device
+
+
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     return rand(input.shape, generator=generator, dtype=_like_dtype(input, dtype),
-                device=device, requires_grad=requires_grad)
+                device=_like_device(input, device),
+                 requires_grad=requires_grad)
 
 
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     return randn(input.shape, generator=generator, dtype=_like_dtype(input, dtype),
-                 device=device, requires_grad=requires_grad)
+                 device=_like_device(input, device),
+                 requires_grad=requires_grad)
 
 
 def randint_like(input, low=None, high=None, *, generator=None, dtype=None, layout=None,
@@ -444,7 +456,8 @@ def randint_like(input, low=None, high=None, *, generator=None, dtype=None, layo
     elif low is None:
         low = 0
     return randint(low, high, tuple(input.shape), generator=generator,
-                   dtype=_like_dtype(input, dtype), device=device, requires_grad=requires_grad)
+                   dtype=_like_dtype(input, dtype), device=_like_device(input, device),
+                   requires_grad=requires_grad)
 
 
 # -- sampling ops ------------------------------------------------------------------------

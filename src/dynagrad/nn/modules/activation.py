@@ -1,5 +1,6 @@
 """Activation modules: each holds its arguments and calls its nn.functional form."""
 from ..module import Module
+from ...tensor import check_device
 from ..parameter import Parameter
 from .. import functional as F
 
@@ -101,6 +102,7 @@ class PReLU(Module):
     """``max(0, x) + weight * min(0, x)`` with a learned slope (one, or one per channel)."""
 
     def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         from ... import ops
         self.num_parameters = num_parameters

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..module import Module
+from ...tensor import check_device
 from ..parameter import Parameter
 from .. import functional as F
 from .. import init
@@ -247,6 +248,7 @@ class MultiheadAttention(Module):
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
                  add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
                  dtype=None):
+        check_device(device)   # an unavailable device raises here
         if embed_dim <= 0 or num_heads <= 0:
             raise ValueError(f'embed_dim and num_heads must be greater than 0, got '
                              f'embed_dim={embed_dim} and num_heads={num_heads} instead')

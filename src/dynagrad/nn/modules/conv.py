@@ -2,6 +2,7 @@
 import math
 
 from ..module import Module
+from ...tensor import check_device
 from ..parameter import Parameter
 from .. import functional as F
 from .. import init
@@ -23,6 +24,7 @@ class _ConvNd(Module):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, bias=True, padding_mode='zeros', device=None,
                  dtype=None, output_padding=0):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         n = self._n
         if groups <= 0:
@@ -137,6 +139,7 @@ class _ConvTransposeNd(_ConvNd):
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode='zeros',
                  device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         if padding_mode != 'zeros':
             raise ValueError(f'Only "zeros" padding mode is supported for '
                              f'{type(self).__name__}')

@@ -2,6 +2,7 @@
 import math
 
 from ..module import Module
+from ...tensor import check_device
 from ..parameter import Parameter
 from ... import ops
 from .. import functional as F
@@ -11,6 +12,7 @@ class Linear(Module):
     """``y = x @ weight.T + bias``, initialised as PyTorch does (uniform in +-1/sqrt(in))."""
 
     def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
@@ -35,6 +37,7 @@ class Bilinear(Module):
 
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
                  dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.in1_features = in1_features
         self.in2_features = in2_features

@@ -2,6 +2,7 @@
 import numbers
 
 from ..module import Module
+from ...tensor import check_device
 from ..parameter import Parameter
 from .. import functional as F
 from ... import ops
@@ -26,6 +27,7 @@ class _NormBase(Module):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.num_features = num_features
         self.eps = eps
@@ -112,6 +114,7 @@ class _InstanceNorm(_NormBase):
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
                  track_running_stats=False, device=None, dtype=None, *, bias=True):
+        check_device(device)   # an unavailable device raises here
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
                          dtype, bias=bias)
 
@@ -139,6 +142,7 @@ class InstanceNorm2d(_InstanceNorm):
 class LayerNorm(Module):
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
                  device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)
@@ -159,6 +163,7 @@ class LayerNorm(Module):
 class GroupNorm(Module):
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
                  dtype=None, *, bias=True):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         if num_channels % num_groups:
             raise ValueError('num_channels must be divisible by num_groups')
@@ -180,6 +185,7 @@ class GroupNorm(Module):
 class RMSNorm(Module):
     def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
                  dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         if isinstance(normalized_shape, numbers.Integral):
             normalized_shape = (normalized_shape,)

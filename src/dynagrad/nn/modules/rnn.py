@@ -14,6 +14,7 @@ from ...backend import xp
 from ...tensor import wrap
 from ..functional.rnn import recurrent_layer, reference_layer
 from ..module import Module
+from ...tensor import check_device
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 
@@ -52,6 +53,7 @@ class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True,
                  batch_first=False, dropout=0.0, bidirectional=False, proj_size=0,
                  device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.mode = mode
         self.input_size = input_size
@@ -340,6 +342,7 @@ class GRU(RNNBase):
 
 class RNNCellBase(Module):
     def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -411,6 +414,7 @@ class RNNCellBase(Module):
 class RNNCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, nonlinearity='tanh', device=None,
                  dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
         self.nonlinearity = nonlinearity
 
@@ -428,6 +432,7 @@ class RNNCell(RNNCellBase):
 
 class LSTMCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
 
     def forward(self, input, hx=None):
@@ -440,6 +445,7 @@ class LSTMCell(RNNCellBase):
 
 class GRUCell(RNNCellBase):
     def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)
 
     def forward(self, input, hx=None):

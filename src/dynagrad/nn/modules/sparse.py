@@ -1,5 +1,6 @@
 """Embedding layers."""
 from ..module import Module
+from ...tensor import check_device
 from ..parameter import Parameter
 from .. import functional as F
 from .. import init
@@ -11,6 +12,7 @@ class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  _freeze=False, device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim
@@ -71,6 +73,7 @@ class EmbeddingBag(Module):
     def __init__(self, num_embeddings, embedding_dim, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, mode='mean', sparse=False, _weight=None,
                  include_last_offset=False, padding_idx=None, device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.num_embeddings = num_embeddings
         self.embedding_dim = embedding_dim

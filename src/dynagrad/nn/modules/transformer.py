@@ -10,6 +10,7 @@ import copy
 import numpy as np
 
 from ..module import Module
+from ...tensor import check_device
 from .. import functional as F
 from .. import init
 from .attention import MultiheadAttention, _canonical_mask
@@ -68,6 +69,7 @@ class TransformerEncoderLayer(Module):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
@@ -112,6 +114,7 @@ class TransformerDecoderLayer(Module):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, dtype=dtype)
@@ -232,6 +235,7 @@ class Transformer(Module):
                  dim_feedforward=2048, dropout=0.1, activation=F.relu, custom_encoder=None,
                  custom_decoder=None, layer_norm_eps=1e-5, batch_first=False, norm_first=False,
                  bias=True, device=None, dtype=None):
+        check_device(device)   # an unavailable device raises here
         super().__init__()
         if custom_encoder is not None:
             self.encoder = custom_encoder

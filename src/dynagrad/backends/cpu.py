@@ -1,0 +1,36 @@
+"""``dynagrad.backends.cpu``: which vector instructions the CPU kernels use."""
+import os
+
+# PyTorch's names, best first, and the NumPy CPU features each needs.
+_CAPABILITIES = (('AVX512', ('AVX512F', 'AVX512BW', 'AVX512VL', 'AVX512DQ')),
+                 ('AVX2', ('AVX2', 'FMA3')),
+                 ('VSX', ('VSX',)),
+                 ('Z VECTOR', ('VX',)))
+
+
+def _numpy_cpu_features():
+    """NumPy's runtime CPU feature detection (what its own kernels dispatch on)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:
+        try:
+            from numpy.core._multiarray_umath import __cpu_features__
+        except ImportError:
+            return {}
+    return __cpu_features__
+
+
+def get_cpu_capability():
+    """PyTorch's name for the best vector instruction set of this CPU: 'AVX512', 'AVX2',
+    'VSX', 'Z VECTOR' or 'DEFAULT', read from NumPy's CPU detection and capped, as in
+    PyTorch, by the ``ATEN_CPU_CAPABILITY`` environment variable ('default', 'avx2',
+    'avx512'). On ARM it is 'DEFAULT' (PyTorch's 'SVE256' needs the SVE vector length,
+    which NumPy does not report)."""
+    features = _numpy_cpu_features()
+    names = [name for name, needs in _CAPABILITIES if all(features.get(f) for f in needs)]
+    best = names[0] if names else 'DEFAULT'
+    cap = os.environ.get('ATEN_CPU_CAPABILITY', '').upper()
+    order = ('DEFAULT', 'AVX2', 'AVX512')
+    if cap in order and best in order and order.index(cap) < order.index(best):
+        best = cap
+    return best
