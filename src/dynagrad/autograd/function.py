@@ -76,6 +76,9 @@ class Op(Node):
             cls._node_name = cls.node_name
         else:
             cls._node_name = cls.__name__ + 'Backward0'
+        # type(t.grad_fn).__name__ is PyTorch's node name (MulBackward0), as programs that
+        # dispatch on it expect; __qualname__ keeps the op's own name (ops.arithmetic.Mul).
+        cls.__name__ = cls._node_name
 
     @classmethod
     def named(cls, node_name):

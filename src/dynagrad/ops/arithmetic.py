@@ -526,7 +526,7 @@ def _check_rounding_mode(rounding_mode):
 
 def _scalar_variant(op, other):
     """The op for a Scalar ``other``: PyTorch names that overload's node ...Backward0."""
-    return op if isinstance(other, Tensor) else op.named(op.__name__ + 'Backward0')
+    return op if isinstance(other, Tensor) else op.named(op.__qualname__ + 'Backward0')
 
 
 def _xlogy_variant(input, other):

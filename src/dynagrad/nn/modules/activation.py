@@ -116,17 +116,10 @@ class PReLU(Module):
         return f'num_parameters={self.num_parameters}'
 
 
-class Identity(Module):
-    """Returns its input; takes and ignores any constructor arguments, as in PyTorch."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__()
-
-    def forward(self, input):
-        return input
-
+# PyTorch defines MultiheadAttention in its activation module; programs import it from there.
+from .attention import MultiheadAttention  # noqa: E402,F401
 
 __all__ = ['ReLU', 'ReLU6', 'LeakyReLU', 'ELU', 'CELU', 'SELU', 'GELU', 'SiLU', 'Mish',
            'Softplus', 'Softsign', 'Hardtanh', 'Hardsigmoid', 'Hardswish', 'Tanhshrink',
            'Threshold', 'GLU', 'LogSigmoid', 'Tanh', 'Sigmoid', 'Softmax', 'LogSoftmax',
-           'Softmin', 'Hardshrink', 'Softshrink', 'RReLU', 'Softmax2d', 'PReLU', 'Identity']
+           'Softmin', 'Hardshrink', 'Softshrink', 'RReLU', 'Softmax2d', 'PReLU']

@@ -15,12 +15,8 @@ from ...tensor import check_device
 from ..parameter import Parameter
 from .. import functional as F
 from .. import init
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from ... import ops
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """A plain ``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj``."""
 
 
 def _canonical_mask(mask, mask_name, target_dtype):

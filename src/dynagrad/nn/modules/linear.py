@@ -58,4 +58,18 @@ class Bilinear(Module):
                 f'out_features={self.out_features}, bias={self.bias is not None}')
 
 
-__all__ = ['Linear', 'Bilinear']
+class NonDynamicallyQuantizableLinear(Linear):
+    """A plain ``Linear`` under the name PyTorch gives ``MultiheadAttention.out_proj``."""
+
+
+class Identity(Module):
+    """Returns its input; takes and ignores any constructor arguments, as in PyTorch."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+__all__ = ['Identity', 'Linear', 'Bilinear']

@@ -1,0 +1,8 @@
+"""PyTorch's module path for the functions it defines in ``torch/functional.py`` (imported as
+``torch.functional``); they live with their op families in ``dynagrad.ops``."""
+from .ops import (atleast_1d, atleast_2d, atleast_3d, chain_matmul, einsum,  # noqa: F401
+                  meshgrid, norm, split, tensordot, unique)
+from .nn.functional import cdist  # noqa: F401
+
+__all__ = ['atleast_1d', 'atleast_2d', 'atleast_3d', 'cdist', 'chain_matmul', 'einsum',
+           'meshgrid', 'norm', 'split', 'tensordot', 'unique']
