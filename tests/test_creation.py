@@ -478,3 +478,10 @@ def test_device_cpu_accepted(device):
 def test_is_tensor_and_numel():
     assert dg.is_tensor(dg.zeros(1)) and not dg.is_tensor(np.zeros(1))
     assert dg.numel(dg.zeros(2, 3)) == 6
+
+
+@pytest.mark.parametrize('name', ['zeros', 'ones', 'empty', 'rand', 'randn'])
+def test_size_keyword(name):
+    assert getattr(dg, name)(size=(2, 3)).shape == getattr(torch, name)(size=(2, 3)).shape
+    assert outcome(lambda: getattr(dg, name)(2, size=(2,))) is TypeError
+    assert outcome(lambda: getattr(torch, name)(2, size=(2,))) is TypeError

@@ -16,7 +16,7 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,  # noqa
                            ShortTensor, CharTensor, ByteTensor, BoolTensor)
 from . import autograd, nn, optim, linalg, random, utils, viz, distributed  # noqa: F401,E402
-from . import multiprocessing  # noqa: F401,E402
+from . import multiprocessing, onnx, functional  # noqa: F401,E402
 from . import cuda, accelerator, mps, backends  # noqa: F401,E402
 from .backends import (set_float32_matmul_precision,  # noqa: F401,E402
                        get_float32_matmul_precision)

@@ -180,3 +180,14 @@ def test_inplace_on_view_of_view_leaf_raises():
     x = dynagrad.arange(6.0).reshape(2, 3).requires_grad_()
     with pytest.raises(RuntimeError, match='leaf Variable that requires grad'):
         x[0] = 1.0
+
+
+@pytest.mark.parametrize('key', [range(2), range(0), range(1, 4, 2)], ids=['r2', 'empty', 'step'])
+def test_range_index_reads_and_writes_as_torch(key):
+    t = torch.arange(12.).reshape(4, 3)
+    d = dynagrad.arange(12.).reshape(4, 3)
+    assert d[key].tolist() == t[key].tolist()
+    assert d[:, range(1, 3)].tolist() == t[:, range(1, 3)].tolist()
+    d[key] = -1.0
+    t[key] = -1.0
+    assert d.tolist() == t.tolist()

@@ -862,3 +862,15 @@ def test_rand_requires_grad_leaf_trains():
         assert w.is_leaf and w.grad_fn is None
         (w * 3).sum().backward()
         assert w.grad.tolist() == [[3.0, 3.0]] * 3
+
+
+def test_default_seed_differs_per_process_as_in_torch_2():
+    import subprocess
+    import sys
+    code = 'import {0}; print({0}.initial_seed(), {0}.Generator().initial_seed())'
+    for lib in ('torch', 'dynagrad'):
+        runs = [subprocess.run([sys.executable, '-c', code.format(lib)], capture_output=True,
+                               text=True, timeout=120, check=True).stdout.split()
+                for _ in range(2)]
+        assert runs[0][0] != runs[1][0], lib                  # fresh entropy each process
+        assert runs[0][1] == runs[1][1] == '67280421310721', lib   # Generator() stays fixed

@@ -149,16 +149,39 @@ def _filled(fill, size, dtype, requires_grad, device=None, name='full'):
     return _finish(data, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+def _size_keyword(size, keyword, fn):
+    """``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``, not two of them."""
+    if keyword is None:
+        return size
+    if size:
+        raise TypeError(f"{fn}() received an invalid combination of arguments: got sizes "
+                        f"both as positional arguments and as size=")
+    return (keyword,)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
+    size = _size_keyword(size, kw.pop('size', None), 'zeros')
+    _no_extra(kw, 'zeros')
     return _filled(0, size, dtype, requires_grad, device, 'zeros')
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
+    size = _size_keyword(size, kw.pop('size', None), 'ones')
+    _no_extra(kw, 'ones')
     return _filled(1, size, dtype, requires_grad, device, 'ones')
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None):
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None,
+          **kw):
+    size = _size_keyword(size, kw.pop('size', None), 'empty')
+    _no_extra(kw, 'empty')
     return _filled(None, size, dtype, requires_grad, device, 'empty')
+
+
+def _no_extra(kw, fn):
+    if kw:
+        name = next(iter(kw))
+        raise TypeError(f"{fn}() got an unexpected keyword argument '{name}'")
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):

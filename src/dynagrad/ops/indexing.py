@@ -98,6 +98,8 @@ def _key_item(k):
         return k
     if isinstance(k, (list, tuple)):
         return _list_array(k)
+    if isinstance(k, range):       # a sequence of integers, as a list of them is
+        return _list_array(list(k)) if len(k) else xp.zeros(0, np.intp)
     if isinstance(k, _ndarray):
         return _index_array(k)
     if isinstance(k, float):

@@ -123,6 +123,9 @@ def _rebuild_generator(state):
 
 
 default_generator = Generator()
+# As PyTorch 2.x: the default generator starts from fresh entropy in every process, so two
+# runs differ unless the program calls manual_seed (Generator() objects keep the fixed seed).
+default_generator.seed()
 
 
 def manual_seed(seed):
