@@ -117,6 +117,7 @@ class Tensor:
     _grad_acc = None      # weak reference to this leaf's AccumulateGrad node
     _hooks = None         # hooks of a leaf, run before its gradient is accumulated
     _volatile = False     # 0.3 semantics, only ever set on Variables and what they compute
+    _legacy_variable = False  # True on the 0.3 Variable class (autograd/variable.py)
     _multi_view_of = None  # name of the node when this is one of several views it returned
     __array_ufunc__ = None  # make NumPy defer to our reflected operators
 
@@ -348,8 +349,9 @@ class Tensor:
 
     def detach(self):
         """A tensor sharing data and version counter, cut from the graph."""
+        # A 0.3 Variable detaches to a Variable; anything else (a Parameter too) to a Tensor.
         t = Tensor._make(self._data, False, None, 0, self._vc, type(self) if
-                         legacy.active else Tensor)
+                         legacy.active and self._legacy_variable else Tensor)
         if self._volatile:
             t._volatile = True
         return t

@@ -328,3 +328,14 @@ def test_legacy_printoption_makes_plain_tensors_print_the_03_way():
 def test_type_name():
     assert V([1]).type() == 'dynagrad.FloatTensor'
     assert Variable.__module__ == 'dynagrad.autograd.variable'
+
+
+def test_detach_keeps_variable_but_not_parameter_class_in_legacy_mode():
+    import dynagrad
+    from dynagrad.autograd import Variable
+    v = Variable(dynagrad.ones(2), requires_grad=True)      # switches 0.3 semantics on
+    assert type(v.detach()) is Variable
+    p = dynagrad.nn.Parameter(dynagrad.ones(2))
+    assert type(p.detach()) is dynagrad.Tensor
+    assert all(type(t) is dynagrad.Tensor
+               for t in dynagrad.nn.Linear(2, 2).state_dict().values())

@@ -16,6 +16,7 @@ __all__ = ['Variable']
 
 class Variable(Tensor):
     """``Variable(tensor, requires_grad=False, volatile=False)``."""
+    _legacy_variable = True
 
     def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None):
         if data is None:

@@ -158,7 +158,7 @@ def main(argv=None):
     final = history['accuracy'][-1]
     print(f'trained {args.epochs} epochs in {seconds:.1f} s; test accuracy {final:.4f}')
 
-    checkpoint = os.path.join(args.out, 'digits.safetensors')
+    checkpoint = os.path.join(args.out, 'digits.pt')
     dg.save(model.state_dict(), checkpoint)
     reloaded = DigitsNet()
     reloaded.load_state_dict(dg.load(checkpoint))

@@ -1,4 +1,4 @@
 """``dynagrad.utils``: helpers around training, as ``torch.utils``."""
-from . import data, checkpoint  # noqa: F401
+from . import data, checkpoint, safetensors  # noqa: F401
 
-__all__ = ['data', 'checkpoint']
+__all__ = ['data', 'checkpoint', 'safetensors']
