@@ -1,7 +1,7 @@
 """dynagrad: automatic differentiation with dynamic graphs, on NumPy, with PyTorch's API."""
 from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa
                      bool, half, float, double, short, int, long, get_default_dtype,
-                     set_default_dtype, promote_types)
+                     set_default_dtype, promote_types, bfloat16, finfo, iinfo)
 from .size import Size  # noqa: F401
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from .backend import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: F401
@@ -22,6 +22,15 @@ from .backends import (set_float32_matmul_precision,  # noqa: F401,E402
                        get_float32_matmul_precision)
 from .serialization import save, load  # noqa: F401,E402
 from .nn.functional import cdist  # noqa: F401,E402  (torch.cdist is top-level too)
+from . import amp, cpu  # noqa: F401,E402
+from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enabled,  # noqa
+                                get_autocast_dtype, set_autocast_dtype,
+                                is_autocast_cache_enabled, set_autocast_cache_enabled,
+                                clear_autocast_cache, autocast_increment_nesting,
+                                autocast_decrement_nesting, is_autocast_cpu_enabled,
+                                set_autocast_cpu_enabled, get_autocast_cpu_dtype,
+                                set_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                set_autocast_gpu_dtype)
 
 
 __version__ = '0.1.0'

@@ -1,9 +1,15 @@
-"""dtypes as PyTorch names them, backed by NumPy dtypes, and PyTorch's type promotion."""
+"""dtypes as PyTorch names them, backed by NumPy dtypes, and PyTorch's type promotion.
+
+``bfloat16`` is backed by ``ml_dtypes`` (the NumPy extension the JAX team maintains), an
+optional dependency imported the first time a bfloat16 array is needed: the dtype object,
+its name, size, ``finfo`` and promotion work without it.
+"""
 import numpy as np
 
-__all__ = ['dtype', 'float16', 'float32', 'float64', 'int8', 'int16', 'int32', 'int64',
-           'uint8', 'bool', 'half', 'float', 'double', 'short', 'int', 'long',
-           'get_default_dtype', 'set_default_dtype', 'promote_types', 'result_type']
+__all__ = ['dtype', 'float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32',
+           'int64', 'uint8', 'bool', 'half', 'float', 'double', 'short', 'int', 'long',
+           'get_default_dtype', 'set_default_dtype', 'promote_types', 'result_type',
+           'finfo', 'iinfo']
 
 # Categories order the kinds the way PyTorch promotes across them.
 _BOOL, _INT, _FLOAT = 0, 1, 2
@@ -12,12 +18,19 @@ _BOOL, _INT, _FLOAT = 0, 1, 2
 class dtype:
     __slots__ = ('name', 'numpy', 'category', 'itemsize', 'legacy_name')
 
-    def __init__(self, name, numpy_dtype, category, legacy_name):
+    def __init__(self, name, numpy_dtype, category, legacy_name, itemsize=None):
         self.name = name
-        self.numpy = np.dtype(numpy_dtype)
+        if numpy_dtype is not None:  # None: an extension dtype, loaded on first use (below)
+            self.numpy = np.dtype(numpy_dtype)
         self.category = category
-        self.itemsize = self.numpy.itemsize
+        self.itemsize = self.numpy.itemsize if itemsize is None else itemsize
         self.legacy_name = legacy_name
+
+    def __getattr__(self, name):
+        # Only reached for an unset slot: the NumPy dtype of bfloat16 before ml_dtypes loads.
+        if name == 'numpy' and self.name in _EXTENSIONS:
+            return _load_extension(self)
+        raise AttributeError(f"'dynagrad.dtype' object has no attribute {name!r}")
 
     @property
     def is_floating_point(self):
@@ -31,6 +44,10 @@ class dtype:
     def is_complex(self):
         return False
 
+    def to_real(self):
+        """The real dtype of the same precision: itself (dynagrad has no complex dtypes)."""
+        return self
+
     def __repr__(self):
         return 'dynagrad.' + self.name
 
@@ -39,6 +56,7 @@ class dtype:
 
 
 float16 = half = dtype('float16', np.float16, _FLOAT, 'HalfTensor')
+bfloat16 = dtype('bfloat16', None, _FLOAT, 'BFloat16Tensor', itemsize=2)
 float32 = float = dtype('float32', np.float32, _FLOAT, 'FloatTensor')
 float64 = double = dtype('float64', np.float64, _FLOAT, 'DoubleTensor')
 int8 = dtype('int8', np.int8, _INT, 'CharTensor')
@@ -48,9 +66,71 @@ int64 = long = dtype('int64', np.int64, _INT, 'LongTensor')
 uint8 = dtype('uint8', np.uint8, _INT, 'ByteTensor')
 bool = dtype('bool', np.bool_, _BOOL, 'BoolTensor')
 
-ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
-FROM_NUMPY = {d.numpy: d for d in ALL}
+ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool)
+# NumPy dtype -> dtype. bfloat16's entry is added when ml_dtypes loads (_load_extension).
+FROM_NUMPY = {d.numpy: d for d in ALL if d is not bfloat16}
 _BY_NAME = {d.name: d for d in ALL}
+
+# -- extension dtypes (ml_dtypes) --------------------------------------------------------
+
+_EXTENSIONS = {'bfloat16': 'bfloat16'}   # dynagrad name -> attribute of ml_dtypes
+_on_load = []   # called once ml_dtypes has loaded (layers above prepare for its arrays)
+
+
+class MissingDependencyError(ImportError):
+    """A dtype needs an optional package that is not installed."""
+
+
+def _load_extension(d):
+    """Import ml_dtypes, give ``d`` its NumPy dtype and register it; raise a clear error
+    naming the package to install when it is missing."""
+    if extension_loaded():
+        return object.__getattribute__(d, 'numpy')
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise MissingDependencyError(
+            f'dynagrad.{d.name} tensors need the ml_dtypes package (NumPy has no {d.name} '
+            f'type): pip install ml_dtypes (or pip install "dynagrad[bfloat16]")') from None
+    np_dtype = np.dtype(getattr(ml_dtypes, _EXTENSIONS[d.name]))
+    d.numpy = np_dtype
+    FROM_NUMPY[np_dtype] = d
+    for callback in _on_load:
+        callback()
+    return np_dtype
+
+
+def extension_loaded():
+    """Whether ml_dtypes has loaded (so bfloat16 arrays may exist)."""
+    try:
+        object.__getattribute__(bfloat16, 'numpy')   # unset until then (see dtype.__getattr__)
+    except AttributeError:
+        return False
+    return True
+
+
+def on_extension_load(callback):
+    """Call ``callback()`` when ml_dtypes loads (at once if it already has)."""
+    _on_load.append(callback)
+    if extension_loaded():
+        callback()
+
+
+def is_floating(np_dtype):
+    """Whether a NumPy dtype is one of dynagrad's floating dtypes (bfloat16's kind is 'V')."""
+    return np_dtype.kind == 'f' or np_dtype.char == 'E'
+
+
+def _register_foreign(np_dtype):
+    """An array made by ml_dtypes before dynagrad needed it: load and register its dtype.
+    Returns the dtype, or None when ``np_dtype`` is not one of ours."""
+    if getattr(np_dtype.type, '__module__', '').split('.')[0] != 'ml_dtypes':
+        return None
+    for name in _EXTENSIONS:
+        d = _BY_NAME[name]
+        if _load_extension(d) == np_dtype:
+            return d
+    return None
 
 
 def _by_name(name):
@@ -86,16 +166,17 @@ def to_dtype(d):
     if legacy.__class__ is dtype:
         return legacy
     try:
-        return FROM_NUMPY[np.dtype(d)]
-    except (KeyError, TypeError):
+        np_dtype = np.dtype(d)
+        return FROM_NUMPY.get(np_dtype) or FROM_NUMPY[_register_foreign(np_dtype).numpy]
+    except (KeyError, TypeError, AttributeError):
         raise TypeError(f'dynagrad has no dtype for {d!r}; use one of '
                         + ', '.join(repr(x) for x in ALL)) from None
 
 
 def from_numpy_dtype(np_dtype):
     try:
-        return FROM_NUMPY[np_dtype]
-    except KeyError:
+        return FROM_NUMPY.get(np_dtype) or FROM_NUMPY[_register_foreign(np_dtype).numpy]
+    except (KeyError, AttributeError):
         raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported "
                         'types are: float64, float32, float16, int64, int32, int16, int8, uint8, '
                         'and bool.') from None
@@ -106,11 +187,15 @@ builtins_float, builtins_int, builtins_bool = _builtins.float, _builtins.int, _b
 
 
 def promote_types(a, b):
-    """PyTorch's promotion of two dtypes: the higher category wins; within one, NumPy's rule."""
+    """PyTorch's promotion of two dtypes: the higher category wins; within one, NumPy's rule,
+    except bfloat16, which with float16 gives float32 and otherwise yields to the wider."""
     if a is b:
         return a
     if a.category != b.category:
         return a if a.category > b.category else b
+    if a is bfloat16 or b is bfloat16:
+        other = b if a is bfloat16 else a
+        return float32 if other is float16 else other
     return FROM_NUMPY[np.promote_types(a.numpy, b.numpy)]
 
 
@@ -150,3 +235,66 @@ def result_type(*operands):
     if scalar_cat >= 0 and (result is None or scalar_cat > result.category):
         result = _default_float if scalar_cat == _FLOAT else _CATEGORY_DEFAULT[scalar_cat]
     return result
+
+
+# -- finfo / iinfo ---------------------------------------------------------------------------
+
+def _short(x):
+    """A number as PyTorch's finfo repr writes it (C's %g)."""
+    return f'{x:g}'
+
+
+class finfo:
+    """Machine limits of a floating dtype, as ``torch.finfo``: ``bits``, ``eps``, ``max``,
+    ``min``, ``tiny`` (= ``smallest_normal``), ``resolution``, ``dtype`` (its name).
+
+    Computed from the format itself, so ``finfo(bfloat16)`` needs no ml_dtypes.
+    """
+    # dtype name -> (bits, mantissa bits, max exponent); IEEE-style binary formats
+    _FORMATS = {'float16': (16, 10, 15), 'bfloat16': (16, 7, 127), 'float32': (32, 23, 127),
+                'float64': (64, 52, 1023)}
+    _DIGITS = {'float16': 3, 'bfloat16': 2, 'float32': 6, 'float64': 15}
+
+    def __init__(self, type=None):
+        d = get_default_dtype() if type is None else to_dtype(type)
+        if d.category != _FLOAT:
+            raise TypeError('dynagrad.finfo() requires a floating point input type. Use '
+                            "dynagrad.iinfo to handle 'dynagrad.finfo'")
+        bits, mantissa, emax = self._FORMATS[d.name]
+        self.bits = bits
+        self.eps = 2.0 ** -mantissa
+        self.max = (2.0 - 2.0 ** -mantissa) * 2.0 ** emax
+        self.min = -self.max
+        self.tiny = self.smallest_normal = 2.0 ** (1 - emax)
+        self.resolution = 10.0 ** -self._DIGITS[d.name]
+        self.dtype = d.name
+
+    def __repr__(self):
+        return (f'finfo(resolution={_short(self.resolution)}, min={_short(self.min)}, '
+                f'max={_short(self.max)}, eps={_short(self.eps)}, '
+                f'smallest_normal={_short(self.smallest_normal)}, tiny={_short(self.tiny)}, '
+                f'dtype={self.dtype})')
+
+    __str__ = __repr__
+
+
+class iinfo:
+    """Limits of an integer (or bool) dtype, as ``torch.iinfo``: ``bits``, ``min``, ``max``,
+    ``dtype`` (its name)."""
+
+    def __init__(self, type):
+        d = to_dtype(type)
+        if d.category == _FLOAT:
+            raise TypeError('dynagrad.iinfo() requires an integer input type. Use '
+                            "dynagrad.finfo to handle 'dynagrad.iinfo'")
+        if d is bool:
+            raise TypeError('dynagrad.bool is not supported by dynagrad.iinfo')
+        self.bits = d.itemsize * 8
+        info = np.iinfo(d.numpy)
+        self.min, self.max = builtins_int(info.min), builtins_int(info.max)
+        self.dtype = d.name
+
+    def __repr__(self):
+        return f'iinfo(min={_short(self.min)}, max={_short(self.max)}, dtype={self.dtype})'
+
+    __str__ = __repr__

@@ -183,8 +183,8 @@ def _append_suffixes(text, suffixes, indent):
 
 def _as_printable(array, dtype_name):
     array = np.asarray(array)
-    if dtype_name == 'float16':
-        # torch widens half tensors before formatting; values are unchanged.
+    if dtype_name in ('float16', 'bfloat16'):
+        # torch widens half and bfloat16 tensors before formatting; values are unchanged.
         array = array.astype(np.float32)
     return array
 
@@ -226,6 +226,7 @@ def format_tensor(array, *, dtype_name, suffixes=(), prefix='tensor(',
 
 _LEGACY_NAMES = {
     'float32': 'FloatTensor', 'float64': 'DoubleTensor', 'float16': 'HalfTensor',
+    'bfloat16': 'BFloat16Tensor',
     'uint8': 'ByteTensor', 'int8': 'CharTensor', 'int16': 'ShortTensor',
     'int32': 'IntTensor', 'int64': 'LongTensor', 'bool': 'BoolTensor',
 }

@@ -232,7 +232,7 @@ class Tensor:
         return self._data.flags.c_contiguous
 
     def is_floating_point(self):
-        return self._data.dtype.kind == 'f'
+        return self._data.dtype.kind in 'fV'   # 'V': ml_dtypes' bfloat16
 
     def is_complex(self):
         return False
@@ -272,7 +272,7 @@ class Tensor:
                 'you can only change requires_grad flags of leaf variables. If you want to use '
                 'a computed variable in a subgraph that doesn\'t require differentiation use '
                 'var_no_grad = var.detach().')
-        if requires_grad and self._data.dtype.kind != 'f':
+        if requires_grad and self._data.dtype.kind not in 'fV':
             raise RuntimeError('only Tensors of floating point and complex dtype can require '
                                f'gradients (got {self.dtype}; convert with .float() first)')
         if requires_grad and self._volatile:
@@ -387,10 +387,13 @@ class Tensor:
         if self._requires_grad and grad_mode.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                'tensor.detach().numpy() instead.')
+        if self._data.dtype.kind == 'V':
+            # PyTorch's error: NumPy has no bfloat16 (convert with .float() first)
+            raise TypeError('Got unsupported ScalarType BFloat16')
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad and grad_mode.grad_enabled:
+        if self._requires_grad and grad_mode.grad_enabled or self._data.dtype.kind == 'V':
             self.numpy()  # raises PyTorch's error
         if dtype is not None:
             return self._data.astype(dtype, copy=False)
@@ -490,6 +493,9 @@ class Tensor:
 
     def half(self):
         return self.to(_dtype.float16)
+
+    def bfloat16(self):
+        return self.to(_dtype.bfloat16)
 
     def long(self):
         return self.to(_dtype.int64)

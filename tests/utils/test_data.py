@@ -387,10 +387,9 @@ def test_loader_iterable_dataset_errors_match_torch(kw):
     assert str(got.value) == str(want.value)
 
 
-def test_loader_num_workers_not_implemented():
-    with pytest.raises(NotImplementedError, match='num_workers=2 is not supported, use '
-                                                  'num_workers=0'):
-        dud.DataLoader(Squares(4), num_workers=2)
+def test_loader_num_workers_must_be_an_int():
+    with pytest.raises(TypeError, match='num_workers must be an int, got float'):
+        dud.DataLoader(Squares(4), num_workers=2.0)
 
 
 def test_loader_attributes_frozen_after_init():

@@ -22,10 +22,18 @@ gradient, builds the edges, resolves saved arrays to the tensors they came from 
 checks their versions at backward), sums gradients back over broadcast dimensions,
 casts them to each input's dtype, and runs in-place variants safely.
 
+Two dtypes are computed by proxy. bfloat16 (stored by ml_dtypes, which has no arithmetic
+of its own worth the name) and, for the ops that declare ``widens_half``, float16 run the
+op's forward and backward in float32 and round the results once, as PyTorch's CPU kernels
+do: ``widened(cls, dtype)`` is the op's variant that does it, same node name. And while an
+autocast region is active, ``apply`` first casts the inputs of ops that declare an
+``autocast`` category (``dynagrad.amp``); while none is, that costs one flag test.
+
 ``Function`` is PyTorch's custom-op API (static ``forward(ctx, ...)`` and
 ``backward(ctx, ...)``) on the same graph.
 """
 import functools
+import threading
 
 import numpy as np
 
@@ -41,6 +49,8 @@ __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCount
 
 _ndarray = np.ndarray
 _new = object.__new__
+_F32 = np.dtype(np.float32)
+_F16 = np.dtype(np.float16)
 def _edge(t):
     fn = t._grad_fn
     if fn is not None:
@@ -65,13 +75,33 @@ class Op(Node):
     # run it with NumPy's floating-point warnings off, since PyTorch never warns there.
     # Off by default so ops that cannot (shape, indexing, comparison) pay nothing.
     quiet_fp = False
+    # Keyword parameters holding a number PyTorch casts to the result dtype like an operand
+    # (pow's exponent: x ** 1.7 raises to 1.703125 in bfloat16).
+    scalar_params = ()
+    # float16 inputs are computed in float32 and the result rounded once, as PyTorch's CPU
+    # kernels do for ops that accumulate (sums, matmul, softmax, norms): NumPy's own float16
+    # arithmetic would round every step. bfloat16 is always computed that way (NumPy has no
+    # bfloat16 arithmetic of its own), whatever this flag says.
+    widens_half = False
+    # An op with no dtype rule (neither promotes nor float_result) computes bfloat16 in
+    # float32 too unless this says False: ml_dtypes' bfloat16 arithmetic turns into float32 or
+    # float64 against a Python number, in forward and backward formulas alike. View ops
+    # never widen (they compute nothing).
+    widens_bfloat16 = True
+    # Its category under autocast ('lower', 'fp32', 'promote' or None), read only while an
+    # autocast region is active (dynagrad.amp.autocast_mode).
+    autocast = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if cls.quiet_fp and 'forward' in cls.__dict__:
             cls.forward = _fp_quiet(cls.__dict__['forward'])
-        # 0: no dtype rule; 1: integer inputs go float; 2: PyTorch's promotion.
-        cls._casts = 2 if cls.promotes else 1 if cls.float_result else 0
+        # 0: no dtype rule; 1: integer inputs go float; 2: PyTorch's promotion; 3, 4, 5: the
+        # same three for an op that widens float16 (see widens_half); 6: widens bfloat16 only.
+        cls._casts = ((2 if cls.promotes else 1 if cls.float_result else 0)
+                      + (3 if cls.widens_half else 0))
+        if _dtype.extension_loaded() and _widens_bfloat16_only(cls):
+            cls._casts = 6
         if 'node_name' in cls.__dict__:
             cls._node_name = cls.node_name
         else:
@@ -125,6 +155,8 @@ class Op(Node):
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
         # The hot path of every op: kept flat, the rare cases pushed into helpers.
+        if autocast_state.active and cls.autocast is not None:
+            inputs = autocast_inputs(cls.autocast, inputs, params)
         record = False
         grad_on = _grad_state.grad_enabled
         if grad_on and cls.differentiable:
@@ -145,12 +177,29 @@ class Op(Node):
         else:
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         casts = cls._casts
-        if casts:
-            cast_meta = _promote(cls, inputs, arrays) if (
-                casts == 2 and not _same_float_dtype(arrays)
-                or casts == 1 and arrays[0].dtype.kind != 'f') else None
-        else:
-            cast_meta = None
+        cast_meta = None
+        if casts:       # a dtype check; float32 (the common case) is told by identity
+            if casts == 2:
+                slow = _float_dtype(arrays) is None
+            elif casts == 1:
+                d = arrays[0].dtype
+                slow = d is not _F32 and d.kind != 'f'
+            elif casts == 3:    # an op that widens float16 (see widens_half) and bfloat16
+                d = arrays[0].dtype
+                slow = d is not _F32 and d.char in 'eE'
+            elif casts == 5:
+                d = _float_dtype(arrays)
+                slow = d is None or d is _F16
+            elif casts == 4:
+                d = arrays[0].dtype
+                slow = d is not _F32 and d.char not in 'fd'
+            else:               # 6: no dtype rule, bfloat16 widens (once ml_dtypes loaded)
+                first = arrays[0]
+                slow = first.__class__ is _ndarray and first.dtype.char == 'E'
+            if slow:
+                cast_meta = _promote(cls, inputs, arrays)
+                if cast_meta is not None and cast_meta is not True:
+                    return cast_meta.apply(*inputs, **params)   # the widened variant
         out_cls = Tensor
         if legacy.active:
             out_cls, volatile = _legacy_flags(inputs)
@@ -222,7 +271,7 @@ class Op(Node):
         """The in-place variant: write the result into ``target`` and rewrite its history."""
         inputs = (target,) + others
         grad_on = _grad_state.grad_enabled
-        record = grad_on and cls.differentiable and target._data.dtype.kind == 'f' and any(
+        record = grad_on and cls.differentiable and target._data.dtype.kind in 'fV' and any(
             isinstance(x, Tensor) and x._requires_grad for x in inputs)
         if grad_on and target._requires_grad and (cls.differentiable or cls.guards_leaves):
             _check_inplace_allowed(target)
@@ -232,7 +281,14 @@ class Op(Node):
         else:
             volatile = False
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-        cast_meta = _promote(cls, inputs, arrays) if cls._casts else None
+        casts = cls._casts
+        if casts == 6 or casts == 3:    # widens float16 or bfloat16 only: checked first
+            slow = arrays[0].dtype.char in ('E' if casts == 6 else 'eE')
+        else:
+            slow = casts
+        cast_meta = _promote(cls, inputs, arrays) if slow else None
+        if cast_meta is not None and cast_meta is not True:
+            return cast_meta.apply_(target, *others, **params)     # the widened variant
         node = _new(cls)
         node._saved = ()
         node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
@@ -435,22 +491,39 @@ def _legacy_flags(inputs):
     return out_cls, volatile
 
 
-def _same_float_dtype(arrays):
-    """True when NumPy's own arithmetic already gives PyTorch's dtype: one floating dtype
-    among the arrays and only Python numbers besides (the common case, checked inline)."""
+def _float_dtype(arrays):
+    """The dtype when NumPy's own arithmetic already gives PyTorch's: one floating dtype
+    among the arrays and only Python numbers besides (the common case); else None."""
     d = None
     for a in arrays:
         c = a.__class__
         if c is _ndarray:
             if d is None:
                 d = a.dtype
-                if d.kind != 'f':
-                    return False
+                if d is not _F32 and d.kind != 'f':
+                    return None
             elif a.dtype is not d and a.dtype != d:
-                return False
+                return None
         elif c is not float and c is not int:
-            return False
-    return d is not None
+            return None
+    return d
+
+
+def _widens_bfloat16_only(cls):
+    """Whether ``cls`` has no dtype rule but computes bfloat16 in float32 (``_casts`` 6)."""
+    return (cls._casts == 0 and cls.widens_bfloat16 and cls.differentiable
+            and not cls.is_view and not issubclass(cls, _Widened))
+
+
+def _enable_bfloat16():
+    """ml_dtypes just loaded: bfloat16 arrays can exist from now on, so the ops with no dtype
+    rule start checking for them (until then that check costs them nothing)."""
+    pending = list(Op.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if _widens_bfloat16_only(cls):
+            cls._casts = 6
 
 
 def _common_dtype(arrays):
@@ -478,16 +551,31 @@ def _common_dtype(arrays):
 
 
 def _promote(cls, inputs, arrays):
-    """Cast, in the list ``arrays``, what PyTorch's promotion casts; return whether it did."""
+    """Cast, in the list ``arrays``, what PyTorch's promotion casts; return whether it did.
+
+    When the result is float16 or bfloat16 and the op computes it in float32 (always for
+    bfloat16, for float16 where the op ``widens_half``), return instead the op's widened
+    variant, which the caller runs in its place.
+    """
     common = _common_dtype(arrays)
-    if common is not None and (common.kind == 'f' or not cls.float_result):
+    if common is not None and common.char not in 'eE' and (
+            common.kind == 'f' or not cls.float_result):
         return None
     if cls.promotes:
         target = _dtype.result_type(*inputs)
         if cls.float_result and target.category != 2:
             target = _dtype.get_default_dtype()
     else:
-        target = _dtype.get_default_dtype()
+        first = _dtype.FROM_NUMPY.get(getattr(arrays[0], 'dtype', None))
+        if first is not None and (first.category == 2 or not cls.float_result):
+            target = first
+        else:
+            target = _dtype.get_default_dtype()
+    if target.itemsize == 2 and target.category == 2 and (
+            target is _dtype.bfloat16 or cls.widens_half):
+        return widened(cls, target.numpy)
+    if not cls.promotes and not cls.float_result:
+        return None
     np_target = target.numpy
     cast = None
     for i, a in enumerate(arrays):
@@ -498,6 +586,121 @@ def _promote(cls, inputs, arrays):
         elif cls.promotes and target.category == 2 and not isinstance(a, float):
             arrays[i] = float(a)
     return cast
+
+
+# ---------------------------------------------------------------------------------------
+# float16 and bfloat16: computed in float32, rounded once per op.
+
+_WIDENED = {}   # (op class, NumPy low dtype) -> its widened variant
+
+
+def widened(cls, low):
+    """``cls`` computing in float32 on inputs of the 2-byte float dtype ``low`` and rounding
+    its float results to ``low``: PyTorch's CPU kernels for float16 and bfloat16 compute in
+    float ("opmath") and round the result once. A subclass made once per op and dtype,
+    recording the same node name."""
+    variant = _WIDENED.get((cls, low))
+    if variant is None:
+        variant = type(cls.__name__, (_Widened, cls), {
+            'node_name': cls._node_name, '__module__': cls.__module__,
+            '__qualname__': cls.__qualname__, '__doc__': cls.__doc__, '_low': low})
+        variant._casts = 0     # its forward does the casting
+        _WIDENED[(cls, low)] = variant
+    return variant
+
+
+def _round_to(value, low):
+    """A float32 result rounded to ``low``; anything else (indices, masks) unchanged."""
+    if getattr(value, 'dtype', None) == _F32:
+        return xp.asarray(value).astype(low)
+    return value
+
+
+class _Widened:
+    """What a widened variant adds to its op (see ``widened``); placed before the op in the
+    bases, so ``super()`` is the op itself."""
+    _low = None
+
+    def forward(self, *arrays, **params):
+        low = self._low
+        to_common = self.promotes or self.float_result
+        wide = []
+        for a in arrays:
+            if a.__class__ is _ndarray:
+                if a.dtype.char in 'eE':
+                    if a.dtype != low:    # float16 meeting a bfloat16 result: PyTorch casts first
+                        a = a.astype(low)
+                    a = a.astype(_F32)
+                elif to_common:         # other inputs are cast to the common dtype first
+                    a = a.astype(low).astype(_F32)
+            elif to_common and (a.__class__ is float or a.__class__ is int):
+                a = float(low.type(a))  # so is a Python number (x * 1.001 is x in bfloat16)
+            wide.append(a)
+        self._in_dtypes = tuple(a.dtype if a.__class__ is _ndarray else None for a in arrays)
+        for name in self.scalar_params:
+            v = params.get(name)
+            if v.__class__ is float or v.__class__ is int:
+                params[name] = float(low.type(v))
+        out = super().forward(*wide, **params)
+        if params.get('dtype') is not None:     # an explicit result dtype is kept
+            result = out
+        elif out.__class__ is tuple:
+            result = tuple(_round_to(o, low) for o in out)
+        else:
+            result = _round_to(out, low)
+        saved = self._saved
+        if saved:
+            self._saved = tuple(_saved_original(s, wide, arrays, out, result) for s in saved)
+        return result
+
+    def _unpack_saved(self, as_tensor):
+        values = super()._unpack_saved(as_tensor)
+        return [_widen_value(v) for v in values]
+
+    def _run_backward(self, grads, as_tensors):
+        metas = self._output_meta
+        grads = tuple(_widen_value(g) if g is not None or metas is None or metas[k] is None
+                      else xp.zeros(metas[k][0], _F32) if not as_tensors
+                      else wrap(xp.zeros(metas[k][0], _F32))
+                      for k, g in enumerate(grads))
+        result = super()._run_backward(grads, as_tensors)
+        return tuple(_narrow_grad(g, d) for g, d in zip(result, self._in_dtypes))
+
+
+def _saved_original(s, wide, arrays, out, result):
+    """What a widened op saved, as the value its graph knows: a float32 copy of an input is
+    saved as that input (so its version is checked), a float32 output as the rounded output
+    (as PyTorch saves it); both are widened again when unpacked."""
+    if s.__class__ is not _ndarray:
+        return s
+    for w, a in zip(wide, arrays):
+        if s is w:
+            return a
+    if s is out:
+        return result
+    if out.__class__ is tuple:
+        for o, r in zip(out, result):
+            if s is o:
+                return r
+    return s
+
+
+def _widen_value(v):
+    if v.__class__ is _ndarray:
+        return v.astype(_F32) if v.dtype.char in 'eE' else v
+    if isinstance(v, Tensor) and v._data.dtype.char in 'eE':
+        return v.to(_dtype.float32)
+    return v
+
+
+def _narrow_grad(g, dtype):
+    if g is None or dtype is None:
+        return g
+    if g.__class__ is _ndarray:
+        return g if g.dtype == dtype else g.astype(dtype)
+    if isinstance(g, Tensor):
+        return g if g._data.dtype == dtype else g.to(_dtype.FROM_NUMPY[dtype])
+    return g
 
 
 def _input_meta(inputs, arrays, out_shape, cast):
@@ -566,7 +769,7 @@ def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
         node._output_meta = tuple((o.shape, o.dtype) for o in arrays_out)
     tensors = []
     for k, o in enumerate(arrays_out):
-        diff = record and o.dtype.kind == 'f'
+        diff = record and o.dtype.kind in 'fV'     # 'V': ml_dtypes' bfloat16
         t = Tensor._make(o, diff, node if diff else None, k if diff else 0, None, out_cls)
         if node.is_view:
             _make_view(t, inputs[0], type(node), params, k)
@@ -577,6 +780,125 @@ def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
     if record and node._saved:
         node._saved = _resolve_saved(node._saved, inputs, arrays, out, tensors)
     return tensors
+
+
+# ---------------------------------------------------------------------------------------
+# Autocast: the state dynagrad.amp.autocast sets, and the casting of an op's inputs.
+#
+# Ops declare their category as the class attribute ``autocast`` ('lower': run in the
+# autocast dtype; 'fp32': run in float32; 'promote': run in the widest floating dtype of
+# the inputs), read by Op.apply; a function whose own checks or composition need the
+# inputs cast first calls ``autocast_args`` itself. Both cost one flag test while no
+# autocast region is active anywhere.
+
+class _AutocastFlag:
+    """Process-wide: is autocast enabled on the CPU in any thread? (The hot path's test.)"""
+    __slots__ = ('active', 'threads', 'lock')
+
+    def __init__(self):
+        self.active = False
+        self.threads = 0          # threads with CPU autocast enabled
+        self.lock = threading.Lock()
+
+
+autocast_state = _AutocastFlag()
+
+
+class _AutocastThreadState(threading.local):
+    """Per thread, as in PyTorch: enabled flags and dtypes per device type, the nesting of
+    autocast regions and the cache of casted weights."""
+
+    def __init__(self):
+        self.enabled = {}         # device type -> bool
+        self.dtypes = {}          # device type -> dtype (unset: bfloat16 on the CPU)
+        self.nesting = 0
+        self.cache_enabled = True
+        self.cache = {}           # (id(leaf), dtype) -> (leaf, its cast)
+
+
+autocast_thread_state = _AutocastThreadState()
+
+
+def set_cpu_autocast(enabled):
+    """Turn CPU autocast on or off in this thread, keeping the process-wide flag right."""
+    tls = autocast_thread_state
+    enabled = bool(enabled)
+    if tls.enabled.get('cpu', False) == enabled:
+        return
+    tls.enabled['cpu'] = enabled
+    flag = autocast_state
+    with flag.lock:
+        flag.threads += 1 if enabled else -1
+        flag.active = flag.threads > 0
+
+
+def _eligible(x):
+    """A floating tensor autocast may cast: float64 and non-float tensors are left alone."""
+    if not isinstance(x, Tensor):
+        return False
+    d = x._data.dtype
+    return d.kind in 'fV' and d.char != 'd'
+
+
+def _autocast_cast(x, target):
+    if not _eligible(x) or x._data.dtype == target.numpy:
+        return x
+    tls = autocast_thread_state
+    # PyTorch caches the lower-precision copy of a float32 leaf that requires grad (a
+    # weight) for the rest of the region, so all its uses share one cast node.
+    if (tls.cache_enabled and target is not _dtype.float32 and x._requires_grad
+            and x._grad_fn is None and x._base is None and x._data.dtype == np.float32
+            and _grad_state.grad_enabled):
+        key = (id(x), target)
+        hit = tls.cache.get(key)
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        y = x.to(target)
+        tls.cache[key] = (x, y)
+        return y
+    return x.to(target)
+
+
+def _autocast_target(kind, args):
+    if kind == 'lower':
+        return autocast_thread_state.dtypes.get('cpu') or _dtype.bfloat16
+    if kind == 'fp32':
+        return _dtype.float32
+    target = autocast_thread_state.dtypes.get('cpu') or _dtype.bfloat16   # 'promote'
+    for x in _flat(args):
+        if isinstance(x, Tensor) and x._data.dtype.kind in 'fV':
+            target = _dtype.promote_types(target, x.dtype)
+    return target
+
+
+def _flat(args):
+    for x in args:
+        if x.__class__ is list or x.__class__ is tuple:
+            yield from x
+        else:
+            yield x
+
+
+def autocast_args(kind, *args):
+    """``args`` cast as an op of autocast category ``kind`` runs them, when CPU autocast is
+    enabled in this thread (else unchanged). Lists and tuples of tensors are cast inside."""
+    if not autocast_thread_state.enabled.get('cpu', False):
+        return args
+    target = _autocast_target(kind, args)
+    return tuple(type(x)(_autocast_cast(t, target) for t in x)
+                 if x.__class__ is list or x.__class__ is tuple else _autocast_cast(x, target)
+                 for x in args)
+
+
+def autocast_inputs(kind, inputs, params):
+    """Op.apply's hook: an op called with an explicit ``dtype=`` is not eligible."""
+    if params.get('dtype') is not None:
+        return inputs
+    return autocast_args(kind, *inputs)
+
+
+def clear_autocast_cache():
+    autocast_thread_state.cache.clear()
 
 
 # ---------------------------------------------------------------------------------------
@@ -714,7 +1036,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             if is_input and not any(o is d for d in dirty):
                 # An input returned unchanged gets a fresh alias: its own history stays.
                 o = Tensor._make(o._data, False, None, 0, o._vc, type(o))
-            diff = record and o._data.dtype.kind == 'f' and not any(o is n for n in non_diff)
+            diff = (record and o._data.dtype.kind in 'fV'
+                    and not any(o is n for n in non_diff))
             if diff:
                 o._requires_grad = True
                 o._grad_fn = node
@@ -772,6 +1095,9 @@ def once_differentiable(backward):
                                      else _NO_EDGE for g in grads)
         wrapped = tuple(
             Tensor._make(r._data, True, guard, 0, None, Tensor)
-            if isinstance(r, Tensor) and r._data.dtype.kind == 'f' else r for r in results)
+            if isinstance(r, Tensor) and r._data.dtype.kind in 'fV' else r for r in results)
         return wrapped[0] if single else wrapped
     return wrapper
+
+
+_dtype.on_extension_load(_enable_bfloat16)

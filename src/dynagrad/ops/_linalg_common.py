@@ -42,11 +42,11 @@ def _shape(t):
 
 def _check_float(op, A, name='input'):
     kind = A._data.dtype
-    if kind.kind != 'f':
+    if kind.kind not in 'fV':
         raise RuntimeError(f'{op}: Expected a floating point or complex tensor as {name}. '
                            f'Got {_tname(A)}')
-    if kind == np.float16:
-        raise RuntimeError(f'{op}: Low precision dtypes not supported. Got Half')
+    if kind.char in 'eE':   # float16, bfloat16
+        raise RuntimeError(f'{op}: Low precision dtypes not supported. Got {_tname(A)}')
 
 
 def _check_square(op, A, name='A'):

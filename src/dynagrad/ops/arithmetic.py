@@ -130,6 +130,7 @@ class Pow(Op):
     __slots__ = ('exponent',)
     """``x ** exponent`` with a scalar exponent."""
     promotes = True
+    scalar_params = ('exponent',)
 
     def forward(self, x, exponent):
         self.save_for_backward(x)
@@ -354,7 +355,7 @@ class Hypot(Op):
     promotes = True
 
     def forward(self, a, b):
-        if a.dtype.kind != 'f':
+        if a.dtype.kind not in 'fV':
             raise not_implemented('hypot_cpu', a)
         out = xp.hypot(a, b)
         self.save_for_backward(a, b, out)
@@ -493,7 +494,7 @@ divide = div
 @method('div_', 'divide_', '__itruediv__')
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
-        if self._data.dtype.kind != 'f':
+        if self._data.dtype.kind not in 'fV':
             raise RuntimeError(f'result type Float can\'t be cast to the desired output type '
                                f'{self.dtype.legacy_name[:-6]}')
         return Div.apply_(self, other)

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..backend import xp
 from ..tensor import Tensor, method
-from ..autograd.function import Op
+from ..autograd.function import Op, widened
 from .. import _dtype
 from . import formula as fm
 from ._elementwise import _as_array, _binary, _need_tensor, not_implemented
@@ -16,6 +16,7 @@ _ndarray = np.ndarray
 
 
 class Clamp(Op):
+    widens_bfloat16 = True
     node_name = 'ClampBackward1'
 
     def forward(self, x, min=None, max=None):
@@ -110,9 +111,14 @@ class Fmin(Fmax):
 
 class NanToNum(Op):
     def forward(self, x, nan=0.0, posinf=None, neginf=None):
-        if x.dtype.kind != 'f':
+        if x.dtype.kind not in 'fV':
             return x.copy()
         self.save_for_backward(x)
+        low = getattr(self, '_low', None)   # bfloat16 computed in float32: its own range
+        if low is not None:
+            top = _dtype.finfo(_dtype.FROM_NUMPY[low]).max
+            posinf = top if posinf is None else posinf
+            neginf = -top if neginf is None else neginf
         return xp.nan_to_num(x, copy=True, nan=nan, posinf=posinf, neginf=neginf)
 
     def backward(self, g):
@@ -158,6 +164,7 @@ class ClampTensor(Op):
 
 
 class ClampMin(Op):
+    widens_bfloat16 = True
     def forward(self, x, min):
         self.save_for_backward(x)
         self.bound = min
@@ -169,6 +176,7 @@ class ClampMin(Op):
 
 
 class ClampMax(Op):
+    widens_bfloat16 = True
     def forward(self, x, max):
         self.save_for_backward(x)
         self.bound = max
@@ -223,6 +231,7 @@ def _lerp_values(s, e, w):
 
 class Lerp(Op):
     """``lerp(start, end, weight)`` with a scalar weight."""
+    widens_half = True
     node_name = 'LerpBackward0'
 
     def forward(self, s, e, weight):
@@ -237,6 +246,7 @@ class Lerp(Op):
 
 class LerpTensor(Op):
     """``lerp(start, end, weight)`` with a tensor weight."""
+    widens_half = True
     node_name = 'LerpBackward1'
 
     def forward(self, s, e, w):
@@ -323,6 +333,9 @@ def where(condition, input=None, other=None):
         input = input.to(target)
     if hasattr(other, '_data') and other._data.dtype != target.numpy:
         other = other.to(target)
+    if target.numpy.kind == 'V':
+        # bfloat16, computed in float32 (its condition comes first, so Op.apply cannot tell)
+        return widened(Where, target.numpy).apply(condition, input, other)
     return Where.apply(condition, input, other)
 
 
@@ -349,7 +362,7 @@ def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
 
 def _scalar_bound_input(input, bounds):
     """Scalar bounds take part in promotion: ``clamp(int_tensor, 0.5)`` is float."""
-    if input._data.dtype.kind == 'f':
+    if input._data.dtype.kind in 'fV':
         return input
     target = _dtype.result_type(input, *[b for b in bounds if b is not None])
     return input if target is input.dtype else input.to(target)
@@ -427,7 +440,7 @@ def _lerp_args(input, end, weight):
     if end._data.dtype != dt:
         raise RuntimeError(f'expected dtype {_torch_dtype_name(dt)} for `end` but got dtype '
                            f'{_torch_dtype_name(end._data.dtype)}')
-    if dt.kind != 'f':
+    if dt.kind not in 'fV':
         raise not_implemented('lerp_kernel_scalar' if not isinstance(weight, Tensor)
                                else 'lerp_kernel_tensor', input._data)
     if isinstance(weight, Tensor) and weight._data.dtype != dt:

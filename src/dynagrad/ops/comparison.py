@@ -50,9 +50,9 @@ class Isclose(_Compare):
         close = a == b
         if a.dtype == bool:
             return close
-        if equal_nan and a.dtype.kind == 'f':
+        if equal_nan and a.dtype.kind in 'fV':
             close |= xp.isnan(a) & xp.isnan(b)
-        if a.dtype.kind != 'f':
+        if a.dtype.kind not in 'fV':
             a, b = a.astype(np.float64), b.astype(np.float64)
         with np.errstate(invalid='ignore', over='ignore'):
             diff = xp.abs(a - b)
@@ -62,27 +62,27 @@ class Isclose(_Compare):
 
 class Isnan(_Compare):
     def forward(self, x):
-        return xp.isnan(x) if x.dtype.kind == 'f' else xp.zeros(x.shape, bool)
+        return xp.isnan(x) if x.dtype.kind in 'fV' else xp.zeros(x.shape, bool)
 
 
 class Isinf(_Compare):
     def forward(self, x):
-        return xp.isinf(x) if x.dtype.kind == 'f' else xp.zeros(x.shape, bool)
+        return xp.isinf(x) if x.dtype.kind in 'fV' else xp.zeros(x.shape, bool)
 
 
 class Isfinite(_Compare):
     def forward(self, x):
-        return xp.isfinite(x) if x.dtype.kind == 'f' else xp.ones(x.shape, bool)
+        return xp.isfinite(x) if x.dtype.kind in 'fV' else xp.ones(x.shape, bool)
 
 
 class Isposinf(_Compare):
     def forward(self, x):
-        return x == np.inf if x.dtype.kind == 'f' else xp.zeros(x.shape, bool)
+        return x == np.inf if x.dtype.kind in 'fV' else xp.zeros(x.shape, bool)
 
 
 class Isneginf(_Compare):
     def forward(self, x):
-        return x == -np.inf if x.dtype.kind == 'f' else xp.zeros(x.shape, bool)
+        return x == -np.inf if x.dtype.kind in 'fV' else xp.zeros(x.shape, bool)
 
 
 class LogicalAnd(_Compare):
@@ -111,7 +111,7 @@ class _Bitwise(_Compare):
     allow_bool = True
 
     def _check(self, dt):
-        if dt.kind == 'f' or (dt == bool and not self.allow_bool):
+        if dt.kind in 'fV' or (dt == bool and not self.allow_bool):
             raise not_implemented(self.kernel, xp.zeros(0, dt))
 
 
@@ -149,7 +149,7 @@ class BitwiseNot(_Bitwise):
 
 def _shift_operands(op, a, b):
     dt = xp.result_type(a, b)
-    if dt.kind == 'f' or dt == bool:
+    if dt.kind in 'fV' or dt == bool:
         raise not_implemented(op.kernel, xp.zeros(0, dt))
     a = xp.asarray(a, dt)
     b = xp.asarray(b, dt)
@@ -232,7 +232,7 @@ bitwise_not = _unary(BitwiseNot, 'bitwise_not', inplace=True)
 
 @method('__invert__')
 def _invert(self):
-    if self._data.dtype.kind == 'f':
+    if self._data.dtype.kind in 'fV':
         raise TypeError('~ (operator.invert) is only implemented on integer and Boolean-type '
                         'tensors')
     return BitwiseNot.apply(self)

@@ -127,8 +127,9 @@ def _check_fill(fill, np_dtype):
     if np_dtype.kind == 'b' or isinstance(fill, (bool, np.bool_)):
         return
     value = fill.item() if isinstance(fill, (Tensor, np.generic)) else fill
-    if np_dtype.kind == 'f':
-        if xp.isfinite(value) and abs(value) > _builtin_float(np.finfo(np_dtype).max):
+    if _dtype.is_floating(np_dtype):
+        top = _dtype.finfo(_dtype.FROM_NUMPY[np_dtype]).max
+        if xp.isfinite(value) and abs(value) > top:
             raise RuntimeError(f'value cannot be converted to type {np_dtype} without overflow')
         return
     info = np.iinfo(np_dtype)
@@ -227,7 +228,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         dtype = _dtype.result_type(start, end, step)
     np_dtype = _np_dtype(dtype)
-    if np_dtype.kind == 'f':
+    if _dtype.is_floating(np_dtype):
         xstart, xend, xstep = (_builtin_float(x) for x in (start, end, step))
     else:
         xstart, xend, xstep = (_builtin_int(x) for x in (start, end, step))
@@ -242,7 +243,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         n = (xend - xstart + xstep - sign) // xstep   # both operands share a sign: truncates
     else:
         n = int(xp.ceil((_builtin_float(end) - _builtin_float(start)) / _builtin_float(step)))
-    if np_dtype.kind == 'f':
+    if _dtype.is_floating(np_dtype):
         data = (xstart + xstep * xp.arange(n, dtype=np.float64)).astype(np_dtype)
     else:
         data = (xstart + xstep * xp.arange(n, dtype=np.int64)).astype(np_dtype)
@@ -258,7 +259,7 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if steps < 0:
         raise RuntimeError('linspace(): number of steps must be non-negative')
     np_dtype = _np_dtype(dtype)
-    comp = np_dtype.type if np_dtype.kind == 'f' else np.float64
+    comp = np_dtype.type if _dtype.is_floating(np_dtype) else np.float64
     s, e = (comp(np_dtype.type(x)) for x in (start, end))
     if steps <= 1:
         data = xp.full(steps, s, comp)

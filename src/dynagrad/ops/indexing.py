@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.function import Op, autocast_args, autocast_state
 from ..tensor import method, wrap
 from .. import _dtype
 from .formula import sum_to, is_array, where
@@ -66,7 +66,7 @@ def _list_array(seq):
             return [conv(u) for u in v]
         return v
     a = xp.asarray(conv(seq))
-    if a.size == 0 and a.dtype.kind == 'f':
+    if a.size == 0 and a.dtype.kind in 'fV':
         a = a.astype(np.int64)
     if a.dtype.kind not in 'biu':
         raise IndexError(_BAD_INDEX)
@@ -744,7 +744,7 @@ def _identity(reduce, dtype):
         return 0
     if reduce == 'prod':
         return 1
-    if dtype.kind == 'f':
+    if dtype.kind in 'fV':
         return -np.inf if reduce == 'amax' else np.inf
     if dtype.kind == 'b':
         return reduce != 'amax'
@@ -785,10 +785,10 @@ class ScatterReduce(Op):
             xp.add.at(count, key, 1)
             count += include_self
             count[count == 0] = 1
-            out = out / count if x.dtype.kind == 'f' else out // count
+            out = out / count if x.dtype.kind in 'fV' else out // count
             out = out.astype(x.dtype, copy=False)
-            self.count = count.astype(x.dtype) if x.dtype.kind == 'f' else count
-        if x.dtype.kind == 'f' and reduce in ('amax', 'amin', 'prod'):
+            self.count = count.astype(x.dtype) if x.dtype.kind in 'fV' else count
+        if x.dtype.kind in 'fV' and reduce in ('amax', 'amin', 'prod'):
             self._prepare(x, src, s, out)
         return out
 
@@ -1087,6 +1087,8 @@ def _index_copy(input, dim, index, source, inplace):
 
 @method
 def index_copy(input, dim, index, source):
+    if autocast_state.active:   # autocast's 'promote' op: the widest floating dtype
+        input, source = autocast_args('promote', input, source)
     return _index_copy(input, dim, index, source, False)
 
 

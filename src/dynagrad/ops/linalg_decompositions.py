@@ -13,7 +13,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.function import Op, autocast_args, autocast_state
 from ..tensor import method, wrap
 from .formula import is_array, zeros_like as _zeros_like
 from ._linalg_common import (
@@ -45,6 +45,8 @@ class Inv(Op):
 
 @method('inverse')
 def inv(A):
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
     _check_tensor('linalg.inv', A)
     _check_square('linalg.inv', A)
     return Inv.apply(A)
@@ -162,6 +164,8 @@ class Solve(Op):
 
 
 def solve(A, B, *, left=True):
+    if autocast_state.active:
+        A, B = autocast_args('fp32', A, B)
     _check_tensor('linalg.solve', A, B)
     _check_square('linalg.solve', A)
     if B._data.dtype != A._data.dtype:
@@ -232,6 +236,8 @@ def _cholesky_error(A):
 
 
 def cholesky(A, *, upper=False):
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
     _check_tensor('linalg.cholesky', A)
     _check_square('linalg.cholesky', A)
     return Cholesky.apply(A, upper=upper)
@@ -297,6 +303,8 @@ class Qr(Op):
 
 
 def qr(A, mode='reduced'):
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
     _check_tensor('linalg.qr', A)
     if mode not in ('reduced', 'complete', 'r'):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
@@ -376,12 +384,16 @@ class Svdvals(Op):
 
 
 def svd(A, full_matrices=True, *, driver=None):
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
     _check_tensor('linalg.svd', A)
     _check_matrices('linalg.svd', A)
     return _svd_result(*Svd.apply(A, full_matrices=full_matrices))
 
 
 def svdvals(A, *, driver=None):
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
     _check_tensor('linalg.svdvals', A)
     _check_matrices('linalg.svdvals', A)
     return Svdvals.apply(A)
@@ -441,6 +453,8 @@ def _check_uplo(UPLO):
 
 
 def eigh(A, UPLO='L'):
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
     _check_tensor('linalg.eigh', A)
     UPLO = _check_uplo(UPLO)
     _check_square('linalg.eigh', A)
@@ -448,6 +462,8 @@ def eigh(A, UPLO='L'):
 
 
 def eigvalsh(A, UPLO='L'):
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
     _check_tensor('linalg.eigvalsh', A)
     UPLO = _check_uplo(UPLO)
     _check_square('linalg.eigvalsh', A)
@@ -521,10 +537,14 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, rcond=None):
 
 @method
 def pinverse(input, rcond=1e-15):
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
     return pinv(input, rtol=rcond)
 
 
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
     _check_tensor('linalg.matrix_rank', A)
     _check_matrices('linalg.matrix_rank', A)
     if tol is not None:
@@ -586,6 +606,8 @@ class Lstsq(Op):
 
 
 def lstsq(A, B, rcond=None, *, driver=None):
+    if autocast_state.active:
+        A, B = autocast_args('fp32', A, B)
     _check_tensor('linalg.lstsq', A, B)
     _check_matrices('linalg.lstsq', A)
     if driver not in (None, 'gels', 'gelsy', 'gelsd', 'gelss'):

@@ -30,7 +30,7 @@ def _norm_dims(dim, ndim, op):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     _check_tensor('linalg.vector_norm', x)
-    if x._data.dtype.kind != 'f':
+    if x._data.dtype.kind not in 'fV':
         raise RuntimeError(f'linalg.vector_norm: Expected a floating point or complex tensor as '
                            f'input. Got {_tname(x)}')
     if isinstance(ord, str) or isinstance(ord, bool):
@@ -89,7 +89,7 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.ndim < 2:
         raise RuntimeError('linalg.matrix_norm: The input tensor A must have at least 2 '
                            'dimensions.')
-    if A._data.dtype.kind != 'f':
+    if A._data.dtype.kind not in 'fV':
         raise RuntimeError(f'linalg.matrix_norm: Expected a floating point or complex tensor '
                            f'as input. Got {_tname(A)}')
     if dtype is not None:

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.function import Op, autocast_args, autocast_state
 from .. import _dtype
 from ..tensor import method
 from .formula import is_array
@@ -40,6 +40,7 @@ def _matmul_op(na, nb):
 
 class Matmul(Op):
     """``a @ b`` with NumPy's (and PyTorch's) rules for 1-D operands and batch broadcasting."""
+    widens_half = True
     promotes = True
 
     def forward(self, a, b):
@@ -99,6 +100,8 @@ def _xshape(shape):
 
 @method('matmul', '__matmul__')
 def matmul(input, other):
+    if autocast_state.active:
+        input, other = autocast_args('lower', input, other)
     _check_tensor('matmul', input, other)
     a, b = input._data, other._data
     if a.ndim == 0 or b.ndim == 0:
@@ -150,6 +153,8 @@ def mm(input, mat2):
 
 @method
 def bmm(input, mat2):
+    if autocast_state.active:
+        input, mat2 = autocast_args('lower', input, mat2)
     _check_tensor('bmm', input, mat2)
     if input.ndim != 3:
         raise RuntimeError('batch1 must be a 3D tensor')
@@ -225,8 +230,10 @@ def inner(input, other):
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f'inner() the last dimension must match on both input tensors but '
                            f'got shapes {_shape(input)} and {_shape(other)}')
+    if autocast_state.active and (input.ndim > 1 or other.ndim > 1):  # 1-D: a dot, not cast
+        input, other = autocast_args('lower', input, other)
     _same_dtype('inner', input, other, message='both inputs should have same dtype')
-    return tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
+    return _tensordot(input, other, ([input.ndim - 1], [other.ndim - 1]))
 
 
 # -- beta * input + alpha * (products) ---------------------------------------------------
@@ -234,6 +241,7 @@ def inner(input, other):
 class AddMatmul(Op):
     """``beta * input + alpha * prod`` for addmm, addmv, baddbmm and addbmm (the batch of
     products summed). With ``beta == 0`` the input is ignored (NaN in it does not propagate)."""
+    widens_half = True
 
     def forward(self, inp, m1, m2, beta=1, alpha=1, kind='addmm'):
         need_i, need_1, need_2 = self.needs_input_grad[:3]
@@ -316,6 +324,8 @@ def _check_addmm(input, mat1, mat2, op='addmm'):
 
 @method
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if autocast_state.active:
+        input, mat1, mat2 = autocast_args('lower', input, mat1, mat2)
     _check_addmm(input, mat1, mat2)
     return _add_matmul('addmm', input, mat1, mat2, beta, alpha)
 
@@ -373,6 +383,8 @@ def _check_batches(op, input, batch1, batch2, summed):
 
 @method
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    if autocast_state.active:
+        input, batch1, batch2 = autocast_args('lower', input, batch1, batch2)
     _check_batches('baddbmm', input, batch1, batch2, False)
     return _add_matmul('baddbmm', input, batch1, batch2, beta, alpha)
 
@@ -385,6 +397,8 @@ def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
 
 @method
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    if autocast_state.active:
+        input, batch1, batch2 = autocast_args('lower', input, batch1, batch2)
     _check_batches('addbmm', input, batch1, batch2, True)
     return _add_matmul('addbmm', input, batch1, batch2, beta, alpha)
 
@@ -406,6 +420,7 @@ class Einsum(Op):
     with the other operands into operand i's subscripts; letters summed only inside
     operand i come back as a broadcast (a ones vector), repeated letters (diagonals) as
     a product with an identity tensor."""
+    widens_half = True
 
     def forward(self, *arrays, inputs, output):
         self.inputs, self.output = inputs, output
@@ -533,6 +548,19 @@ def _parse_einsum(equation, shapes):
     return explicit, out, sizes
 
 
+def _contracts(inputs, output):
+    """Whether an einsum sums a letter shared by two operands: PyTorch computes that as a
+    bmm, which autocast runs in lower precision (outer and elementwise products it does
+    not)."""
+    seen = set()
+    for subs in inputs:
+        for c in set(subs):
+            if c in seen and c not in output:
+                return True
+            seen.add(c)
+    return False
+
+
 def einsum(equation, *operands):
     """PyTorch's einsum (string equation; the sublist format is not supported)."""
     if not isinstance(equation, str):
@@ -542,6 +570,8 @@ def einsum(equation, *operands):
         operands = tuple(operands[0])
     _check_tensor('einsum', *operands)
     explicit, out, sizes = _parse_einsum(equation, [tuple(t.shape) for t in operands])
+    if autocast_state.active and _contracts(explicit, out):
+        operands = autocast_args('lower', *operands)
     if operands:
         _same_dtype('einsum', *operands, message=f'expected scalar type '
                                                  f'{_tname(operands[0])} but found ' + ', '.join(
@@ -558,6 +588,12 @@ def einsum(equation, *operands):
 
 def tensordot(a, b, dims=2, out=None):
     _check_tensor('tensordot', a, b)
+    if autocast_state.active:
+        a, b = autocast_args('lower', a, b)
+    return _tensordot(a, b, dims)
+
+
+def _tensordot(a, b, dims):
     if isinstance(dims, int) or (hasattr(dims, 'ndim') and dims.ndim == 0):
         dims = int(dims)
         if dims < 0:
@@ -608,6 +644,7 @@ def kron(input, other):
 
 
 class Cross(Op):
+    widens_half = True
     node_name = 'LinalgCrossBackward0'
 
     def forward(self, a, b, dim):

@@ -174,13 +174,15 @@ def array_rng(generator):
 
 # -- shared checks -----------------------------------------------------------------------
 
-_KERNEL_TYPE = {'float16': 'Half', 'float32': 'Float', 'float64': 'Double', 'int8': 'Char',
+_KERNEL_TYPE = {'float16': 'Half', 'bfloat16': 'BFloat16', 'float32': 'Float',
+                'float64': 'Double', 'int8': 'Char',
                 'int16': 'Short', 'int32': 'Int', 'int64': 'Long', 'uint8': 'Byte',
                 'bool': 'Bool'}
-_C_TYPE = {'float16': 'c10::Half', 'float32': 'float', 'float64': 'double', 'int8': 'signed char',
+_C_TYPE = {'float16': 'c10::Half', 'bfloat16': 'c10::BFloat16', 'float32': 'float',
+           'float64': 'double', 'int8': 'signed char',
            'int16': 'short int', 'int32': 'int', 'int64': 'long int', 'uint8': 'unsigned char',
            'bool': 'bool'}
-_MANTISSA = {'float16': 11, 'float32': 24, 'float64': 53}
+_MANTISSA = {'float16': 11, 'bfloat16': 8, 'float32': 24, 'float64': 53}
 
 
 def _name(np_dtype):
@@ -188,7 +190,7 @@ def _name(np_dtype):
 
 
 def _float_only(np_dtype, kernel):
-    if np_dtype.kind != 'f':
+    if np_dtype.kind not in 'fV':
         raise NotImplementedError(f'"{kernel}" not implemented for '
                                   f"'{_KERNEL_TYPE[_name(np_dtype)]}'")
     return np_dtype
@@ -259,7 +261,7 @@ def _finish(data, requires_grad):
 
 
 def _check_requires_grad(np_dtype, requires_grad):
-    if requires_grad and np_dtype.kind != 'f':
+    if requires_grad and np_dtype.kind not in 'fV':
         raise RuntimeError(f'Only Tensors of floating point and complex dtype can require '
                            f'gradients (got {_name(np_dtype)}; pass a float dtype)')
 
@@ -267,8 +269,8 @@ def _check_requires_grad(np_dtype, requires_grad):
 def _check_range(low, high_inc, np_dtype):
     """PyTorch's bounds check for integer draws into ``np_dtype``: [low, high_inc]."""
     name = _name(np_dtype)
-    if np_dtype.kind == 'f':
-        top = float(np.finfo(np_dtype).max)
+    if np_dtype.kind in 'fV':
+        top = _dtype.finfo(_dtype.FROM_NUMPY[np_dtype]).max
         lo, hi = -top, top
     elif np_dtype.kind == 'b':
         lo, hi = 0, 1
@@ -281,7 +283,7 @@ def _check_range(low, high_inc, np_dtype):
     if not lo <= high_inc <= hi:
         raise RuntimeError(f'to - 1 is out of bounds for {_C_TYPE[name]} (to - 1={high_inc}; '
                            f'{held})')
-    if np_dtype.kind == 'f':
+    if np_dtype.kind in 'fV':
         digits = 1 << _MANTISSA[name]
         for what, v in (('from', low), ('to - 1', high_inc)):
             if not -digits <= v <= digits:
@@ -412,7 +414,7 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None,
                            f'(randperm)')
     if np_dtype.kind == 'b':
         raise NotImplementedError('"randperm" not implemented for \'Bool\'')
-    if np_dtype.kind == 'f':
+    if np_dtype.kind in 'fV':
         limit = (1 << _MANTISSA[name]) + 1
         if n > limit:
             shown = {'float16': '2049', 'float32': '2^24+1', 'float64': '2^53+1'}[name]
@@ -654,7 +656,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if p.ndim not in (1, 2):
         raise RuntimeError(f'prob_dist must be 1 or 2 dim (multinomial: got shape '
                            f'{list(p.shape)})')
-    if p.dtype.kind != 'f':
+    if p.dtype.kind not in 'fV':
         raise RuntimeError(f'multinomial only supports floating-point dtypes for input, got: '
                            f'{_KERNEL_TYPE[_name(p.dtype)]}')
     if num_samples <= 0:
@@ -757,7 +759,7 @@ class Cauchy(_Fill):
 
 
 def _continuous_only(x, what, names):
-    if x._data.dtype.kind != 'f':
+    if x._data.dtype.kind not in 'fV':
         raise RuntimeError(f'{what} distribution is a continuous probability distribution. '
                            f'dtype must be a floating point but you specified '
                            f'{names[_name(x._data.dtype)]}')
@@ -771,7 +773,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     _no_extra(kw, 'uniform_')
     array_rng(generator)
     np_dtype = _float_only(self._data.dtype, 'check_uniform_bounds')
-    ctype, top = _C_TYPE[_name(np_dtype)], float(np.finfo(np_dtype).max)
+    ctype, top = _C_TYPE[_name(np_dtype)], _dtype.finfo(_dtype.FROM_NUMPY[np_dtype]).max
     if not -top <= low <= top:
         raise RuntimeError(f'from is out of bounds for {ctype} (uniform_: from={_num(low)})')
     if not -top <= high <= top:
@@ -854,14 +856,14 @@ def random_(self, *args, generator=None, **kw):
     np_dtype = self._data.dtype
     name = _name(np_dtype)
     low = _int_arg(low, 'random_', 'from')
-    if np_dtype.kind == 'f':
+    if np_dtype.kind in 'fV':
         top = 1 << _MANTISSA[name]
     elif np_dtype.kind == 'b':
         top = 1
     else:
         top = int(np.iinfo(np_dtype).max)
     if high is None:
-        if node is not RandomFull and np_dtype.kind == 'f' and not low < top:
+        if node is not RandomFull and np_dtype.kind in 'fV' and not low < top:
             raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal "
                                f"to 'to_inc' casted to dtype, but got from={low} > to_inc={top}")
         high_inc = top

@@ -134,7 +134,7 @@ class _Flip(Op):
 
 def _require_float(input, op, message=None):
     kind = input._data.dtype.kind
-    if kind not in 'fc':
+    if kind not in 'fcV':
         name = _dtype.FROM_NUMPY[input._data.dtype].legacy_name[:-6]
         raise RuntimeError(message or f'{op}(): expected a floating point or complex tensor as '
                            f'input. Got {name}')
@@ -237,6 +237,7 @@ def _as1d(x):
 # -- sum and mean -------------------------------------------------------------------------------
 
 class Sum(Op):
+    widens_half = True
     quiet_fp = True
 
     def forward(self, x, dim=None, keepdim=False, dtype=None):
@@ -260,9 +261,10 @@ class SumDim(Sum):
 
 
 class Mean(Op):
+    widens_half = True
     quiet_fp = True
     def forward(self, x, dim=None, keepdim=False, dtype=None):
-        if x.dtype.kind not in 'fc' and dtype is None:
+        if x.dtype.kind not in 'fcV' and dtype is None:
             name = {'i': 'Long', 'b': 'Bool', 'u': 'Byte'}.get(x.dtype.kind, str(x.dtype))
             raise RuntimeError('mean(): could not infer output dtype. Input dtype must be '
                                f'either a floating point or complex dtype. Got: {name}')
@@ -289,11 +291,12 @@ class MeanDim(Mean):
 
 
 class Nansum(Op):
+    widens_half = True
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         self.dims, self.keepdim, self.in_dtype = dim, keepdim, x.dtype
         if dtype is None and x.dtype.kind in 'biu':
             dtype = xp.int64
-        if x.dtype.kind == 'f' and self.needs_input_grad[0]:
+        if x.dtype.kind in 'fV' and self.needs_input_grad[0]:
             self.save_for_backward(x)
         return xp.nansum(x, axis=dim, keepdims=keepdim, dtype=dtype)
 
@@ -331,7 +334,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 @method
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """``nansum / (number of non-NaN elements)``, recorded as a division, as in PyTorch."""
-    if input._data.dtype.kind not in 'fc' and dtype is None:
+    if input._data.dtype.kind not in 'fcV' and dtype is None:
         name = _dtype.FROM_NUMPY[input._data.dtype].legacy_name[:-6]
         raise RuntimeError('nanmean(): expected input to have floating point or complex dtype '
                            f'but got {name}')
@@ -400,6 +403,8 @@ def _cumprod_grad(x, g, axis, out=None):
 
 
 class Prod(Op):
+    autocast = 'fp32'
+    widens_half = True
     quiet_fp = True
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         self.in_dtype = x.dtype
@@ -438,6 +443,7 @@ class ProdDim(Prod):
 
 
 class Cumsum(Op):
+    widens_half = True
     def forward(self, x, axis, dtype=None):
         self.axis, self.in_dtype, self.ndim = axis, x.dtype, x.ndim
         if dtype is None and x.dtype.kind in 'biu':
@@ -450,6 +456,7 @@ class Cumsum(Op):
 
 
 class Cumprod(Op):
+    widens_half = True
     quiet_fp = True
     def forward(self, x, axis, dtype=None):
         self.axis, self.in_dtype = axis, x.dtype
@@ -512,7 +519,7 @@ class Cummax(_Select):
         acc = xp.maximum.accumulate if largest else xp.minimum.accumulate
         vals = acc(x1, axis) if x1.size else x1.copy()
         new = x1 == vals                         # ties move the index on, as in PyTorch
-        if x1.dtype.kind == 'f':
+        if x1.dtype.kind in 'fV':
             new |= xp.isnan(x1)
         pos = xp.where(new, _along(x1.shape[axis], axis, x1.ndim), 0)
         idx = xp.maximum.accumulate(pos, axis) if x1.size else pos
@@ -558,7 +565,7 @@ class _EvenSplit(Op):
             oa = oa.reshape(_kept_shape(xa.shape, self.dims))
             g = unsqueeze_dims(g, self.dims, xa.ndim)
         mask = xa == oa
-        if xa.dtype.kind == 'f' and self.nan_aware:
+        if xa.dtype.kind in 'fV' and self.nan_aware:
             mask |= xp.isnan(xa) & xp.isnan(oa)
         count = mask.sum(axis=self.dims, keepdims=True)
         return g * (mask / count).astype(xa.dtype)
@@ -701,6 +708,7 @@ def argmin(input, dim=None, keepdim=False):
 # -- logsumexp ------------------------------------------------------------------------------------
 
 class Logsumexp(Op):
+    widens_half = True
     quiet_fp = True
     float_result = True
 
@@ -743,6 +751,7 @@ def _mean_keep(x, dims, n):
 
 class VarStd(Op):
     """``var`` / ``std`` (one output) or ``var_mean`` / ``std_mean`` (two outputs)."""
+    widens_half = True
     quiet_fp = True
     node_name = 'VarBackward0'
 
@@ -835,6 +844,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 class VectorNorm(Op):
     """``linalg.vector_norm`` (and ``torch.norm``, ``linalg.norm``, the Frobenius
     ``matrix_norm``): ``dim`` is None or a sorted tuple of non-negative axes."""
+    widens_half = True
     quiet_fp = True
     node_name = 'LinalgVectorNormBackward0'
 
@@ -886,7 +896,7 @@ class VectorNorm(Op):
 
 def _vector_norm(input, ord, dims, keepdim, dtype):
     x = input._data
-    if x.dtype.kind not in 'fc' and dtype is None:
+    if x.dtype.kind not in 'fcV' and dtype is None:
         name = _dtype.FROM_NUMPY[x.dtype].legacy_name[:-6]
         raise RuntimeError('linalg.vector_norm: Expected a floating point or complex tensor '
                            f'as input. Got {name}')
@@ -956,6 +966,8 @@ def count_nonzero(input, dim=None):
 
 def _argsort(x, axis, descending):
     """Stable argsort along ``axis`` (NaN is the largest value, as in PyTorch)."""
+    if x.dtype.kind == 'V':     # bfloat16: NumPy sorts its NaNs only as float32 (exact)
+        x = x.astype(np.float32)
     if not descending:
         return xp.argsort(x, axis=axis, kind='stable')
     n = x.shape[axis]
@@ -1054,7 +1066,7 @@ class MedianAll(_EvenSplit):
 
     def forward(self, x, ignore_nan=False):
         flat = x.reshape(-1)
-        nan = xp.isnan(flat) if flat.dtype.kind == 'f' else None
+        nan = xp.isnan(flat) if flat.dtype.kind in 'fV' else None
         m = flat.size - (int(nan.sum()) if nan is not None else 0)
         if flat.size == 0 or (nan is not None and (m == 0 or (not ignore_nan and m < flat.size))):
             out = xp.asarray(np.nan, dtype=x.dtype)
@@ -1077,7 +1089,7 @@ class MedianDim(_Select):
         n = x1.shape[axis]
         perm = xp.argsort(x1, axis=axis, kind='stable')
         shape = _kept_shape(x1.shape, (axis,))
-        if x1.dtype.kind == 'f':
+        if x1.dtype.kind in 'fV':
             nans = xp.isnan(x1).sum(axis=axis, keepdims=True)
             if ignore_nan:
                 pos = xp.where(nans == n, 0, (n - nans - 1) // 2)

@@ -364,6 +364,8 @@ class DiagEmbed(DiagonalScatter):
 
 
 class Trace(Op):
+    autocast = 'fp32'
+    widens_half = True
     def forward(self, x):
         self.shape = x.shape
         return xp.trace(x, dtype=xp.int64 if x.dtype.kind in 'biu' else None)

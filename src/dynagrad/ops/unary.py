@@ -281,7 +281,7 @@ class AtanhInplace(Atanh):
 
 def _rounded(round_fn, kernel, x):
     """``round_fn(x)`` for floats; integers are already whole; bool has no kernel."""
-    if x.dtype.kind != 'f':
+    if x.dtype.kind not in 'fV':
         if x.dtype == bool:
             raise not_implemented(kernel, x)
         return x.copy()
@@ -318,10 +318,11 @@ class Round(Unary):
 
 
 class RoundDecimals(Op):
+    widens_half = True
     node_name = 'RoundBackward1'
 
     def forward(self, x, decimals):
-        if x.dtype.kind != 'f':
+        if x.dtype.kind not in 'fV':
             raise not_implemented('round_cpu', x)
         return xp.round(x, decimals)
 
@@ -334,7 +335,7 @@ class Frac(Unary):
     saves = None
 
     def f(x):
-        if x.dtype.kind != 'f':
+        if x.dtype.kind not in 'fV':
             raise not_implemented('frac_cpu', x)
         with np.errstate(invalid='ignore'):
             return x - xp.trunc(x)

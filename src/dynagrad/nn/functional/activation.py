@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ... import ops as _ops
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
 from ...ops import formula as fm
 from ...ops import special as _sp
@@ -22,7 +22,7 @@ from ...tensor import method, wrap
 
 def _float_only(input, kernel):
     """PyTorch's activations have no integer kernels: NotImplementedError as torch."""
-    if input._data.dtype.kind != 'f':
+    if input._data.dtype.kind not in 'fV':
         raise not_implemented(kernel, input._data)
 
 
@@ -52,6 +52,7 @@ def _softplus_arr(bx):
 
 
 class LogSoftmaxOp(Op):
+    widens_half = True
     node_name = 'LogSoftmaxBackward0'
     quiet_fp = True
     float_result = True
@@ -77,6 +78,7 @@ class LogSoftmaxOp(Op):
 
 
 class SoftmaxOp(Op):
+    widens_half = True
     node_name = 'SoftmaxBackward0'
     quiet_fp = True
     float_result = True
@@ -201,11 +203,12 @@ def relu_(input):
 
 
 class HardtanhOp(Op):
+    widens_half = True
     node_name = 'HardtanhBackward0'
     def forward(self, x, min_val, max_val, inplace=False):
         self.lo, self.hi = min_val, max_val
         out = xp.clip(x, min_val, max_val)
-        if x.dtype.kind != 'f':
+        if x.dtype.kind not in 'fV':
             out = out.astype(x.dtype)
         self.save_for_backward(out if inplace else x)
         return out
@@ -239,6 +242,7 @@ def relu6(input, inplace=False):
 
 
 class LeakyRelu(Op):
+    widens_half = True
     def forward(self, x, negative_slope, inplace=False):
         self.slope = negative_slope
         out = xp.where(x > 0, x, x * x.dtype.type(negative_slope))
@@ -275,6 +279,7 @@ class Elu(Op):
     (``EluBackward1``), from which the derivative ``input_scale * (y + alpha * scale)`` of
     the negative branch follows as well.
     """
+    widens_half = True
     quiet_fp = True
 
     def forward(self, x, alpha, scale, input_scale, inplace=False):
@@ -341,6 +346,7 @@ def celu_(input, alpha=1.0):
 
 class ThresholdOp(Op):
     """``x if x > threshold else value``; the mask of kept elements is all backward needs."""
+    widens_half = True
     node_name = 'ThresholdBackward0'
 
     def forward(self, x, threshold, value):
@@ -367,6 +373,7 @@ def threshold_(input, threshold, value):
 
 class Rrelu(Op):
     """Leaky ReLU with a slope drawn per element in training, (lower + upper) / 2 in eval."""
+    widens_half = True
     node_name = 'RreluWithNoiseBackward0'
 
     def forward(self, x, lower, upper, training):
@@ -399,6 +406,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 class Prelu(Op):
+    widens_half = True
     node_name = 'PreluKernelBackward0'
 
     def forward(self, x, weight, wshape):
@@ -420,6 +428,8 @@ class Prelu(Op):
 
 
 def prelu(input, weight):
+    if autocast_state.active:
+        input, weight = autocast_args('lower', input, weight)
     if input._data.dtype != weight._data.dtype:
         from ...ops.pointwise import type_name
         raise RuntimeError(f'prelu: Type promoting not supported. Got '
@@ -450,6 +460,7 @@ _GELU_C = 0.044715
 
 
 class Gelu(Op):
+    widens_half = True
     quiet_fp = True
     def forward(self, x, approximate):
         self.approximate = approximate
@@ -480,6 +491,7 @@ def gelu(input, approximate='none'):
 
 
 class Silu(Op):
+    widens_half = True
     quiet_fp = True
     def forward(self, x):
         self.save_for_backward(x)
@@ -497,6 +509,7 @@ def silu(input, inplace=False):
 
 
 class MishOp(Op):
+    widens_half = True
     node_name = 'MishBackward0'
     quiet_fp = True
     def forward(self, x):
@@ -519,6 +532,7 @@ def mish(input, inplace=False):
 
 
 class SoftplusOp(Op):
+    widens_half = True
     node_name = 'SoftplusBackward0'
     quiet_fp = True
     def forward(self, x, beta, threshold):
@@ -542,6 +556,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 
 class LogSigmoidOp(Op):
+    widens_half = True
     node_name = 'LogSigmoidBackward0'
     quiet_fp = True
     def forward(self, x):
@@ -562,6 +577,7 @@ _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
 
 
 class HardsigmoidOp(Op):
+    widens_half = True
     node_name = 'HardsigmoidBackward0'
     def forward(self, x):
         self.save_for_backward(x)
@@ -581,6 +597,7 @@ def hardsigmoid(input, inplace=False):
 
 
 class HardswishOp(Op):
+    widens_half = True
     node_name = 'HardswishBackward0'
     def forward(self, x):
         self.save_for_backward(x)
@@ -600,6 +617,7 @@ def hardswish(input, inplace=False):
 
 
 class HardshrinkOp(Op):
+    widens_half = True
     node_name = 'HardshrinkBackward0'
     def forward(self, x, lambd):
         keep = xp.abs(x) > lambd
@@ -616,6 +634,7 @@ def hardshrink(input, lambd=0.5):
 
 
 class SoftshrinkOp(Op):
+    widens_half = True
     node_name = 'SoftshrinkBackward0'
     def forward(self, x, lambd):
         t = x.dtype.type
@@ -648,6 +667,7 @@ def tanhshrink(input):
 
 class Glu(Op):
     """``a * sigmoid(b)`` for the halves ``a``, ``b`` of the input along ``dim``."""
+    widens_half = True
 
     def forward(self, x, dim):
         self.dim = dim

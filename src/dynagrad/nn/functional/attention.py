@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ...backend import xp
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
 from ...ops.random import array_rng, uniform01
 from ...tensor import Tensor, wrap
@@ -23,6 +23,7 @@ def _sum_last(x):
 
 
 class ScaledDotProductAttention(Op):
+    widens_half = True
     node_name = 'UnsafeViewBackward0'   # torch's math path; see _node_for
 
     def forward(self, q, k, v, mask=None, bias=None, scale=1.0, keep=None):
@@ -136,6 +137,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     to (..., L, S). ``is_causal``: a top-left aligned lower-triangular boolean mask.
     ``dropout_p`` > 0 drops attention weights with dynagrad's default generator.
     """
+    if autocast_state.active:
+        query, key, value = autocast_args('lower', query, key, value)
     if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
         raise RuntimeError(f'Expected query, key, and value to all be  at least 2 dimensional, '
                            f'but got query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: '
@@ -145,7 +148,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise RuntimeError(f'Expected query, key, and value to have the same dtype, but got '
                            f'query.dtype: {query.dtype} key.dtype: {key.dtype} and value.dtype: '
                            f'{value.dtype} instead.')
-    if dt.kind != 'f':
+    if dt.kind not in 'fV':
         raise RuntimeError(f'scaled_dot_product_attention: expected floating-point query, key '
                            f'and value, got {query.dtype}')
     if not 0.0 <= dropout_p <= 1.0:
@@ -179,7 +182,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         m = attn_mask._data
         if m.dtype == np.bool_:
             bias = xp.where(m, 0.0, -np.inf).astype(dt)
-        elif m.dtype != dt:
+        elif m.dtype != dt and m.dtype != np.float32:   # float32 goes with any query dtype
             raise RuntimeError(f'Expected attn_mask dtype to be bool or float or to match query '
                                f'dtype, but got attn_mask.dtype: {attn_mask.dtype} and  '
                                f'query.dtype: {query.dtype} instead.')

@@ -30,7 +30,7 @@ import threading
 
 import numpy as np
 
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
 from ...ops import formula as fm
 
@@ -250,7 +250,7 @@ class _Flat:
         """For a convolution of ``C`` to ``O`` channels.  The flat layout's own cost, the
         channel-major copies of the output and its gradient, grows with O, the compact
         im2col's and col2im's short rows with C*K: it takes the flat layout if C*K >= O."""
-        if dtype.kind != 'f' or any(s != 1 for s in stride) or not K or N < 1 or C < 1 \
+        if dtype.kind not in 'fV' or any(s != 1 for s in stride) or not K or N < 1 or C < 1 \
                 or C * math.prod(K) < O:
             return None
         Sp = tuple(n + lo + hi for n, (lo, hi) in zip(S, pads))
@@ -404,6 +404,7 @@ def _finite(a):
 
 class Convolution(Op):
     """conv (``transposed=False``) and conv_transpose (``transposed=True``), bias fused."""
+    widens_half = True
     node_name = 'ConvolutionBackward0'
 
     def forward(self, x, w, b=None, *, stride, pads, dilation, groups, transposed=False,
@@ -481,6 +482,7 @@ class Convolution(Op):
 
 class ConvolutionWeight(Op):
     """The weight gradient ``W(x, gy)``, as an op so that it differentiates again."""
+    widens_half = True
     node_name = 'ConvolutionBackwardBackward0'
 
     def forward(self, x, gy, *, k_size, geom):
@@ -606,6 +608,8 @@ def _squeezed(result, batched):
 
 
 def _convnd(d, input, weight, bias, stride, padding, dilation, groups):
+    if autocast_state.active:
+        input, weight, bias = autocast_args('lower', input, weight, bias)
     fn = f'conv{d}d'
     _check_tensors(fn, input, weight, bias, d)
     stride = _tuple(stride, d, 'stride', fn)
@@ -653,6 +657,8 @@ def _convnd(d, input, weight, bias, stride, padding, dilation, groups):
 
 def _conv_transposend(d, input, weight, bias, stride, padding, output_padding, groups,
                       dilation):
+    if autocast_state.active:
+        input, weight, bias = autocast_args('lower', input, weight, bias)
     fn = f'conv_transpose{d}d'
     _check_tensors(fn, input, weight, bias, d, transposed=True)
     stride = _tuple(stride, d, 'stride', fn)
@@ -733,6 +739,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 
 class Im2Col(Op):
     """unfold: (N, C, H, W) -> (N, C*kh*kw, L); unbatched (C, H, W) -> (C*kh*kw, L)."""
+    widens_half = True
 
     def forward(self, x, *, K, dilation, pads, stride, batched=True):
         self.geom = (K, dilation, pads, stride, batched)
@@ -753,6 +760,7 @@ class Im2Col(Op):
 
 class Col2Im(Op):
     """fold: (N, C*kh*kw, L) -> (N, C, H, W); unbatched (C*kh*kw, L) -> (C, H, W)."""
+    widens_half = True
 
     def forward(self, cols, *, size, K, dilation, pads, stride, batched=True):
         self.geom = (K, dilation, pads, stride, batched)
@@ -806,7 +814,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError('unfold: Expected 3D or 4D (batch mode) tensor with possibly 0 batch '
                            'size and other non-zero dimensions for input, but got: '
                            f'{list(input.shape)}')
-    if input._data.dtype.kind != 'f':
+    if input._data.dtype.kind not in 'fV':
         raise RuntimeError(f'unfold: "im2col" not implemented for \'{input.dtype}\': use a '
                            'floating-point input')
     batched = input.ndim == 4
@@ -828,7 +836,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if input.ndim not in (2, 3):
         raise RuntimeError('Input Error: Only unbatched (2D) or batched (3D) input Tensors are '
                            f'supported (got {input.ndim}D): fold takes (N, C*kh*kw, L)')
-    if input._data.dtype.kind != 'f':
+    if input._data.dtype.kind not in 'fV':
         raise RuntimeError(f'fold: "col2im" not implemented for \'{input.dtype}\': use a '
                            'floating-point input')
     batched = input.ndim == 3

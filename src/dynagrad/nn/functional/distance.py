@@ -12,9 +12,10 @@ import math
 import numpy as np
 
 from ...backend import xp
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
 from ...ops.indexing import IndexScatter
+from ...ops.pointwise import not_implemented
 from ...tensor import wrap
 from ... import ops as _ops
 
@@ -57,6 +58,7 @@ def _pnorm_grad(diff, dist, p):
 
 class Pdist(Op):
     """Distances between the rows of an N x M input, for pairs i < j in row-major order."""
+    widens_half = True
 
     def forward(self, x, p=2.0):
         n = x.shape[0]
@@ -83,8 +85,10 @@ def pdist(input, p=2):
     """The p-norm distance between every pair of rows of ``input`` (N x M)."""
     if input.ndim != 2:
         raise RuntimeError(f'pdist only supports 2D tensors, got: {input.ndim}D')
-    if input._data.dtype.kind != 'f':
+    if input._data.dtype.kind not in 'fV':
         raise RuntimeError(f'pdist only supports floating-point dtypes, got {input.dtype}')
+    if input._data.dtype.char in 'eE' and input.shape[0] > 1:   # no float16/bfloat16 kernel
+        raise not_implemented('pdist', input._data)
     if p < 0:
         raise RuntimeError('pdist only supports non-negative p values')
     return Pdist.apply(input, p=float(p))
@@ -94,6 +98,7 @@ def pdist(input, p=2):
 
 class Cdist(Op):
     """Distances between the rows of x1 (..., P, M) and x2 (..., R, M): (..., P, R)."""
+    widens_half = True
     promotes = True
 
     def forward(self, x1, x2, p=2.0, use_mm=False):
@@ -142,6 +147,8 @@ _MODES = ('use_mm_for_euclid_dist_if_necessary', 'use_mm_for_euclid_dist',
 
 def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     """The p-norm distance between each row of ``x1`` and each row of ``x2`` (batched)."""
+    if autocast_state.active:
+        x1, x2 = autocast_args('fp32', x1, x2)
     if x1.ndim < 2:
         raise RuntimeError(f'cdist only supports at least 2D tensors, X1 got: {x1.ndim}D')
     if x2.ndim < 2:
@@ -149,7 +156,7 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f'X1 and X2 must have the same number of columns. X1: '
                            f'{x1.shape[-1]} X2: {x2.shape[-1]}')
-    if x1._data.dtype.kind != 'f' or x2._data.dtype.kind != 'f':
+    if x1._data.dtype.kind not in 'fV' or x2._data.dtype.kind not in 'fV':
         raise RuntimeError(f'cdist only supports floating-point dtypes, X1 got: {x1.dtype}, '
                            f'X2 got: {x2.dtype}')
     if p < 0:
@@ -162,6 +169,8 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
     use_mm = p == 2 and x1.shape[-1] > 0 and (
         compute_mode == _MODES[1] or compute_mode == _MODES[0] and (
             x1.shape[-2] > 25 or x2.shape[-2] > 25))
+    if x1._data.dtype.char in 'eE' and not use_mm:   # PyTorch's kernel lacks them; matmul not
+        raise not_implemented('cdist', x1._data)
     op = Cdist.named('ViewBackward0') if use_mm else Cdist
     return op.apply(x1, x2, p=float(p), use_mm=use_mm)
 
@@ -170,6 +179,7 @@ def cdist(x1, x2, p=2.0, compute_mode='use_mm_for_euclid_dist_if_necessary'):
 
 class _LastDimNorm(Op):
     """The p-norm over the last dimension (torch's ``norm(x, p, dim)`` node)."""
+    widens_half = True
     node_name = 'NormBackward1'
 
     def forward(self, x, p=2.0, keepdim=False):

@@ -19,6 +19,7 @@ _ALPHA_P = 1.7580993408473766
 
 class DropoutMul(Op):
     """``x * noise (+ shift)`` for a fixed, drawn ``noise`` broadcast against ``x``."""
+    widens_half = True
     node_name = 'MulBackward0'
 
     def forward(self, x, noise, shift=None):
@@ -49,7 +50,7 @@ def _dropout(input, p, training, inplace, noise_shape, alpha=False):
     if not training or p == 0 or input.numel() == 0:
         return input
     x = input._data
-    if x.dtype.kind != 'f':
+    if x.dtype.kind not in 'fV':
         from ...ops.pointwise import type_name
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f'{type_name(x)}')

@@ -1,6 +1,6 @@
 """Linear layers: ``linear`` as one fused op (PyTorch's addmm), and ``bilinear``."""
 from ...backend import xp
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 
 
 def _linear_node_name(x_ndim, w_ndim, has_bias):
@@ -22,6 +22,7 @@ class LinearOp(Op):
     ``weight`` is (out, in) or a vector (in,); ``bias`` broadcasts against the output (the
     mechanism sums its gradient back to its shape).
     """
+    widens_half = True
     node_name = 'LinearBackward0'
 
     def forward(self, x, weight, bias=None):
@@ -60,6 +61,8 @@ def _dims(t):
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (PyTorch's ``F.linear``); input (*, in), weight (out, in)."""
+    if autocast_state.active:
+        input, weight, bias = autocast_args('lower', input, weight, bias)
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f'linear: both arguments to linear need to be at least 1D, but they '
                            f'are {input.ndim}D and {weight.ndim}D')

@@ -14,9 +14,10 @@ import warnings
 import numpy as np
 
 from ...backend import xp
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...autograd.grad_mode import state as _grad_state
 from ...ops import formula as fm
+from ...ops.pointwise import not_implemented
 from ...tensor import Tensor, wrap
 from .activation import log_softmax
 from ... import ops as _ops
@@ -94,6 +95,7 @@ def _check_same_size(input, target, op):
 
 class _DivScalar(Op):
     """``x / number`` as torch's C++ losses record it (``DivBackward1``)."""
+    widens_half = True
     quiet_fp = True
     node_name = 'DivBackward1'
 
@@ -200,6 +202,8 @@ def _pointwise(cls, input, target, reduction, op, **params):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
     """Mean (or sum, or none) of the squared differences; shapes broadcast as in PyTorch."""
+    if autocast_state.active:
+        input, target, weight = autocast_args('fp32', input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if weight is not None:
         diff = input - target
@@ -209,6 +213,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction='mean', we
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', weight=None):
     """Mean (or sum, or none) of the absolute differences."""
+    if autocast_state.active:
+        input, target, weight = autocast_args('fp32', input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         _check_same_size(input, target, 'l1_loss')
@@ -220,6 +226,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction='mean', wei
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mean', beta=1.0):
     """Squared error below ``beta`` (scaled by 1/beta), absolute error above it."""
+    if autocast_state.active:
+        input, target = autocast_args('fp32', input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError(f'smooth_l1_loss does not support negative values for beta. '
@@ -231,6 +239,8 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction='mea
 
 def huber_loss(input, target, reduction='mean', delta=1.0, weight=None):
     """Squared error below ``delta``, ``delta``-scaled absolute error above it."""
+    if autocast_state.active:
+        input, target, weight = autocast_args('fp32', input, target, weight)
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError(f'huber_loss does not support non-positive values for delta. '
@@ -274,6 +284,8 @@ class BinaryCrossEntropy(_PointwiseLoss):
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction='mean'):
     """Binary cross entropy of probabilities; each log is clamped to >= -100 as in PyTorch."""
+    if autocast_state.active:
+        input, target, weight = autocast_args('fp32', input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f'Using a target size ({_size(target)}) that is different to the '
@@ -327,6 +339,8 @@ class BinaryCrossEntropyWithLogits(_PointwiseLoss):
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction='mean', pos_weight=None):
     """Sigmoid then binary cross entropy, fused in the stable log-sum-exp form."""
+    if autocast_state.active:
+        input, target, weight, pos_weight = autocast_args('fp32', input, target, weight, pos_weight)
     reduction = _reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f'Target size ({_size(target)}) must be the same as input size '
@@ -364,9 +378,13 @@ class SoftMarginLossOp(_PointwiseLoss):
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     """``log(1 + exp(-target * input))``: two-class logistic loss with targets in {1, -1}."""
+    if autocast_state.active:
+        input, target = autocast_args('fp32', input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _no_grad_arg(target, 'soft_margin_loss', 'target')
     _check_broadcast(input, target)
+    if isinstance(target, Tensor) and target._data.dtype != input._data.dtype:
+        target = target.to(input.dtype)     # the loss has the input's dtype, as in PyTorch
     return SoftMarginLossOp.apply(input, target, reduction=reduction)
 
 
@@ -401,6 +419,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
 
 class NllLoss(Op):
     """Negative log-likelihood of class indices, with weights and an ignored index."""
+    widens_half = True
     quiet_fp = True
     node_name = 'NllLossBackward0'
 
@@ -442,6 +461,10 @@ def _class_dims(input, op):
     return input.shape[1] if input.ndim > 1 else input.shape[0]
 
 
+def _scalar_name(t):
+    return t.type().rsplit('.', 1)[-1][:-6]   # 'Float', 'Half', 'BFloat16'
+
+
 def _checked_targets(input, target, weight, ignore_index, fn):
     """Class-index targets (and class weights) as arrays, after PyTorch's checks."""
     n_classes = _class_dims(input, fn)
@@ -471,13 +494,19 @@ def _checked_targets(input, target, weight, ignore_index, fn):
             raise RuntimeError(f'weight tensor should be defined either for all {n_classes} '
                                f'classes or no classes but got weight tensor of shape: '
                                f'{list(weight.shape)}')
-        w = weight._data.astype(input._data.dtype, copy=False)
+        if weight._data.dtype != input._data.dtype:
+            raise RuntimeError(f'expected scalar type {_scalar_name(input)} but found '
+                               f'{_scalar_name(weight)} ({fn}: cast the weight to the input '
+                               f'dtype)')
+        w = weight._data
     return t.astype(np.int64, copy=False), w
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction='mean'):
     """Negative log-likelihood of class indices; input (C), (N, C) or (N, C, d1, ...)."""
+    if autocast_state.active:
+        input, target, weight = autocast_args('fp32', input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     t, w = _checked_targets(input, target, weight, ignore_index, 'nll_loss')
     op = NllLoss
@@ -498,6 +527,7 @@ class CrossEntropy(Op):
     """Cross-entropy of (N, C) logits and class indices in one node: log-sum-exp forward,
     ``softmax - one_hot`` backward. The common case of ``cross_entropy``, made one pass
     shorter each way than log_softmax + nll_loss; named as torch's output node."""
+    widens_half = True
     quiet_fp = True
     node_name = 'NllLossBackward0'
 
@@ -543,6 +573,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduce=None, reduction='mean', label_smoothing=0.0):
     """Log-softmax over the class dimension, then the NLL of class indices or the cross
     entropy with class probabilities; optional label smoothing."""
+    if autocast_state.active:
+        input, target, weight = autocast_args('fp32', input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     n_classes = _class_dims(input, 'cross_entropy')
     if not 0.0 <= label_smoothing <= 1.0:
@@ -556,7 +588,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise RuntimeError(f'weight tensor should be defined either for all {n_classes} '
                            f'classes or no classes but got weight tensor of shape: '
                            f'{list(weight.shape)}')
-    if target._data.dtype.kind == 'f':
+    if target._data.dtype.kind in 'fV':
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f'cross_entropy: class-probability target of shape '
                                f'{list(target.shape)} must match the input shape '
@@ -599,6 +631,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 class MultiMarginLossOp(Op):
     """Multi-class hinge loss: sum over j != y of w_y max(0, margin - x_y + x_j)^p / C."""
+    widens_half = True
     node_name = 'MultiMarginLossBackward0'
 
     def forward(self, x, target, p=1, margin=1.0, weight=None, reduction='mean'):
@@ -654,9 +687,12 @@ class MultiMarginLossOp(Op):
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction='mean'):
+    if autocast_state.active:
+        input, target, weight = autocast_args('fp32', input, target, weight)
     reduction = _reduction(size_average, reduce, reduction)
     if p not in (1, 2):
         raise ValueError('only p == 1 and p == 2 supported')
+    _no_half(input, 'multi_margin_loss_cpu_kernel')
     if input.ndim > 2:
         raise RuntimeError(f'multi_margin_loss: expected input of 1 or 2 dimensions, got '
                            f'{list(input.shape)}')
@@ -684,6 +720,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
 
 class MultilabelMarginLoss(Op):
     """sum over targets j and non-targets k of max(0, 1 - (x_j - x_k)) / C."""
+    widens_half = True
 
     def forward(self, x, counts, reduction='mean'):
         self.reduction = reduction
@@ -719,8 +756,17 @@ class MultilabelMarginLoss(Op):
         return gx.reshape(self._in_shape), None
 
 
+def _no_half(input, kernel):
+    """PyTorch has no float16/bfloat16 CPU kernel for this loss."""
+    if input._data.dtype.char in 'eE':
+        raise not_implemented(kernel, input._data)
+
+
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
+    if autocast_state.active:
+        input, target = autocast_args('fp32', input, target)
     reduction = _reduction(size_average, reduce, reduction)
+    _no_half(input, 'multilabel_margin_loss_forward_out_frame')
     if input.ndim > 2 or tuple(target.shape) != tuple(input.shape):
         raise RuntimeError(f'inconsistent target size: {list(target.shape)} for input of size: '
                            f'{list(input.shape)}')
@@ -739,6 +785,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
 
 def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_target=False):
     """KL divergence with ``input`` log-probabilities; ``target`` probabilities (or log)."""
+    if autocast_state.active:
+        input, target = autocast_args('fp32', input, target)
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
     elif reduction not in ('mean', 'sum', 'none', 'batchmean'):
@@ -763,6 +811,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction='mean', log_
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction='mean'):
     """Poisson negative log-likelihood (with Stirling's term for ``full``)."""
+    if autocast_state.active:
+        input, target = autocast_args('fp32', input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if log_input:
         loss = _ops.exp(input) - target * input
@@ -807,6 +857,8 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
                          reduction='mean'):
+    if autocast_state.active:
+        input, target = autocast_args('fp32', input, target)
     reduction = _reduction(size_average, reduce, reduction)
     _check_broadcast(input, target)
     zero = wrap(xp.zeros((), input._data.dtype))
@@ -818,6 +870,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                         reduction='mean'):
+    if autocast_state.active:
+        input1, input2, target = autocast_args('fp32', input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f'margin_ranking_loss : All input tensors should have same dimension '
@@ -829,6 +883,8 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
                           reduction='mean'):
+    if autocast_state.active:
+        input1, input2, target = autocast_args('fp32', input1, input2, target)
     reduction = _reduction(size_average, reduce, reduction)
     if input1.ndim not in (1, 2) or input1.ndim != input2.ndim:
         raise RuntimeError(f'cosine_embedding_loss: inputs must be 1D or 2D with the same '
@@ -849,6 +905,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction='mean'):
+    if autocast_state.active:
+        anchor, positive, negative = autocast_args('fp32', anchor, positive, negative)
     reduction = _reduction(size_average, reduce, reduction)
     from .distance import pairwise_distance
     dims = (anchor.ndim, positive.ndim, negative.ndim)
@@ -888,6 +946,7 @@ class CtcLoss(Op):
     time steps are a loop. The gradient is PyTorch's: ``exp(lp) - exp(log(sum of alpha beta
     at each label) + nll - lp)``, which assumes ``log_probs`` come from a log_softmax.
     """
+    widens_half = True
     quiet_fp = True
 
     def forward(self, lp, ext, skip, in_len, tgt_len, zero_infinity=False):
@@ -994,7 +1053,7 @@ def _lengths(x, n, what):
                         f'Tensor, not {type(x).__name__}')
     a = xp.asarray(fm.unwrap(x) if isinstance(x, Tensor) else x)
     if a.dtype.kind not in 'iu':
-        if a.dtype.kind == 'f' and a.size and (a != xp.round(a)).any() or a.dtype.kind == 'b':
+        if a.dtype.kind in 'fV' and a.size and (a != xp.round(a)).any() or a.dtype.kind == 'b':
             raise RuntimeError(f'ctc_loss: {what} must be integers, got {a.dtype}')
     a = a.astype(np.int64).reshape(-1)
     if a.size != n:
@@ -1010,11 +1069,14 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     ``log_probs``: (T, N, C) or unbatched (T, C), log-softmax outputs; ``targets``: padded
     (N, S) or concatenated 1-D (sum of ``target_lengths``); lengths as tuples or tensors.
     """
+    if autocast_state.active:
+        log_probs, = autocast_args('fp32', log_probs)
     reduction = _reduction(None, None, reduction)
     unbatched = log_probs.ndim == 2
     if log_probs.ndim not in (2, 3):
         raise RuntimeError(f'ctc_loss: expected log_probs of 2 (T, C) or 3 (T, N, C) '
                            f'dimensions, got {list(log_probs.shape)}')
+    _no_half(log_probs, 'ctc_loss_cpu')
     lp_t = log_probs.unsqueeze(1) if unbatched else log_probs
     T, N, C = lp_t.shape
     if not 0 <= blank < C:
@@ -1062,7 +1124,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     ext[:, 1::2] = padded
     skip = xp.zeros((N, S), bool)
     skip[:, 3::2] = (padded[:, 1:] != padded[:, :-1]) & (padded[:, 1:] != blank)
-    if log_probs._data.dtype.kind != 'f':
+    if log_probs._data.dtype.kind not in 'fV':
         raise RuntimeError(f'ctc_loss: expected floating-point log_probs, got '
                            f'{log_probs.dtype}')
     loss = CtcLoss.apply(lp_t, ext, skip, in_len, tgt_len, zero_infinity=zero_infinity)

@@ -15,8 +15,8 @@ mean. ``local_response_norm`` and ``normalize`` are composites, as in PyTorch.
 """
 import numpy as np
 
-from ... import ops as _ops
-from ...autograd.function import Op
+from ... import _dtype, ops as _ops
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
 from ...tensor import bump_version
 from ...ops import formula as fm
@@ -42,6 +42,7 @@ def _trim(wshape):
 class Normalize(Op):
     """``(x - mean) * rstd * weight + bias`` with the statistics over ``axes`` of ``x``
     reshaped to ``view``; ``fixed``: the statistics are running ones (constants)."""
+    widens_half = True
     node_name = 'NativeBatchNormBackward0'
 
     def forward(self, x, weight, bias, *, view, axes, wshape, mean, rstd, eps, fixed):
@@ -92,8 +93,14 @@ class Normalize(Op):
         return gx, gw, gb
 
 
+def _compute_dtype(np_dtype):
+    """float32 for float16 and bfloat16, whose statistics PyTorch computes in float."""
+    return np.dtype(np.float32) if np_dtype.char in 'eE' else np_dtype
+
+
 def _stats(xv, axes, eps):
     """Mean and biased variance over ``axes`` (kept), and ``1 / sqrt(var + eps)``."""
+    xv = xv.astype(_compute_dtype(xv.dtype), copy=False)
     mean = xv.mean(axis=axes, keepdims=True)
     xc = xv - mean
     var = (xc * xc).mean(axis=axes, keepdims=True)
@@ -101,13 +108,15 @@ def _stats(xv, axes, eps):
 
 
 def _check_float(input, kernel):
-    if input._data.dtype.kind != 'f':
+    if input._data.dtype.kind not in 'fV':
         raise not_implemented(kernel, input._data)
 
 
 def _check_same_dtype(input, *params):
+    low = input._data.dtype.char in 'eE'    # float16/bfloat16 input: float32 params are fine
     for p in params:
-        if p is not None and p._data.dtype != input._data.dtype:
+        if p is not None and p._data.dtype != input._data.dtype and not (
+                low and p._data.dtype == np.float32):
             raise RuntimeError(f'mixed dtype (CPU): expect parameter to have scalar type of '
                                f'{type_name(input._data)} (got {type_name(p._data)}); '
                                f'cast weight, bias and running statistics to the input dtype')
@@ -124,8 +133,12 @@ def _update_running(running, batch_value, momentum, bump=False):
     PyTorch's batch_norm kernel writes the statistics without a version bump; instance_norm
     copies them back (``copy_``), which bumps it: ``bump`` follows that."""
     data = running._data
-    data *= 1 - momentum
-    data += (momentum * batch_value.reshape(data.shape)).astype(data.dtype, copy=False)
+    if data.dtype.char in 'eE':    # float16/bfloat16: computed in float, rounded once
+        data[...] = data.astype(np.float32) * (1 - momentum) + momentum * batch_value.reshape(
+            data.shape)
+    else:
+        data *= 1 - momentum
+        data += (momentum * batch_value.reshape(data.shape)).astype(data.dtype, copy=False)
     if bump:
         bump_version(running, 'the running statistics update')
 
@@ -171,9 +184,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         fixed = False
     else:
         # a copy: the running statistics change in place later
-        mean = running_mean._data.reshape(wshape).astype(x.dtype)
-        rv = running_var._data.reshape(wshape).astype(x.dtype, copy=False)
-        rstd = (1 / xp.sqrt(rv + x.dtype.type(eps))).astype(x.dtype, copy=False)
+        comp = _compute_dtype(x.dtype)
+        mean = running_mean._data.reshape(wshape).astype(comp)
+        rv = running_var._data.reshape(wshape).astype(comp, copy=False)
+        rstd = (1 / xp.sqrt(rv + comp.type(eps))).astype(comp, copy=False)
         fixed = True
     return Normalize.apply(input, weight, bias, view=x.shape, axes=axes, wshape=wshape,
                            mean=mean, rstd=rstd, eps=eps, fixed=fixed)
@@ -217,9 +231,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
         fixed = False
     else:
         # a copy: the running statistics change in place later
-        mean = running_mean._data.reshape(wshape).astype(x.dtype)
-        rv = running_var._data.reshape(wshape).astype(x.dtype, copy=False)
-        rstd = (1 / xp.sqrt(rv + x.dtype.type(eps))).astype(x.dtype, copy=False)
+        comp = _compute_dtype(x.dtype)
+        mean = running_mean._data.reshape(wshape).astype(comp)
+        rv = running_var._data.reshape(wshape).astype(comp, copy=False)
+        rstd = (1 / xp.sqrt(rv + comp.type(eps))).astype(comp, copy=False)
         fixed = True
     return Normalize.apply(input, weight, bias, view=x.shape, axes=axes, wshape=wshape,
                            mean=mean, rstd=rstd, eps=eps, fixed=fixed)
@@ -289,6 +304,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 
 class RmsNorm(Op):
     """``x * rsqrt(mean(x^2) + eps) * weight`` over the trailing dims ``axes``."""
+    widens_half = True
     node_name = 'FusedRmsNormBackward0'
 
     def forward(self, x, weight, *, axes, eps):
@@ -331,7 +347,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
                            f'{list(shape)}')
     _check_float(input, 'rms_norm')
     if eps is None:
-        eps = float(np.finfo(input._data.dtype).eps)
+        eps = _dtype.finfo(input.dtype).eps
     axes = tuple(range(input.ndim - len(shape), input.ndim))
     return RmsNorm.apply(input, weight, axes=axes, eps=eps)
 
@@ -350,6 +366,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         return input
     c = input.shape[1]
     sq = input * input
+    if dim > 3 and autocast_state.active:    # PyTorch averages 4-D and up with avg_pool3d,
+        sq, = autocast_args('fp32', sq)      # an autocast float32 op
     before, after = size // 2, (size - 1) // 2
     parts = []
     if before:

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from ...backend import xp
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
 
 
@@ -96,6 +96,7 @@ def _check_kind(fn, input):
 
 class GatherFlat(Op):
     """``x[..., idx]`` along the last axis; ``idx`` broadcasts over x's leading dims."""
+    widens_half = True
     node_name = 'GatherBackward0'
 
     def forward(self, x, idx):
@@ -110,6 +111,7 @@ class GatherFlat(Op):
 
 class ScatterFlat(Op):
     """Zeros with ``size`` entries on the last axis, ``g`` added at ``idx`` (repeats add up)."""
+    widens_half = True
     node_name = 'ScatterAddBackward0'
 
     def forward(self, g, idx, size):
@@ -160,6 +162,7 @@ class MaxPool2dOp(Op):
     slice of the (padded) input, as large as the output, so every step is a vectorised
     comparison over the whole batch. Ties keep the first offset, as ``argmax`` does.
     """
+    widens_half = True
     node_name = 'MaxPool2DWithIndicesBackward0'
 
     def forward(self, x, k, s, p, d, out, return_indices):
@@ -167,7 +170,7 @@ class MaxPool2dOp(Op):
         Ho, Wo = out
         self.in_shape, self.lead = x.shape, lead
         self.k, self.s, self.p, self.d, self.out = k, s, p, d, out
-        low = -np.inf if x.dtype.kind == 'f' else np.iinfo(x.dtype).min
+        low = -np.inf if x.dtype.kind in 'fV' else np.iinfo(x.dtype).min
         xp_ = _pad2(x, p, low)
         H, W = xp_.shape[-2:]
         need = ((Ho - 1) * s[0] + d[0] * (k[0] - 1) + 1, (Wo - 1) * s[1] + d[1] * (k[1] - 1) + 1)
@@ -177,7 +180,7 @@ class MaxPool2dOp(Op):
             xp_ = big
         self.padded_shape = xp_.shape
         # A NaN in a window wins, as in PyTorch; one pass over x decides if that can happen.
-        nan_aware = x.dtype.kind == 'f' and bool(xp.isnan(x.sum()))
+        nan_aware = x.dtype.kind in 'fV' and bool(xp.isnan(x.sum()))
         # Arithmetic, not masked assignment (xp.where/copyto(where=) are several times slower):
         # y = max(y, view); arg += better * (t - arg).
         y = arg = better = step = None
@@ -290,6 +293,7 @@ def _divisors(size, k, s, p, o, count_include_pad):
 
 class AvgPool2dOp(Op):
     """Mean over windows; backward spreads ``g / divisor`` back over each window."""
+    widens_half = True
     node_name = 'AvgPool2DBackward0'
 
     def forward(self, x, args):
@@ -304,7 +308,7 @@ class AvgPool2dOp(Op):
         else:
             total = _windows(_pad2(x, p, 0), k, s, (1, 1), out, 0).sum(-1)
         div = _divisor(H, W, *self.args)
-        if x.dtype.kind != 'f':   # integer pooling truncates toward zero, as PyTorch's
+        if x.dtype.kind not in 'fV':   # integer pooling truncates toward zero, as PyTorch's
             return xp.trunc(total / div).astype(x.dtype)
         return total / div.astype(x.dtype)
 
@@ -323,6 +327,7 @@ def _divisor(H, W, k, s, p, out, count_include_pad, divisor_override):
 
 class AvgPool2dAdjoint(Op):
     """The backward of average pooling as an op (its backward is average pooling again)."""
+    widens_half = True
     node_name = 'AvgPool2DBackwardBackward0'
 
     def forward(self, g, in_shape, args):
@@ -402,6 +407,7 @@ class AxisMatmul(Op):
     Its backward is the same op with the transposed matrices, so it differentiates any
     number of times. Adaptive average pooling and interpolation are such maps.
     """
+    widens_half = True
 
     def forward(self, x, mh, mw):
         self.mh, self.mw = mh, mw
@@ -458,6 +464,7 @@ def adaptive_avg_pool1d(input, output_size):
 
 class AdaptiveMaxPool2dOp(Op):
     """Max over adaptive windows, gathered (padded by repeating each window's last element)."""
+    widens_half = True
     node_name = 'AdaptiveMaxPool2DBackward0'
 
     def forward(self, x, out, return_indices):
@@ -518,6 +525,8 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
 
 class MaxUnpool2d(Op):
     """Zeros of the output size with each input value written at its index."""
+    autocast = 'fp32'
+    widens_half = True
     node_name = 'MaxUnpool2DBackward0'
 
     def forward(self, x, idx, out):
@@ -536,6 +545,8 @@ class MaxUnpool2d(Op):
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The partial inverse of ``max_pool2d``: values back at their indices, zeros elsewhere."""
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
     k = _ntuple(kernel_size, 2, 'kernel_size', 'max_unpool2d')
     s = k if stride is None else _ntuple(stride, 2, 'stride', 'max_unpool2d')
     p = _ntuple(padding, 2, 'padding', 'max_unpool2d')

@@ -18,7 +18,7 @@ weight rows of those gates, so one ``tanh`` over a whole gate block, a multiply 
 activate all the gates of a step at once.
 """
 from ... import ops
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
 from .linear import linear as _linear
 
@@ -61,6 +61,7 @@ class _RecurrentLayer(Op):
     ``b_ih``, ``b_hh`` (or None), ``w_hr`` (LSTM projection) or None.
     Outputs: ``output`` (N, H_out), ``h_n`` (B, H_out) and, for LSTM, ``c_n`` (B, H).
     """
+    widens_half = True
     node_name = 'RecurrentLayerBackward0'
 
     def forward(self, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode='LSTM', batch_sizes=(),
@@ -358,6 +359,9 @@ _NODE_NAMES = {'LSTM': 'LstmLayerBackward0', 'GRU': 'GruLayerBackward0',
 
 def recurrent_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     """One fused layer (see ``_RecurrentLayer``): ``(output, h_n, c_n or None)``."""
+    if autocast_state.active and mode != 'GRU':   # PyTorch's mkldnn_rnn_layer: lower
+        x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = autocast_args(
+            'lower', x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
     outs = _RecurrentLayer.named(_NODE_NAMES[mode]).apply(
         x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, mode=mode, batch_sizes=batch_sizes,
         reverse=reverse)

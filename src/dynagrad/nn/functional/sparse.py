@@ -67,6 +67,7 @@ def _grad_factor(idx, num, padding_idx, scale_grad_by_freq, dtype):
 
 class EmbeddingOp(Op):
     """``weight[indices]``; the gradient adds rows back at the indices."""
+    widens_half = True
     node_name = 'EmbeddingBackward0'
 
     def forward(self, weight, indices, factor=None):
@@ -109,6 +110,7 @@ class EmbeddingBagOp(Op):
     ``idx`` are the entries' rows, ``bag`` each entry's bag, ``scale`` each entry's factor
     (per-sample weight, ``1 / bag size`` for mean, 0 at padding) or None.
     """
+    widens_half = True
     node_name = 'EmbeddingBagBackward0'
 
     def forward(self, weight, psw, idx, bag, n_bags, mode, scale):

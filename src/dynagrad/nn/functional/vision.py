@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from ...backend import xp
-from ...autograd.function import Op
+from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
 from ...tensor import wrap
 from .pooling import AxisMatmul, GatherFlat, ScatterFlat, adaptive_avg_pool1d, \
@@ -52,6 +52,7 @@ def _scatter_axis(g, idx, n, axis):
 
 class AxisGather(Op):
     """``x`` gathered at an index array along each of its last ``len(idxs)`` axes."""
+    widens_half = True
 
     def forward(self, x, idxs):
         nd = len(idxs)
@@ -68,6 +69,7 @@ class AxisGather(Op):
 
 class AxisScatter(Op):
     """The adjoint of ``AxisGather``: zeros of the original sizes, ``g`` added at the indices."""
+    widens_half = True
     node_name = 'AxisScatterBackward0'
 
     def forward(self, g, idxs, sizes):
@@ -154,6 +156,8 @@ def pad(input, pad, mode='constant', value=None):
                                   f"'constant', 'reflect', 'replicate' or 'circular')")
     if value is not None and value != 0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if autocast_state.active and (mode == 'replicate' or mode == 'reflect' and k < 3):
+        input, = autocast_args('fp32', input)    # reflection_pad1d/2d, replication_pad*d
     if k not in (1, 2, 3) or input.ndim not in (k + 1, k + 2):
         raise NotImplementedError(
             f'Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n'
@@ -376,6 +380,7 @@ def _source_index(coord, size, align, padding_mode):
 
 class GridSampler2d(Op):
     """Sample ``x`` (N, C, H, W) at ``grid`` (N, Ho, Wo, 2) points in [-1, 1]."""
+    autocast = 'fp32'
     node_name = 'GridSampler2DBackward0'
 
     def forward(self, x, grid, mode, padding_mode, align_corners):
@@ -466,6 +471,8 @@ class GridSampler2d(Op):
 
 def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
     """Sample ``input`` at the normalised ``grid`` locations (PyTorch's ``F.grid_sample``)."""
+    if autocast_state.active:
+        input, grid = autocast_args('fp32', input, grid)
     if mode not in ('bilinear', 'nearest', 'bicubic'):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
                          f"'nearest' or 'bicubic', but got: '{mode}'")
@@ -511,6 +518,7 @@ def _linspace(n, align, dt):
 
 class AffineGridGenerator(Op):
     """``base @ theta.mT``: the (x, y) sampling grid of a batch of 2-d affine maps."""
+    widens_half = True
 
     def forward(self, theta, H, W, align_corners):
         dt = theta.dtype
@@ -537,6 +545,8 @@ def _warn_align_corners():
 
 def affine_grid(theta, size, align_corners=None):
     """The sampling grid of ``theta`` (N, 2, 3) for an output of ``size`` (N, C, H, W)."""
+    if autocast_state.active:
+        theta, = autocast_args('lower', theta)
     if align_corners is None:
         _warn_align_corners()
     size = tuple(int(v) for v in size)

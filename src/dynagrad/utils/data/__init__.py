@@ -1,7 +1,8 @@
 """Datasets, samplers and the DataLoader, with ``torch.utils.data``'s API.
 
-Loading runs in the main process (``num_workers=0``). Shuffling and random splits draw
-from a ``dynagrad.Generator`` (``generator=``) or dynagrad's default generator, so
+Loading runs in the main process (``num_workers=0``) or in worker processes, which send
+their batches through shared memory (see ``DataLoader``). Shuffling and random splits
+draw from a ``dynagrad.Generator`` (``generator=``) or dynagrad's default generator, so
 ``dynagrad.manual_seed`` makes epochs repeat; the orders differ from PyTorch's (another
 bit generator), by design.
 """
@@ -12,6 +13,7 @@ from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSam
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
 from .distributed import DistributedSampler
+from ._utils import collate as _collate  # noqa: F401  (torch.utils.data._utils.collate's place)
 
 __all__ = ['Dataset', 'IterableDataset', 'TensorDataset', 'StackDataset', 'ConcatDataset',
            'ChainDataset', 'Subset', 'random_split', 'Sampler', 'SequentialSampler',

@@ -12,7 +12,9 @@ import copy
 import numpy as np
 
 from ... import _dtype
-from ...tensor import Tensor
+from ...multiprocessing import reductions
+from ...tensor import Tensor, wrap
+from ._utils.worker import get_worker_info
 
 __all__ = ['default_collate', 'default_convert']
 
@@ -33,11 +35,34 @@ def _numeric_array(a):
     return a.dtype.kind not in 'SaUOV'
 
 
+def _stack_in_shared_memory(batch):
+    """In a DataLoader worker, a large batch is stacked straight into shared memory, which
+    the main process then maps: the batch's bytes are written once and never copied again.
+    None where that does not apply (small, mixed, or recording autograd history)."""
+    first = batch[0]._data
+    if (not isinstance(first, np.ndarray)
+            or first.nbytes * len(batch) < reductions.SHARE_THRESHOLD):
+        return None
+    for t in batch:
+        if not isinstance(t, Tensor) or t._requires_grad:
+            return None
+        a = t._data
+        if not isinstance(a, np.ndarray) or a.dtype != first.dtype or a.shape != first.shape:
+            return None
+    out = reductions.new_shared_array((len(batch),) + first.shape, first.dtype)
+    np.stack([t._data for t in batch], out=out)
+    return wrap(out)
+
+
 def default_collate(batch):
     """Collate a list of samples into a batch (see the module docstring)."""
     elem = batch[0]
     ops = _ops()
     if isinstance(elem, Tensor):
+        if get_worker_info() is not None:
+            shared = _stack_in_shared_memory(batch)
+            if shared is not None:
+                return shared
         return ops.stack(batch, 0)
     if isinstance(elem, np.ndarray) and type(elem).__name__ in ('ndarray', 'memmap'):
         if not _numeric_array(elem):
