@@ -13,8 +13,9 @@ from .ops import *  # noqa: F401,F403
 from .ops import conversion as _conversion  # noqa: F401  (Tensor.to, Tensor.new_tensor)
 from .ops.creation import Generator, default_generator  # noqa: F401
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
-from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor,  # noqa
-                           ShortTensor, CharTensor, ByteTensor, BoolTensor)
+from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa
+                           LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
+                           BoolTensor)
 from . import autograd, nn, optim, linalg, random, utils, viz, distributed  # noqa: F401,E402
 from . import multiprocessing, onnx, functional  # noqa: F401,E402
 from . import cuda, accelerator, mps, backends  # noqa: F401,E402

@@ -25,6 +25,7 @@ def _legacy(d):
 FloatTensor = _legacy(_dtype.float32)
 DoubleTensor = _legacy(_dtype.float64)
 HalfTensor = _legacy(_dtype.float16)
+BFloat16Tensor = _legacy(_dtype.bfloat16)
 LongTensor = _legacy(_dtype.int64)
 IntTensor = _legacy(_dtype.int32)
 ShortTensor = _legacy(_dtype.int16)

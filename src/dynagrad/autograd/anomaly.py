@@ -10,6 +10,7 @@ import os
 import traceback
 import warnings
 
+from .._dtype import is_floating
 from ..backend import xp
 
 __all__ = ['detect_anomaly', 'set_detect_anomaly', 'is_anomaly_enabled',
@@ -104,15 +105,15 @@ def describe(node):
 def note_forward(node, arrays, result):
     """Record the forward stack; mark a node whose forward made NaN/inf out of finite values."""
     node._trace = capture_stack()
-    if state.check_nan and result.dtype.kind == 'f' and not xp.isfinite(result).all():
-        if all(not (getattr(a, 'dtype', None) is not None and a.dtype.kind == 'f'
+    if state.check_nan and is_floating(result.dtype) and not xp.isfinite(result).all():
+        if all(not (getattr(a, 'dtype', None) is not None and is_floating(a.dtype)
                     and not xp.isfinite(a).all()) for a in arrays):
             node._forward_nonfinite = True
 
 
 def _nonfinite(g):
     data = getattr(g, '_data', g)
-    return data is not None and data.dtype.kind == 'f' and not xp.isfinite(data).all()
+    return data is not None and is_floating(data.dtype) and not xp.isfinite(data).all()
 
 
 def run_checked(node, grads_out, create_graph):

@@ -11,6 +11,7 @@ are tensors and grad mode is on, so the backward pass itself is recorded.
 import numpy as np
 
 
+from .._dtype import is_floating
 from ..backend import fp_errors_off, fp_errors_restore, xp
 from ..tensor import Tensor, bump_version, wrap
 from .graph import AccumulateGrad, grad_accumulator
@@ -339,7 +340,7 @@ def _fill_missing(grads, output_meta, as_tensors):
     for k, g in enumerate(grads):
         if g is None and output_meta[k] is not None:
             shape, dtype = output_meta[k]
-            if dtype.kind == 'f':
+            if is_floating(dtype):
                 z = xp.zeros(shape, dtype)
                 grads[k] = wrap(z) if as_tensors else z
     return grads

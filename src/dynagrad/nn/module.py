@@ -335,6 +335,10 @@ class Module:
         from .. import _dtype
         return self.to(_dtype.float16)
 
+    def bfloat16(self):
+        from .. import _dtype
+        return self.to(_dtype.bfloat16)
+
     def type(self, dst_type):
         return self._apply_to_tensors(lambda t: t.type(dst_type))
 
@@ -380,6 +384,10 @@ class Module:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        metadata = getattr(destination, '_metadata', None)
+        if metadata is not None:   # each module's version, as PyTorch records it
+            metadata[prefix[:-1]] = {'version': self._version}
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, m in self._modules.items():
             if m is not None:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import RemovableHandle, HookDict
+from .._dtype import is_floating
 from ..backend import xp
 from ..tensor import Tensor, bump_version, wrap
 
@@ -471,7 +472,7 @@ def _cast(param, value, key=None):
     the parameter's dtype, except the step count (PyTorch keeps it as saved)."""
     if isinstance(value, (Tensor, np.ndarray)):
         arr = value._data if isinstance(value, Tensor) else value
-        if key != 'step' and arr.dtype.kind == 'f' and param._data.dtype.kind == 'f':
+        if key != 'step' and is_floating(arr.dtype) and is_floating(param._data.dtype):
             arr = arr.astype(param._data.dtype, copy=True)
         else:
             arr = arr.copy()

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..._dtype import is_floating
 from ..module import Module
 from ...tensor import check_device
 from ..parameter import Parameter
@@ -26,7 +27,7 @@ def _canonical_mask(mask, mask_name, target_dtype):
     if mask._data.dtype == np.bool_:
         zeros = ops.zeros(*mask.shape, dtype=target_dtype)
         return zeros.masked_fill(mask, float('-inf'))
-    if mask._data.dtype.kind != 'f':
+    if not is_floating(mask._data.dtype):
         raise AssertionError(f'only bool and floating types of {mask_name} are supported')
     return mask
 

@@ -24,6 +24,7 @@ def _affine_parameters(module, affine, bias, shape, dtype):
 
 class _NormBase(Module):
     """Affine parameters and running statistics shared by batch and instance norm."""
+    _version = 2    # PyTorch's: num_batches_tracked exists (state dicts record it)
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None, dtype=None, *, bias=True):
