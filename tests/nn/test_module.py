@@ -300,3 +300,20 @@ def test_functional_matches_torch():
         np.testing.assert_allclose(getattr(F, name)(dynagrad.tensor(x)).numpy(),
                                    getattr(torch.nn.functional, name)(torch.tensor(x)).numpy(),
                                    rtol=1e-12)
+
+
+def test_whole_model_loads_weights_only_once_its_classes_are_allowed(tmp_path):
+    import dynagrad as dg
+    model = dg.nn.Sequential(dg.nn.Embedding(5, 4), dg.nn.LSTM(4, 4), dg.nn.Linear(4, 2))
+    dg.save(model, tmp_path / 'model.pt')
+    import pickle
+    with pytest.raises(pickle.UnpicklingError, match='Sequential'):
+        dg.load(tmp_path / 'model.pt')
+    allowed = [dg.nn.Sequential, dg.nn.Embedding, dg.nn.LSTM, dg.nn.Linear]
+    with dg.serialization.safe_globals(allowed):
+        loaded = dg.load(tmp_path / 'model.pt')
+    seen = []
+    loaded[2].register_forward_hook(lambda m, i, o: seen.append(o.shape))
+    loaded[2](dg.ones(1, 4))
+    assert seen == [dg.Size([1, 2])]
+    assert all(dg.equal(a, b) for a, b in zip(model.parameters(), loaded.parameters()))

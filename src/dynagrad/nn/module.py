@@ -508,9 +508,20 @@ class Module:
                 main += '\n  ' + '\n  '.join(all_lines) + '\n'
         return main + ')'
 
+    # Pickled, the hook tables are plain OrderedDicts, as PyTorch's: a whole module saved
+    # with dynagrad.save then loads under weights_only=True once its classes are allowed.
+    _HOOK_TABLES = ('_forward_hooks', '_forward_pre_hooks', '_backward_hooks')
+
     def __getstate__(self):
-        return self.__dict__.copy()
+        state = self.__dict__.copy()
+        for name in self._HOOK_TABLES:
+            if isinstance(state.get(name), HookDict):
+                state[name] = OrderedDict(state[name])
+        return state
 
     def __setstate__(self, state):
+        for name in self._HOOK_TABLES:
+            if name in state and not isinstance(state[name], HookDict):
+                state[name] = HookDict(state[name])
         self.__dict__.update(state)
 
