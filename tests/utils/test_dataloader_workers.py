@@ -648,7 +648,10 @@ def test_keyboard_interrupt_in_the_loop_stops_the_workers():
 
 
 CTRL_C_SCRIPT = '''
-import multiprocessing, sys
+import multiprocessing, signal, sys
+# A program started from a terminal turns Ctrl-C into KeyboardInterrupt; one started in the
+# background of a non-interactive shell (as CI may run the suite) inherits SIGINT ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 sys.path.insert(0, {here!r})
 import dynagrad.utils.data as dud
 from dynagrad.utils.data import dataloader
