@@ -42,8 +42,8 @@ class MNIST(_Synthetic):
     def _make(self, index):
         rng = np.random.default_rng(index + self.offset)
         label = self._label(index)
-        image = 0.3 * _TEMPLATES[label] + 0.7 * rng.random((28, 28))
-        image[image < 0.45] = 0.0
+        image = 0.4 * _TEMPLATES[label] + 0.6 * rng.random((28, 28))
+        image[image < 0.5] = 0.0
         return (image * 255).astype(np.uint8), label
 
 
