@@ -23,8 +23,9 @@ from .workloads import LIBS, WORKLOADS, blas_threads
 ROOT = Path(__file__).resolve().parent.parent
 REPEATS = {
     'full': dict(per_op=50, mlp=50, matmul=15, memory=1, scaling=5, cnn=50, attention=50,
-                 lm=10),
-    'smoke': dict(per_op=3, mlp=3, matmul=3, memory=1, scaling=2, cnn=3, attention=3, lm=2),
+                 lm=10, gpt=12),
+    'smoke': dict(per_op=3, mlp=3, matmul=3, memory=1, scaling=2, cnn=3, attention=3, lm=2,
+                  gpt=2),
 }
 # Issue 3's targets: (workload, row name prefix, [(what, bound, label), ...]).
 # 'torch'/'numpy': dynagrad's ratio to that library; 'value': dynagrad's own figure.
@@ -40,6 +41,10 @@ TARGETS = [
     ('lm', 'train step', [('torch', 1.5, '<= 1.5x PyTorch')]),
     ('cnn', 'train step', [('torch', 1.5, '<= 1.5x PyTorch')]),
     ('attention', 'fwd+bwd', [('torch', 1.5, '<= 1.5x PyTorch')]),
+    # Issue 15's targets for the GPT workload
+    ('gpt', 'train step', [('torch', 1.0, '<= 1.0x PyTorch')]),
+    ('gpt', 'eval pass', [('torch', 1.0, '<= 1.0x PyTorch')]),
+    ('gpt', 'sample', [('torch', 1.0, '<= 1.0x PyTorch')]),
 ]
 
 
@@ -192,8 +197,11 @@ def table(results):
             values = {lib: next((r['value'] for r in by_lib[lib]['rows'] if r['name'] == name),
                                 None) if lib in by_lib else None for lib in LIBS}
             targets = targets_for(workload, name)
+            # a library that ran and reported no rows has no version of this workload
+            shown = ['—' if lib in by_lib and not by_lib[lib].get('rows')
+                     and not by_lib[lib].get('failed') else fmt(values[lib]) for lib in LIBS]
             lines.append('| ' + ' | '.join([
-                workload, name, unit, *(fmt(values[lib]) for lib in LIBS),
+                workload, name, unit, *shown,
                 ratio(values['dynagrad'], values['torch'], unit),
                 ratio(values['dynagrad'], values['numpy'], unit),
                 '; '.join(t[2] for t in targets),

@@ -635,8 +635,152 @@ def attention_rows(step, repeats):
     return [row('fwd+bwd', 'ms/step', median_time(step, repeats) * 1e3)]
 
 
+# -- 9. gpt: a small character-level GPT, as real training scripts write it ------------------
+# Token and position embeddings, pre-norm blocks (causal self-attention, GELU MLP), final
+# layer norm, cross-entropy over 65 symbols; AdamW with weight decay and clip_grad_norm_.
+# The same code for dynagrad and PyTorch; there is no hand-written NumPy version (its backward
+# by hand would be a project of its own), so the NumPy column stays empty.
+GPT_SIZES = {'full': dict(vocab=65, width=128, heads=4, layers=4, context=64, batch=12,
+                          new_tokens=200),
+             'smoke': dict(vocab=65, width=32, heads=4, layers=1, context=16, batch=4,
+                           new_tokens=8)}
+
+
+def gpt_model(T, s, use_sdpa):
+    import math
+    nn, F = T.nn, T.nn.functional
+    width, heads, context = s['width'], s['heads'], s['context']
+
+    class CausalSelfAttention(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.qkv = nn.Linear(width, 3 * width)
+            self.proj = nn.Linear(width, width)
+            self.attn_drop, self.resid_drop = nn.Dropout(0.1), nn.Dropout(0.1)
+            self.register_buffer('mask', T.tril(T.ones(context, context))
+                                 .view(1, 1, context, context))
+
+        def forward(self, x):
+            B, L, C = x.size()
+            q, k, v = self.qkv(x).split(C, dim=2)
+            q, k, v = (t.view(B, L, heads, C // heads).transpose(1, 2) for t in (q, k, v))
+            if use_sdpa:
+                y = F.scaled_dot_product_attention(
+                    q, k, v, dropout_p=0.1 if self.training else 0.0, is_causal=True)
+            else:
+                att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+                att = att.masked_fill(self.mask[:, :, :L, :L] == 0, float('-inf'))
+                y = self.attn_drop(F.softmax(att, dim=-1)) @ v
+            y = y.transpose(1, 2).contiguous().view(B, L, C)
+            return self.resid_drop(self.proj(y))
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.attn = CausalSelfAttention()
+            self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(),
+                                     nn.Linear(4 * width, width), nn.Dropout(0.1))
+
+        def forward(self, x):
+            x = x + self.attn(self.ln1(x))
+            return x + self.mlp(self.ln2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = nn.Embedding(s['vocab'], width)
+            self.pos = nn.Embedding(context, width)
+            self.drop = nn.Dropout(0.1)
+            self.blocks = nn.Sequential(*[Block() for _ in range(s['layers'])])
+            self.ln_f = nn.LayerNorm(width)
+            self.head = nn.Linear(width, s['vocab'], bias=False)
+
+        def forward(self, idx, targets=None):
+            L = idx.size(1)
+            pos = T.arange(0, L, dtype=T.long)
+            x = self.blocks(self.drop(self.tok(idx) + self.pos(pos)))
+            logits = self.head(self.ln_f(x))
+            if targets is None:
+                return logits, None
+            return logits, F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+    T.manual_seed(0)
+    return GPT()
+
+
+def gpt_autograd(T, s, use_sdpa):
+    model = gpt_model(T, s, use_sdpa)
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+    opt = T.optim.AdamW([{'params': decay, 'weight_decay': 0.1},
+                         {'params': no_decay, 'weight_decay': 0.0}], lr=3e-4)
+    rng = np.random.default_rng(0)
+    data = rng.integers(0, s['vocab'], (s['batch'], s['context'] + 1))
+    x, y = T.tensor(data[:, :-1]), T.tensor(data[:, 1:])
+
+    def train_step():
+        model.train()
+        _, loss = model(x, y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        T.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+
+    def eval_pass():
+        model.eval()
+        with T.no_grad():
+            model(x, y)
+
+    def sample():
+        model.eval()
+        idx = T.zeros((1, 1), dtype=T.long)
+        with T.no_grad():
+            for _ in range(s['new_tokens']):
+                logits, _ = model(idx[:, -s['context']:])
+                probs = T.nn.functional.softmax(logits[:, -1, :], dim=-1)
+                idx = T.cat((idx, T.multinomial(probs, num_samples=1)), dim=1)
+    return train_step, eval_pass, sample
+
+
+def _one_thread(T):
+    """A context running BLAS (and PyTorch's own pool) on one thread."""
+    import contextlib
+    from threadpoolctl import threadpool_limits
+
+    @contextlib.contextmanager
+    def limit():
+        before = T.get_num_threads() if T.__name__ == 'torch' else None
+        with threadpool_limits(1):
+            if before is not None:
+                T.set_num_threads(1)
+            try:
+                yield
+            finally:
+                if before is not None:
+                    T.set_num_threads(before)
+    return limit()
+
+
+def gpt_rows(T, s, repeats):
+    rows = []
+    for threads in ('all cores', '1 thread'):
+        import contextlib
+        ctx = _one_thread(T) if threads == '1 thread' else contextlib.nullcontext()
+        with ctx:
+            train, evaluate, sample = gpt_autograd(T, s, use_sdpa=False)
+            train_sdpa, _, _ = gpt_autograd(T, s, use_sdpa=True)
+            rows += [row(f'train step, {threads}', 'ms/step', median_time(train, repeats) * 1e3),
+                     row(f'train step sdpa, {threads}', 'ms/step',
+                         median_time(train_sdpa, repeats) * 1e3),
+                     row(f'eval pass, {threads}', 'ms', median_time(evaluate, repeats) * 1e3),
+                     row(f'sample {s["new_tokens"]} tokens, {threads}', 'ms',
+                         median_time(sample, max(1, repeats // 4), warmup=1) * 1e3)]
+    return rows
+
+
 # -- running one ----------------------------------------------------------------------------
-WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'cnn', 'lm', 'attention')
+WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'cnn', 'lm', 'attention', 'gpt')
 LIBS = ('dynagrad', 'torch', 'numpy')
 
 
@@ -649,7 +793,8 @@ def run(lib, workload, cfg, repeats):
                 'scaling': lambda: scaling_numpy(cfg, repeats),
                 'cnn': lambda: cnn_rows(cnn_numpy(cfg['cnn_batch']), repeats),
                 'lm': lambda: lm_rows(lm_numpy(lm_sizes(cfg)), repeats),
-                'attention': lambda: attention_rows(attention_numpy(), repeats)}[workload]()
+                'attention': lambda: attention_rows(attention_numpy(), repeats),
+                'gpt': lambda: []}[workload]()
     T = importlib.import_module(lib)
     return {'per_op': lambda: per_op_autograd(T, cfg, repeats),
             'mlp': lambda: mlp_rows(mlp_autograd(T, cfg['mlp_batch']), cfg, repeats),
@@ -658,7 +803,9 @@ def run(lib, workload, cfg, repeats):
             'scaling': lambda: scaling_autograd(T, cfg, repeats),
             'cnn': lambda: cnn_rows(cnn_autograd(T, cfg['cnn_batch']), repeats),
             'lm': lambda: lm_rows(lm_autograd(T, lm_sizes(cfg)), repeats),
-            'attention': lambda: attention_rows(attention_autograd(T), repeats)}[workload]()
+            'attention': lambda: attention_rows(attention_autograd(T), repeats),
+            'gpt': lambda: gpt_rows(T, GPT_SIZES['smoke' if cfg is SIZES['smoke'] else 'full'],
+                                    repeats)}[workload]()
 
 
 def blas_threads():
