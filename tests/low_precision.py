@@ -36,7 +36,9 @@ def ops_with_samples():
     return [op for op in OPS if samples(op)]
 
 
-def _build(lib, sample, low):
+def build(lib, sample, low, requires_grad=True):
+    """``sample``'s arguments for ``lib``, float32 tensors converted to ``low`` (a dtype name,
+    or None to keep float32): ``(args, kwargs, leaves)``."""
     leaves = []
 
     def make(array):
@@ -46,8 +48,8 @@ def _build(lib, sample, low):
         if isinstance(a, (NC, np.ndarray)) and pos is not None:
             array = a.array if isinstance(a, NC) else a
             t = make(array)
-            if array.dtype == np.float32:
-                t = t.to(getattr(lib, low)).requires_grad_(sample.requires_grad)
+            if array.dtype == np.float32 and low is not None:
+                t = t.to(getattr(lib, low)).requires_grad_(sample.requires_grad and requires_grad)
             leaves.append(t)
             return a.view(t) if isinstance(a, NC) else t
         if isinstance(a, np.ndarray):
@@ -86,17 +88,17 @@ def check_sample(op, sample, low):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
         try:
-            targs, tkw, tleaves = _build(torch, sample, low)
+            targs, tkw, tleaves = build(torch, sample, low)
             torch.manual_seed(0)
             expected = call(torch, *targs, **tkw)
         except Exception as e:  # noqa: BLE001 (torch decides what is an error)
-            dargs, dkw, _ = _build(dynagrad, sample, low)
+            dargs, dkw, _ = build(dynagrad, sample, low)
             try:
                 call(dynagrad, *dargs, **dkw)
             except Exception:  # noqa: BLE001
                 return
             raise AssertionError(f'torch raised {type(e).__name__}: {e}; dynagrad did not')
-        dargs, dkw, dleaves = _build(dynagrad, sample, low)
+        dargs, dkw, dleaves = build(dynagrad, sample, low)
         dynagrad.manual_seed(0)
         actual = call(dynagrad, *dargs, **dkw)
         exp, act = _outputs(expected), _outputs(actual)

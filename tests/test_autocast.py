@@ -11,7 +11,8 @@ import torch
 
 import dynagrad as dg
 from dynagrad.autograd.function import autocast_state
-from op_db import OPS, NC, DT
+from low_precision import build
+from op_db import OPS
 
 LIBS = (dg, torch)
 
@@ -157,30 +158,6 @@ def test_the_state_is_per_thread():
 
 # -- what runs in which dtype: the op table --------------------------------------------------
 
-def _build(lib, sample, low):
-    def make(array):
-        return torch.from_numpy(array.copy()) if lib is torch else dg.tensor(array.copy())
-
-    def conv(a, pos):
-        if isinstance(a, (NC, np.ndarray)) and pos is not None:
-            array = a.array if isinstance(a, NC) else a
-            t = make(array)
-            if array.dtype == np.float32 and low:
-                t = t.to(lib.bfloat16)
-            return a.view(t) if isinstance(a, NC) else t
-        if isinstance(a, np.ndarray):
-            return make(a)
-        if isinstance(a, tuple):
-            return tuple(conv(x, None) for x in a)
-        if isinstance(a, list):
-            return [conv(x, None) for x in a]
-        if isinstance(a, DT):
-            return getattr(lib, a.name)
-        return a
-    args = tuple(conv(a, i) for i, a in enumerate(sample.args))
-    return args, {k: conv(v, None) for k, v in sample.kwargs.items()}
-
-
 def _first(result):
     return result[0] if isinstance(result, (tuple, list)) else result
 
@@ -188,7 +165,7 @@ def _first(result):
 def _run(lib, op, sample, low):
     call = ((lambda lib, x, *a, **k: getattr(x, op.method)(*a, **k)) if sample.method_only
             else op.call)
-    args, kwargs = _build(lib, sample, low)
+    args, kwargs, _ = build(lib, sample, 'bfloat16' if low else None, requires_grad=False)
     lib.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
