@@ -7,18 +7,7 @@ import torch
 
 import dynagrad as dg
 from dynagrad.backends import cpu as dg_cpu
-
-
-def outcome(fn):
-    try:
-        return 'ok', fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e), str(e)
-
-
-def dynagrad_spelling(message):
-    return (message.replace('PyTorch', 'dynagrad').replace('Torch', 'dynagrad')
-            .replace('torch.', 'dynagrad.'))
+from torch_outcomes import dynagrad_spelling, outcome
 
 
 def same_outcome(build):

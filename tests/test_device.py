@@ -11,20 +11,9 @@ import torch
 
 import dynagrad as dg
 from dynagrad import _device, backend
+from torch_outcomes import dynagrad_spelling, outcome
 
 NOT_COMPILED = 'not compiled with CUDA enabled'
-
-
-def outcome(fn):
-    try:
-        return 'ok', fn()
-    except Exception as e:  # noqa: BLE001
-        return type(e), str(e)
-
-
-def dynagrad_spelling(message):
-    return (message.replace('PyTorch', 'dynagrad').replace('Torch', 'dynagrad')
-            .replace('torch.', 'dynagrad.'))
 
 
 def same_error(build):
