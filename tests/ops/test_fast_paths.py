@@ -1,0 +1,114 @@
+"""The fast paths of issue 15 (blocked kernels, fused formulas) against PyTorch, at sizes
+that take them: several blocks with a remainder, non-contiguous inputs, special values.
+
+The conformance table checks every op on small samples; these add the large-array and
+layout cases where a fast path differs from the plain formula.
+"""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import dynagrad as dg
+import dynagrad.nn.functional as F
+from dynagrad.ops import blocked
+
+
+def _pair(a, requires_grad=True):
+    return (dg.tensor(a, requires_grad=requires_grad),
+            torch.tensor(a, requires_grad=requires_grad))
+
+
+def test_run_blocked_covers_every_element_once_with_a_short_last_block():
+    n = 2 * blocked.BLOCK + 123
+    x = np.arange(n, dtype=np.float32).reshape(-1, 1)
+    calls = []
+
+    def kernel(out, a, scratch):
+        calls.append(out.size)
+        np.multiply(a, 2, out=out)
+        scratch[...] = -1          # scratch may be overwritten freely
+    out = blocked.run_blocked(kernel, (x,), np.dtype(np.float32), scratch=1)
+    assert out.shape == x.shape and out.dtype == np.float32
+    np.testing.assert_array_equal(out, 2 * x)
+    assert calls == [blocked.BLOCK, blocked.BLOCK, 123]
+
+
+def test_horner_matches_numpy_polyval():
+    t = np.linspace(-2, 2, 101)
+    p = np.empty_like(t)
+    coefficients = (0.5, -1.25, 3.0, 0.75)
+    blocked.horner_(p, t, coefficients)
+    np.testing.assert_allclose(p, np.polyval(coefficients, t), rtol=1e-12)
+
+
+@pytest.mark.parametrize('layout', ['contiguous', 'transposed'])
+def test_gelu_float32_over_several_blocks_matches_torch(layout):
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((3, 300, 251)) * 4).astype(np.float32)   # 3.5 blocks
+    if layout == 'transposed':
+        a = a.transpose(2, 1, 0)
+    x, tx = _pair(a)
+    y, ty = F.gelu(x), TF.gelu(tx)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=2e-6, atol=2e-6)
+    g = rng.standard_normal(a.shape).astype(np.float32)
+    y.backward(dg.tensor(g))
+    ty.backward(torch.tensor(g))
+    assert x.grad.dtype == dg.float32
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=2e-6, atol=2e-6)
+
+
+def test_gelu_float32_accuracy_against_float64_reference():
+    """Within a few float32 ulps of the exact value everywhere; relative accuracy in the
+    negative tail is that of ``1 + erf``, as in PyTorch's float32 kernel (better, here)."""
+    a = np.linspace(-12, 12, 200_001, dtype=np.float32)
+    exact = TF.gelu(torch.tensor(a, dtype=torch.float64)).numpy()
+    mine = F.gelu(dg.tensor(a)).numpy().astype(np.float64)
+    theirs = TF.gelu(torch.tensor(a)).numpy().astype(np.float64)
+    err = np.abs(mine - exact)
+    assert (err <= 4 * np.finfo(np.float32).eps * np.maximum(1, np.abs(exact))).all()
+    assert err.max() <= np.abs(theirs - exact).max()
+    central = a > -3
+    assert (err[central] / np.maximum(np.abs(exact[central]), 1e-3)).max() < 2e-5
+
+
+def test_gelu_float32_special_values():
+    a = np.array([0.0, -0.0, np.inf, np.nan, 1e30, -1e30, 1e-30, -1e-30], np.float32)
+    x = dg.tensor(a, requires_grad=True)
+    y = F.gelu(x)
+    expected = np.array([0.0, -0.0, np.inf, np.nan, 1e30, -0.0, 5e-31, -5e-31], np.float32)
+    np.testing.assert_array_equal(y.detach().numpy(), expected)
+    assert np.signbit(y.detach().numpy()[1])
+    y.backward(dg.ones(len(a)))
+    # torch gives 0.5 at zero, 1 and 0 at the ends, nan for nan (and for inf)
+    np.testing.assert_array_equal(x.grad.numpy()[[0, 1, 3, 4, 5, 6, 7]],
+                                  np.array([0.5, 0.5, np.nan, 1, 0, 0.5, 0.5], np.float32))
+
+
+def test_gelu_float64_keeps_the_exact_path_for_gradcheck():
+    x = dg.tensor(np.linspace(-3, 3, 7), dtype=dg.float64, requires_grad=True)
+    assert dg.autograd.gradcheck(F.gelu, (x,))
+    assert dg.autograd.gradgradcheck(F.gelu, (x,))
+
+
+def test_linear_on_batched_input_matches_torch():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((4, 5, 6, 8)).astype(np.float32)
+    w = rng.standard_normal((3, 8)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+    (x, tx), (wd, tw), (bd, tb) = _pair(a), _pair(w), _pair(b)
+    y, ty = F.linear(x, wd, bd), TF.linear(tx, tw, tb)
+    assert y.shape == ty.shape
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    y.backward(dg.tensor(g))
+    ty.backward(torch.tensor(g))
+    for mine, ref in ((x, tx), (wd, tw), (bd, tb)):
+        np.testing.assert_allclose(mine.grad.numpy(), ref.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_linear_bias_of_another_dtype_raises_as_torch():
+    with pytest.raises(RuntimeError):
+        TF.linear(torch.ones(2, 3, 4), torch.ones(5, 4), torch.ones(5, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match='same dtype'):
+        F.linear(dg.ones(2, 3, 4), dg.ones(5, 4), dg.ones(5, dtype=dg.float64))
