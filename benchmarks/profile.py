@@ -25,7 +25,7 @@ from . import workloads as W
 # Substring of an op's name (lower case, aten's or dynagrad's node/class name) -> family.
 # The first match wins, so more specific entries come first.
 FAMILIES = [
-    ('layer_norm', 'layer norm'), ('layernorm', 'layer norm'), ('nativelayernorm', 'layer norm'),
+    ('layer_norm', 'layer norm'), ('layernorm', 'layer norm'), ('normalize', 'layer norm'),
     ('gelu', 'GELU'),
     ('log_softmax', 'softmax, cross-entropy'), ('logsoftmax', 'softmax, cross-entropy'),
     ('softmax', 'softmax, cross-entropy'), ('nll', 'softmax, cross-entropy'),

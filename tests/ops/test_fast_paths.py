@@ -112,3 +112,86 @@ def test_linear_bias_of_another_dtype_raises_as_torch():
         TF.linear(torch.ones(2, 3, 4), torch.ones(5, 4), torch.ones(5, dtype=torch.float64))
     with pytest.raises(RuntimeError, match='same dtype'):
         F.linear(dg.ones(2, 3, 4), dg.ones(5, 4), dg.ones(5, dtype=dg.float64))
+
+
+def _check_grads(pairs, y, ty, rng, rtol=1e-4, atol=1e-5):
+    g = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(dg.tensor(g))
+    ty.backward(torch.tensor(g))
+    for mine, ref in pairs:
+        assert mine.grad.dtype == dg.float32
+        np.testing.assert_allclose(mine.grad.numpy(), ref.grad.numpy(), rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize('affine', [True, False])
+@pytest.mark.parametrize('normalized', [(128,), (6, 20)])
+def test_layer_norm_rows_backward_matches_torch(affine, normalized):
+    rng = np.random.default_rng(2)
+    x, tx = _pair((rng.standard_normal((7, 11) + normalized) * 3 + 1).astype(np.float32))
+    pairs = [(x, tx)]
+    w = b = tw = tb = None
+    if affine:
+        (w, tw), (b, tb) = (_pair(rng.standard_normal(normalized).astype(np.float32))
+                            for _ in range(2))
+        pairs += [(w, tw), (b, tb)]
+    y = F.layer_norm(x, normalized, w, b)
+    ty = TF.layer_norm(tx, normalized, tw, tb)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+    _check_grads(pairs, y, ty, rng)
+
+
+def test_layer_norm_double_backward_still_matches_torch():
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((3, 5)).astype(np.float64)
+    x = dg.tensor(a, requires_grad=True)
+    w = dg.tensor(rng.standard_normal(5), requires_grad=True)
+    assert dg.autograd.gradgradcheck(lambda x, w: F.layer_norm(x, (5,), w), (x, w))
+
+
+@pytest.mark.parametrize('scale_grad_by_freq', [False, True])
+def test_embedding_backward_with_repeated_indices_matches_torch(scale_grad_by_freq):
+    rng = np.random.default_rng(4)
+    idx = rng.integers(0, 9, (12, 64))          # a small table: the sorted-segments path
+    (w, tw) = _pair(rng.standard_normal((9, 16)).astype(np.float32))
+    y = F.embedding(dg.tensor(idx), w, padding_idx=3, scale_grad_by_freq=scale_grad_by_freq)
+    ty = TF.embedding(torch.tensor(idx), tw, padding_idx=3,
+                      scale_grad_by_freq=scale_grad_by_freq)
+    _check_grads([(w, tw)], y, ty, rng)
+    assert not w.grad.numpy()[3].any()
+
+
+def test_embedding_backward_with_a_large_table_matches_torch():
+    rng = np.random.default_rng(5)
+    idx = rng.integers(0, 500, (4, 8))          # more rows than indices: np.add.at
+    w, tw = _pair(rng.standard_normal((500, 8)).astype(np.float32))
+    _check_grads([(w, tw)], F.embedding(dg.tensor(idx), w), TF.embedding(torch.tensor(idx), tw),
+                 rng)
+
+
+@pytest.mark.parametrize('fn', ['softmax', 'log_softmax'])
+@pytest.mark.parametrize('dim', [-1, 1])
+def test_softmax_with_a_causal_mask_matches_torch(fn, dim):
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((3, 4, 16, 16)).astype(np.float32)
+    a[..., np.triu_indices(16, 1)[0], np.triu_indices(16, 1)[1]] = -np.inf
+    x, tx = _pair(a)
+    y, ty = getattr(F, fn)(x, dim=dim), getattr(TF, fn)(tx, dim=dim)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-5, atol=1e-6)
+    g = rng.standard_normal(a.shape).astype(np.float32)
+    if fn == 'log_softmax':
+        g[np.isinf(ty.detach().numpy())] = 0    # no gradient flows into -inf outputs
+    y.backward(dg.tensor(g))
+    ty.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_gelu_float32_double_backward_matches_torch():
+    """Under create_graph the backward formula runs on tensors, not the kept Phi."""
+    rng = np.random.default_rng(7)
+    x, tx = _pair(rng.standard_normal(1000).astype(np.float32) * 2)
+    (gx,) = dg.autograd.grad(F.gelu(x).sum(), x, create_graph=True)
+    (tgx,) = torch.autograd.grad(TF.gelu(tx).sum(), tx, create_graph=True)
+    np.testing.assert_allclose(gx.detach().numpy(), tgx.detach().numpy(), rtol=1e-5, atol=1e-6)
+    (ggx,) = dg.autograd.grad(gx.sum(), x)
+    (tggx,) = torch.autograd.grad(tgx.sum(), tx)
+    np.testing.assert_allclose(ggx.numpy(), tggx.numpy(), rtol=1e-4, atol=1e-5)
