@@ -105,7 +105,7 @@ def lm_parts(T):
 
 
 def attention_parts(T):
-    q, k, v = (T.tensor(a, requires_grad=True) for a in W.attention_data())
+    q, k, v = (T.tensor(a, requires_grad=True) for a in W.attention_data()[:3])
 
     def forward():
         return T.nn.functional.scaled_dot_product_attention(q, k, v).sum()

@@ -195,3 +195,28 @@ def test_gelu_float32_double_backward_matches_torch():
     (ggx,) = dg.autograd.grad(gx.sum(), x)
     (tggx,) = torch.autograd.grad(tgx.sum(), tx)
     np.testing.assert_allclose(ggx.numpy(), tggx.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize('momentum', [0.0, 0.9])
+def test_sgd_on_a_large_parameter_matches_torch(momentum):
+    """The blocked update (a parameter larger than two blocks): the same arithmetic as the
+    plain ``p -= lr * g``, bit for bit, and PyTorch's result to its fused multiply-add."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal(2 * blocked.BLOCK + 77).astype(np.float32)
+    mine, ref = dg.nn.Parameter(dg.tensor(a)), torch.nn.Parameter(torch.tensor(a))
+    plain = a.copy()
+    opt = dg.optim.SGD([mine], lr=0.01, momentum=momentum)
+    topt = torch.optim.SGD([ref], lr=0.01, momentum=momentum)
+    buf = None
+    for _ in range(3):
+        g = rng.standard_normal(a.shape).astype(np.float32)
+        mine.grad, ref.grad = dg.tensor(g), torch.tensor(g)
+        opt.step()
+        topt.step()
+        if momentum:
+            buf = g.copy() if buf is None else buf * np.float32(momentum) + g
+            g = buf
+        plain -= np.float32(0.01) * g
+    np.testing.assert_array_equal(mine.detach().numpy(), plain)
+    np.testing.assert_allclose(mine.detach().numpy(), ref.detach().numpy(), rtol=1e-6,
+                               atol=1e-7)

@@ -1,6 +1,6 @@
 """Stochastic gradient descent, with PyTorch's momentum, dampening and Nesterov rules."""
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _scalar, _state_tensor
+from .optimizer import Optimizer, _add_scaled_, _scalar, _state_tensor
 
 
 class SGD(Optimizer):
@@ -37,7 +37,7 @@ class SGD(Optimizer):
                     buf *= momentum
                     buf += (1 - group['dampening']) * d_p
                 d_p = d_p + momentum * buf if group['nesterov'] else buf
-            p._data -= lr * d_p
+            _add_scaled_(p._data, d_p, -lr)
         return loss
 
 
