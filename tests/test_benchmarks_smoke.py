@@ -22,3 +22,23 @@ def test_benchmark_suite_smoke_mode_prints_the_table():
         assert not any('| error |' in row for row in rows), rows
     for fact in ('PyTorch', 'NumPy BLAS', 'CPU:', 'Python'):
         assert fact in out
+
+
+def test_profile_tool_counts_self_time_per_op_and_puts_the_ops_back():
+    sys.path.insert(0, str(ROOT))
+    try:
+        from benchmarks import profile
+    finally:
+        sys.path.remove(str(ROOT))
+    import dynagrad as dg
+    from dynagrad.nn.functional.activation import Gelu
+    forward = Gelu.forward
+    x = dg.randn(64, 64, requires_grad=True)
+    parts = dict(zero=lambda: None, forward=lambda: dg.nn.functional.gelu(x @ x).sum())
+    fams, wall, per_op = profile.dynagrad_families(dg, parts, steps=2)
+    assert Gelu.forward is forward            # the timers are removed afterwards
+    assert per_op['Gelu.forward'] > 0 and per_op['Gelu.backward'] > 0
+    assert fams['GELU'] > 0 and fams['matmul, linear'] > 0
+    assert abs(sum(fams.values()) - wall) < 1e-6 * max(wall, 1)   # framework is the rest
+    assert profile.family('aten::native_layer_norm_backward') == 'layer norm'
+    assert profile.family('LinearOp.forward') == 'linear'
