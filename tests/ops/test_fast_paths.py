@@ -220,3 +220,14 @@ def test_sgd_on_a_large_parameter_matches_torch(momentum):
     np.testing.assert_array_equal(mine.detach().numpy(), plain)
     np.testing.assert_allclose(mine.detach().numpy(), ref.detach().numpy(), rtol=1e-6,
                                atol=1e-7)
+
+
+def test_gelu_releases_its_kept_phi_with_the_saved_tensors():
+    x = dg.randn(1000, requires_grad=True)
+    y = F.gelu(x)
+    node = y.grad_fn
+    assert any(s is not None and not hasattr(s, 'version') for s in node._saved)   # Phi
+    y.sum().backward()
+    assert node._saved is None      # released by the engine, Phi included
+    with pytest.raises(RuntimeError, match='backward through the graph a second time'):
+        y.sum().backward()

@@ -17,17 +17,18 @@ from ..backend import xp
 BLOCK = 65536   # elements: 256 KB of float32, so inputs, output and scratch fit in L2
 
 
-def run_blocked(kernel, inputs, dtype, scratch=2):
+def run_blocked(kernel, inputs, dtype, scratch=2, out=None):
     """The output array of ``kernel`` over ``inputs`` (arrays of one shape), block by block.
 
-    ``dtype`` is the output's; scratch buffers have it too. One thread: sharing the blocks
-    with worker threads was measured slower (each pass of a block is too short to win
-    back the handover of the GIL; see docs/benchmarks.md, issue 15).
+    ``dtype`` is the output's; scratch buffers have it too. ``out``: a C-contiguous array
+    to write into (a kernel may read it too, for an in-place update). One thread: sharing
+    the blocks with worker threads was measured slower (each pass of a block is too short
+    to win back the handover of the GIL; see docs/benchmarks.md, issue 15).
     """
     shape = inputs[0].shape
     flat = [xp.ascontiguousarray(a).reshape(-1) for a in inputs]
     n = flat[0].size
-    out = xp.empty(n, dtype)
+    out = xp.empty(n, dtype) if out is None else out.reshape(-1)
     width = min(n, BLOCK)
     buffers = [xp.empty(width, dtype) for _ in range(scratch)]
     for start in range(0, n, BLOCK):

@@ -526,7 +526,7 @@ class Gelu(Op):
     quiet_fp = True
     def forward(self, x, approximate):
         self.approximate = approximate
-        self.save_for_backward(x)
+        self.save_for_backward(x, None)
         t = x.dtype.type
         if approximate == 'tanh':
             inner = t(_SQRT_2_OVER_PI) * (x + t(_GELU_C) * x * x * x)
@@ -534,15 +534,15 @@ class Gelu(Op):
         if x.dtype == np.float32:
             if not self.needs_input_grad[0]:
                 return run_blocked(_gelu_kernel, (x,), x.dtype)
-            # Phi is kept for backward: a float32 array more per GELU while the graph
-            # lives, and backward gets 3x cheaper (it need not recompute the erfc fit)
-            self.cdf = xp.empty(x.shape, x.dtype)
-            return run_blocked(_gelu_keeping_cdf_kernel, (x, self.cdf), x.dtype)
+            # Phi is saved for backward (and released with the saved tensors): a float32
+            # array more per GELU, and backward gets 3x cheaper (no second erfc fit)
+            cdf = xp.empty(x.shape, x.dtype)
+            self.save_for_backward(x, cdf)
+            return run_blocked(_gelu_keeping_cdf_kernel, (x, cdf), x.dtype)
         return t(0.5) * x * (1 + _sp.erf(x * t(_INV_SQRT_2)))
 
     def backward(self, g):
-        x, = self.saved_tensors
-        cdf = getattr(self, 'cdf', None)
+        x, cdf = self.saved_tensors
         if cdf is not None and fm.is_array(g):
             return run_blocked(_gelu_backward_kernel, (g, x, cdf), x.dtype, scratch=1)
         if self.approximate == 'tanh':
