@@ -62,6 +62,31 @@ def peak_rss_mb():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def current_rss_mb():
+    """The process's resident set size now (VmRSS), in MB."""
+    with open('/proc/self/status') as f:
+        for line in f:
+            if line.startswith('VmRSS:'):
+                return int(line.split()[1]) / 1024
+
+
+def peak_rss_above_now_mb(fn, calls):
+    """How far above the resident set size before them ``calls`` calls of ``fn`` drive the
+    peak: the memory a training step needs for activations, gradients and optimizer state,
+    without the libraries themselves (PyTorch's alone are 300 MB). None where the kernel
+    cannot reset the peak (writing 5 to /proc/self/clear_refs, Linux 4.0+)."""
+    gc.collect()
+    try:
+        with open('/proc/self/clear_refs', 'w') as f:
+            f.write('5')
+    except OSError:
+        return None
+    before = current_rss_mb()
+    for _ in range(calls):
+        fn()
+    return peak_rss_mb() - before
+
+
 def row(name, unit, value):
     return {'name': name, 'unit': unit, 'value': value}
 
@@ -207,8 +232,17 @@ def mlp_numpy(batch):
     return step
 
 
+def step_rows(step, repeats, name):
+    """Peak memory of the first steps (taken first, before timing fills any allocator
+    cache), then the median time of a step."""
+    peak = peak_rss_above_now_mb(step, 3)
+    return ([row('peak memory of 3 steps, above the built model', 'MB', peak)]
+            if peak is not None else []) + [
+        row(name, 'ms/step', median_time(step, repeats) * 1e3)]
+
+
 def mlp_rows(step, cfg, repeats):
-    return [row('train step', 'ms/step', median_time(step, repeats) * 1e3)]
+    return step_rows(step, repeats, 'train step')
 
 
 # -- 3. large matmul chain: ((A@B).tanh() @ C).sum(), forward and backward -----------------------
@@ -422,7 +456,7 @@ def cnn_numpy(batch):
 
 
 def cnn_rows(step, repeats):
-    return [row('train step', 'ms/step', median_time(step, repeats) * 1e3)]
+    return step_rows(step, repeats, 'train step')
 
 
 # -- 7. language-model step: embedding, 2-layer LSTM, linear decoder, cross-entropy, clipping --
@@ -584,7 +618,7 @@ def lm_numpy(s):
 
 
 def lm_rows(step, repeats):
-    return [row('train step', 'ms/step', median_time(step, repeats) * 1e3)]
+    return step_rows(step, repeats, 'train step')
 
 
 # -- 8. attention: scaled_dot_product_attention on q, k, v of 8 x 128 x 64, forward+backward --
@@ -632,7 +666,7 @@ def attention_numpy():
 
 
 def attention_rows(step, repeats):
-    return [row('fwd+bwd', 'ms/step', median_time(step, repeats) * 1e3)]
+    return step_rows(step, repeats, 'fwd+bwd')
 
 
 # -- 9. gpt: a small character-level GPT, as real training scripts write it ------------------
@@ -769,6 +803,12 @@ def gpt_rows(T, s, repeats):
         ctx = _one_thread(T) if threads == '1 thread' else contextlib.nullcontext()
         with ctx:
             train, evaluate, sample = gpt_autograd(T, s, use_sdpa=False)
+            if threads == 'all cores':
+                # on the freshly built model, before timing fills any allocator cache
+                peak = peak_rss_above_now_mb(train, 3)
+                if peak is not None:
+                    rows.append(row('peak memory of 3 steps, above the built model',
+                                    'MB', peak))
             train_sdpa, _, _ = gpt_autograd(T, s, use_sdpa=True)
             rows += [row(f'train step, {threads}', 'ms/step', median_time(train, repeats) * 1e3),
                      row(f'train step sdpa, {threads}', 'ms/step',
@@ -779,12 +819,28 @@ def gpt_rows(T, s, repeats):
     return rows
 
 
+# -- 10. import: how long a program waits before its first line runs ----------------------
+def import_rows(lib, repeats):
+    """Median wall time of ``import lib`` in a fresh interpreter (NumPy's row is NumPy's
+    own import, the floor under dynagrad's)."""
+    import subprocess
+    import sys
+    code = f'import time; t = time.perf_counter(); import {lib}; print(time.perf_counter() - t)'
+    times = [float(subprocess.run([sys.executable, '-c', code], capture_output=True,
+                                  text=True, check=True).stdout)
+             for _ in range(repeats)]
+    return [row('import, fresh process', 's', statistics.median(times))]
+
+
 # -- running one ----------------------------------------------------------------------------
-WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'cnn', 'lm', 'attention', 'gpt')
+WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'cnn', 'lm', 'attention', 'gpt',
+             'import')
 LIBS = ('dynagrad', 'torch', 'numpy')
 
 
 def run(lib, workload, cfg, repeats):
+    if workload == 'import':
+        return import_rows(lib, repeats)
     if lib == 'numpy':
         return {'per_op': lambda: per_op_numpy(cfg, repeats),
                 'mlp': lambda: mlp_rows(mlp_numpy(cfg['mlp_batch']), cfg, repeats),

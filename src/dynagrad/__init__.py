@@ -16,12 +16,11 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa
                            LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
                            BoolTensor)
-from . import autograd, nn, optim, linalg, random, utils, viz, distributed  # noqa: F401,E402
-from . import multiprocessing, onnx, functional  # noqa: F401,E402
+from . import autograd, nn, optim, linalg, random, distributed  # noqa: F401,E402
+from . import multiprocessing, functional  # noqa: F401,E402
 from . import cuda, accelerator, mps, backends  # noqa: F401,E402
 from .backends import (set_float32_matmul_precision,  # noqa: F401,E402
                        get_float32_matmul_precision)
-from .serialization import save, load  # noqa: F401,E402
 from .nn.functional import cdist  # noqa: F401,E402  (torch.cdist is top-level too)
 from . import amp, cpu  # noqa: F401,E402
 from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enabled,  # noqa
@@ -35,6 +34,27 @@ from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enab
 
 
 __version__ = '0.1.0'
+
+# Imported on first use, to keep `import dynagrad` short: a training script that never
+# loads data through DataLoader, saves a checkpoint or draws its graph does not pay for
+# the zip/pickle machinery, the data-loader workers or graphviz glue.
+_LAZY_SUBMODULES = ('utils', 'serialization', 'viz', 'onnx')
+_LAZY_ATTRIBUTES = {'save': 'serialization', 'load': 'serialization'}
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY_SUBMODULES:
+        return importlib.import_module(f'{__name__}.{name}')  # also binds it here
+    if name in _LAZY_ATTRIBUTES:
+        value = getattr(importlib.import_module(f'{__name__}.{_LAZY_ATTRIBUTES[name]}'), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | set(_LAZY_ATTRIBUTES))
 
 
 def result_type(tensor1, tensor2):

@@ -30,7 +30,6 @@ import contextlib
 import mmap
 import os
 import sys
-import tempfile
 import threading
 import weakref
 from multiprocessing import context as mp_context, reduction
@@ -99,6 +98,7 @@ def _memory_file(size):
     if hasattr(os, 'memfd_create'):
         fd = os.memfd_create('dynagrad-shm', os.MFD_CLOEXEC)
     else:
+        import tempfile  # only where memfd_create is missing
         fd, path = tempfile.mkstemp(prefix='dynagrad-shm-')
         os.unlink(path)
     try:
