@@ -22,6 +22,7 @@ from . import cuda, accelerator, mps, backends  # noqa: F401,E402
 from .backends import (set_float32_matmul_precision,  # noqa: F401,E402
                        get_float32_matmul_precision)
 from .nn.functional import cdist  # noqa: F401,E402  (torch.cdist is top-level too)
+from .nn.functional.toplevel import *  # noqa: F401,F403,E402
 from . import amp, cpu  # noqa: F401,E402
 from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enabled,  # noqa
                                 get_autocast_dtype, set_autocast_dtype,
@@ -38,7 +39,7 @@ __version__ = '0.1.0'
 # Imported on first use, to keep `import dynagrad` short: a training script that never
 # loads data through DataLoader, saves a checkpoint or draws its graph does not pay for
 # the zip/pickle machinery, the data-loader workers or graphviz glue.
-_LAZY_SUBMODULES = ('utils', 'serialization', 'viz', 'onnx')
+_LAZY_SUBMODULES = ('utils', 'serialization', 'viz', 'onnx', 'testing', 'distributions')
 _LAZY_ATTRIBUTES = {'save': 'serialization', 'load': 'serialization'}
 
 

@@ -1,0 +1,3 @@
+"""``dynagrad.distributions``: probability distributions with PyTorch's API."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Fold and Unfold (col2im and im2col)."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Upsample, UpsamplingNearest2d, UpsamplingBilinear2d."""
+
+__all__ = []

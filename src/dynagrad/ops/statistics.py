@@ -1,0 +1,3 @@
+"""Statistics, histograms and sorted search: quantiles, covariance, counts, bins."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""``dynagrad.testing``: ``assert_close`` and ``make_tensor``, as ``torch.testing``."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""Rows for ops/statistics.py: quantiles, covariance, histograms, sorted search."""
+
+OPS = []
