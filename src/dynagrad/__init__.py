@@ -3,6 +3,8 @@ from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64
                      bool, half, float, double, short, int, long, get_default_dtype,
                      set_default_dtype, promote_types, bfloat16, finfo, iinfo)
 from .size import Size  # noqa: F401
+from ._layout import (layout, strided, memory_format, contiguous_format,  # noqa: F401
+                      channels_last, channels_last_3d, preserve_format)
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from .backend import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: F401
                       get_num_interop_threads)
@@ -23,6 +25,8 @@ from .backends import (set_float32_matmul_precision,  # noqa: F401,E402
                        get_float32_matmul_precision)
 from .nn.functional import cdist  # noqa: F401,E402  (torch.cdist is top-level too)
 from .nn.functional.toplevel import *  # noqa: F401,F403,E402
+from .global_options import *  # noqa: F401,F403,E402
+from .amp import GradScaler  # noqa: F401,E402  (torch.GradScaler is torch.amp.GradScaler)
 from . import amp, cpu  # noqa: F401,E402
 from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enabled,  # noqa
                                 get_autocast_dtype, set_autocast_dtype,

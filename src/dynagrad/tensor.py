@@ -12,6 +12,8 @@ from . import _dtype
 from ._device import backend_of, as_device, device_of_type, resolve
 from ._device import CPU, check_device  # noqa: F401  (re-exported: ops and serialization use them)
 from .size import Size
+from ._layout import (strided, contiguous_format, preserve_format, memory_order,
+                      MEMORY_ORDERS)
 
 __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
            'grad_mode', 'legacy']
@@ -229,7 +231,15 @@ class Tensor:
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, 'stride')]
 
     def is_contiguous(self, memory_format=None):
-        return self._data.flags.c_contiguous
+        data = self._data
+        if memory_format is None or memory_format is contiguous_format:
+            return data.flags.c_contiguous
+        if memory_format is preserve_format:
+            raise RuntimeError('is_contiguous: preserve memory format is unsupported by the '
+                               'contiguous operator')
+        order = MEMORY_ORDERS.get((memory_format, data.ndim))
+        # dense with its dims laid out in the format's order (NHWC for channels_last)
+        return order is not None and data.transpose(order).flags.c_contiguous
 
     def is_floating_point(self):
         return self._data.dtype.kind in 'fV'   # 'V': ml_dtypes' bfloat16
@@ -247,7 +257,28 @@ class Tensor:
 
     @property
     def layout(self):
-        return 'strided'
+        return strided
+
+    # Kinds of tensor dynagrad does not have (sparse, quantized, nested, vendor layouts):
+    # programs ask before taking a special path, and the answer is always no.
+    is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = property(
+        lambda self: False)
+    is_vulkan = is_xla = is_maia = property(lambda self: False)
+
+    def is_pinned(self, device=None):
+        return False
+
+    def is_distributed(self):
+        return False
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        """A dense tensor is its own dense form."""
+        return self if dtype is None else self.to(dtype)
+
+    def dim_order(self, *, ambiguity_check=False):
+        """The dims from outermost to innermost in memory (by stride, ties in order)."""
+        strides = self._data.strides
+        return tuple(sorted(range(self._data.ndim), key=lambda d: -strides[d]))
 
     def get_device(self):
         """The device index, -1 on the CPU (as PyTorch)."""
@@ -392,6 +423,13 @@ class Tensor:
             raise TypeError('Got unsupported ScalarType BFloat16')
         return self._data
 
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """Share this tensor's memory with another array library (DLPack protocol)."""
+        return self._data.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        return self._data.__dlpack_device__()
+
     def __array__(self, dtype=None, copy=None):
         if self._requires_grad and grad_mode.grad_enabled or self._data.dtype.kind == 'V':
             self.numpy()  # raises PyTorch's error
@@ -532,7 +570,14 @@ class Tensor:
         return self.to(device_of_type('ipu', device), non_blocking=non_blocking)
 
     def contiguous(self, memory_format=None):
-        return self if self._data.flags.c_contiguous else self.clone()
+        order = memory_order(memory_format, self._data.ndim)
+        if order is None:
+            return self if self._data.flags.c_contiguous else self.clone()
+        if self.is_contiguous(memory_format=memory_format):
+            return self
+        # a row-major copy of the dims in memory order, seen back in logical order
+        inverse = tuple(sorted(range(len(order)), key=order.__getitem__))
+        return self.permute(order).clone().permute(inverse)
 
     # -- creation helpers -------------------------------------------------------------
     def _new_filled(self, fill, size, dtype, device, requires_grad):

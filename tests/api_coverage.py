@@ -1,0 +1,200 @@
+"""How much of PyTorch's public API dynagrad has: the namespaces, what is left out on
+purpose (with the reason), and what is not done yet.
+
+``python -m tests.api_coverage`` prints the figures; tests/test_api_coverage.py fails when a
+public name of the installed torch is neither in dynagrad, nor left out below, nor listed
+as not yet done, and when a name listed as not yet done has arrived (so the list shrinks).
+The README's coverage figure comes from here.
+"""
+import fnmatch
+import importlib
+import types
+
+# (label, torch module path, dynagrad module path); 'torch.Tensor' is the class
+NAMESPACES = [
+    ('torch', 'torch', 'dynagrad'),
+    ('torch.Tensor', 'torch.Tensor', 'dynagrad.Tensor'),
+    ('torch.nn', 'torch.nn', 'dynagrad.nn'),
+    ('torch.nn.functional', 'torch.nn.functional', 'dynagrad.nn.functional'),
+    ('torch.nn.init', 'torch.nn.init', 'dynagrad.nn.init'),
+    ('torch.nn.utils', 'torch.nn.utils', 'dynagrad.nn.utils'),
+    ('torch.nn.utils.parametrize', 'torch.nn.utils.parametrize', 'dynagrad.nn.utils.parametrize'),
+    ('torch.nn.utils.parametrizations', 'torch.nn.utils.parametrizations',
+     'dynagrad.nn.utils.parametrizations'),
+    ('torch.nn.utils.stateless', 'torch.nn.utils.stateless', 'dynagrad.nn.utils.stateless'),
+    ('torch.nn.utils.fusion', 'torch.nn.utils.fusion', 'dynagrad.nn.utils.fusion'),
+    ('torch.optim', 'torch.optim', 'dynagrad.optim'),
+    ('torch.optim.lr_scheduler', 'torch.optim.lr_scheduler', 'dynagrad.optim.lr_scheduler'),
+    ('torch.optim.swa_utils', 'torch.optim.swa_utils', 'dynagrad.optim.swa_utils'),
+    ('torch.autograd', 'torch.autograd', 'dynagrad.autograd'),
+    ('torch.distributions', 'torch.distributions', 'dynagrad.distributions'),
+    ('torch.testing', 'torch.testing', 'dynagrad.testing'),
+]
+
+OUT_OF_SCOPE = 'out of scope (issue 16): quantized tensors, nested tensors, cuDNN/MKLDNN/FBGEMM'
+JIT = 'TorchScript/JIT and torch.compile internals (the compile issue, 19)'
+COMPLEX = 'complex dtypes (the numerics issue, 18)'
+SPARSE = 'sparse tensors (the numerics issue, 18)'
+FFT = 'torch.fft / stft (the numerics issue, 18)'
+LINALG = 'the remaining linalg and its legacy top-level forms (the numerics issue, 18)'
+SPECIAL = 'torch.special functions (the numerics issue, 18)'
+FUNC = 'torch.func / vmap / forward-mode AD (the functional-transforms issue, 17)'
+DEVICE = 'devices, streams, serialization internals (the real-programs and CUDA issues, 14/20)'
+INTERNAL = "PyTorch's internals (not documented API)"
+NO_DTYPE = 'dtypes with no NumPy type (sub-byte, float8, bit-packed)'
+
+# namespace -> [(fnmatch pattern, reason)]
+LEFT_OUT = {
+    'torch': [
+        # TorchScript / JIT / compile
+        *[(n, JIT) for n in (
+            'AliasDb', 'AnyType', 'Argument', 'ArgumentSpec', 'AwaitType', 'Block', 'BoolType',
+            'BufferDict', 'CallStack', 'ClassType', 'Code', 'CompilationUnit',
+            'CompleteArgumentSpec', 'ComplexType', 'ConcreteModuleType*', 'DeepCopyMemoTable',
+            'DeviceObjType', 'DictType', 'EnumType', 'ErrorReport', 'ExecutionPlan',
+            'FileCheck', 'FloatType', 'FunctionSchema', 'Future', 'FutureType', 'Gradient',
+            'Graph', 'GraphExecutorState', 'IODescriptor', 'InferredType', 'IntType',
+            'InterfaceType', 'JITException', 'ListType', 'LiteScriptModule', 'LockingLogger',
+            'LoggerBase', 'ModuleDict', 'NoneType', 'NoopLogger', 'NumberType', 'OperatorInfo',
+            'OptionalType', 'ParameterDict', 'PyObjectType', 'RRefType', 'Script*',
+            'StaticModule', 'StreamObjType', 'StringType', 'TensorType', 'TracingState',
+            'TupleType', 'Type', 'UnionType', 'Use', 'Value', 'import_ir_module*',
+            'merge_type_from_type_comment', 'parse_ir', 'parse_schema', 'parse_type_comment',
+            'unify_type_list', 'fork', 'wait', 'compile', 'while_loop', 'cond', 'Sym*',
+            'sym_*', 'classproperty', 'PRIVATE_OPS', 'TYPE_CHECKING',
+            'profiler_allow_cudagraph_cupti_lazy_reinit_cuda12')],
+        # dispatcher, build and loader internals
+        *[(n, INTERNAL) for n in (
+            'DispatchKey', 'DispatchKeySet', 'ExcludeDispatchKeyGuard', 'DisableTorchFunction',
+            'DisableTorchFunctionSubclass', 'Tag', 'Capsule', 'FatalError', 'AggregationType',
+            'AVG', 'SUM', 'BenchmarkConfig', 'BenchmarkExecutionStats', 'ThroughputBenchmark',
+            'USE_GLOBAL_DEPS', 'USE_RTLD_GLOBAL_WITH_LIBTORCH', 'compiled_with_cxx11_abi',
+            'get_file_path', 'prepare_multiprocessing_environment', 'slice_inverse',
+            'get_autocast_ipu_dtype', 'get_autocast_xla_dtype', 'is_autocast_ipu_enabled',
+            'is_autocast_xla_enabled', 'set_autocast_ipu_dtype', 'set_autocast_ipu_enabled',
+            'set_autocast_xla_dtype', 'set_autocast_xla_enabled', 'legacy_contiguous_format')],
+        # quantization, vendor kernels, nested tensors
+        *[(n, OUT_OF_SCOPE) for n in (
+            'q*int*', 'quint*', 'qint*', 'quantize_*', 'quantized_*', 'dequantize', 'q_*',
+            'qscheme', 'int_repr', 'fake_quantize_*', 'fused_moving_avg_obs_fake_quant',
+            'choose_qparams_optimized', 'per_channel_*', 'per_tensor_*', 'cudnn_*',
+            'miopen_*', 'mkldnn_*', 'fbgemm_*', 'jagged', 'Q*Storage')],
+        *[(n, NO_DTYPE) for n in ('bits*', 'float8_*', 'float4_*', 'int1', 'int2', 'int3',
+                                  'int4', 'int5', 'int6', 'int7', 'uint1', 'uint2', 'uint3',
+                                  'uint4', 'uint5', 'uint6', 'uint7')],
+        *[(n, COMPLEX) for n in ('complex', 'complex32', 'complex64', 'complex128', 'cfloat',
+                                 'cdouble', 'chalf', 'polar', 'view_as_complex*',
+                                 'view_as_real*', 'Complex*Storage')],
+        *[(n, SPARSE) for n in ('sparse_*', 'spmm', 'smm', 'hsmm', 'dsmm', 'sspaddmm',
+                                'saddmm', 'hspmm', '*indices_copy', 'values_copy',
+                                'resize_as_sparse_', 'segment_reduce')],
+        *[(n, FFT) for n in ('stft', 'istft')],
+        *[(n, LINALG) for n in ('cholesky', 'cholesky_inverse', 'cholesky_solve', 'lu',
+                                'lu_solve', 'lu_unpack', 'qr', 'svd', 'triangular_solve',
+                                'matrix_exp', 'geqrf', 'orgqr', 'ormqr', 'lobpcg', 'eig',
+                                'symeig', 'lstsq', 'solve', 'matrix_rank', 'pca_lowrank',
+                                'svd_lowrank', 'nuclear_norm')],
+        *[(n, SPECIAL) for n in ('igamma', 'igammac')],
+        *[(n, FUNC) for n in ('vmap',)],
+        *[(n, DEVICE) for n in ('Stream', 'Event', '*Storage', 'StorageBase', 'from_file',
+                                'DeserializationStorageContext',
+                                'SerializationStorageContext', 'PyTorchFileReader',
+                                'PyTorchFileWriter')],
+    ],
+    'torch.Tensor': [],
+}
+
+# Within issue 16's scope and not done yet: the issue stays open while these remain.
+NOT_YET = {}
+
+
+def torch_names(path):
+    """The public names of a torch namespace: its ``__all__``, the classes and functions
+    ``dir`` shows that the namespace itself defines (not those it imported from elsewhere),
+    the submodules named in SUBMODULES, and for ``torch`` itself its constants (dtypes,
+    layouts, ``pi``)."""
+    obj = _resolve(path)
+    if isinstance(obj, type):
+        return {n for n in dir(obj) if not n.startswith('_')}
+    names = set(getattr(obj, '__all__', ())) | set(SUBMODULES.get(path, ()))
+    for name in dir(obj):
+        value = getattr(obj, name, None)
+        if name.startswith('_') or name in names or isinstance(value, types.ModuleType):
+            continue
+        if callable(value):
+            if (getattr(value, '__module__', None) or '').startswith(path):
+                names.add(name)
+        elif path == 'torch':
+            names.add(name)
+    return {n for n in names if not n.startswith('_')
+            and not isinstance(getattr(obj, n, None), types.ModuleType) or n in
+            SUBMODULES.get(path, ())}
+
+
+# sub-namespaces a program reaches through their parent (``nn.utils.parametrize``)
+SUBMODULES = {
+    'torch.nn.utils': ('parametrize', 'parametrizations', 'stateless', 'fusion', 'rnn'),
+    'torch.optim': ('lr_scheduler', 'swa_utils'),
+    'torch.distributions': ('constraints', 'transforms', 'kl'),
+}
+
+
+def _resolve(path):
+    try:
+        return importlib.import_module(path)
+    except ImportError:
+        parent, _, attr = path.rpartition('.')
+        return getattr(importlib.import_module(parent), attr)
+
+
+def _has(path, name):
+    try:
+        obj = _resolve(path)
+    except (ImportError, AttributeError):
+        return False
+    return hasattr(obj, name)
+
+
+def left_out_reason(label, name):
+    for pattern, reason in LEFT_OUT.get(label, ()):
+        if fnmatch.fnmatchcase(name, pattern):
+            return reason
+    return None
+
+
+def survey():
+    """[(label, names, implemented, left_out, not_yet, unaccounted, arrived)]"""
+    rows = []
+    for label, torch_path, dg_path in NAMESPACES:
+        names = torch_names(torch_path)
+        implemented = {n for n in names if _has(dg_path, n)}
+        missing = names - implemented
+        left_out = {n for n in missing if left_out_reason(label, n)}
+        not_yet = NOT_YET.get(label, set()) & missing
+        arrived = NOT_YET.get(label, set()) & implemented
+        rows.append((label, names, implemented, left_out, not_yet,
+                     missing - left_out - not_yet, arrived))
+    return rows
+
+
+def report(rows):
+    lines = ['| namespace | public names | in dynagrad | left out | not yet |',
+             '|---|--:|--:|--:|--:|']
+    total = [0, 0, 0, 0]
+    for label, names, implemented, left_out, not_yet, unaccounted, _ in rows:
+        counts = [len(names), len(implemented), len(left_out), len(not_yet) + len(unaccounted)]
+        total = [a + b for a, b in zip(total, counts)]
+        lines.append(f'| {label} | ' + ' | '.join(map(str, counts)) + ' |')
+    lines.append('| all | ' + ' | '.join(map(str, total)) + ' |')
+    in_scope = total[0] - total[2]
+    lines.append(f'\n{total[1]} of the {in_scope} names in scope ({100 * total[1] / in_scope:.0f}%)'
+                 f'; {total[2]} left out on purpose.')
+    return '\n'.join(lines)
+
+
+if __name__ == '__main__':
+    rows = survey()
+    print(report(rows))
+    for label, *_, unaccounted, arrived in rows:
+        if unaccounted:
+            print(f'\n{label}: not in dynagrad, not listed: {" ".join(sorted(unaccounted))}')
