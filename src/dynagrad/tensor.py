@@ -241,12 +241,6 @@ class Tensor:
         # dense with its dims laid out in the format's order (NHWC for channels_last)
         return order is not None and data.transpose(order).flags.c_contiguous
 
-    def is_floating_point(self):
-        return self._data.dtype.kind in 'fV'   # 'V': ml_dtypes' bfloat16
-
-    def is_complex(self):
-        return False
-
     @property
     def device(self):
         """The ``dynagrad.device`` holding the data: the owner of its array."""

@@ -1,5 +1,8 @@
 """Arithmetic: add, sub, mul, div, pow, division with rounding, remainder, fmod, and the
-binary math built on them (atan2, xlogy, hypot, addcmul, addcdiv)."""
+binary math built on them (atan2, xlogy, hypot, copysign, ldexp, logaddexp, nextafter,
+heaviside, gcd, lcm, igamma, float_power, frexp, addcmul, addcdiv)."""
+import math
+
 import numpy as np
 
 from ..backend import xp
@@ -9,6 +12,8 @@ from .. import _dtype
 from . import formula as fm
 from ._elementwise import (_NoDerivative, _as_array, _binary, _need_tensor, _operator,
                            not_implemented)
+from .special import Igamma, Igammac
+from .reduction import _return_type
 
 _ndarray = np.ndarray
 
@@ -368,6 +373,166 @@ class Hypot(Op):
         return (scale * a if need[0] else None), (scale * b if need[1] else None)
 
 
+class Copysign(Op):
+    """``|a|`` with the sign of ``b``; d/da = sign(a) sign(result), 0 where a == 0; d/db = 0."""
+    promotes = True
+    float_result = True
+
+    def forward(self, a, b):
+        out = xp.copysign(a, b)
+        if self.needs_input_grad[0]:
+            self.save_for_backward(a, out)
+        return out
+
+    def backward(self, g):
+        need = self.needs_input_grad
+        ga = None
+        if need[0]:
+            a, out = self.saved_tensors
+            zero = _as_array(a) == 0
+            if zero.any():
+                ga = fm.where(zero, 0.0, g * out / fm.where(zero, 1.0, a))
+            else:
+                ga = g * out / a
+        return ga, (g * 0 if need[1] else None)
+
+
+class Ldexp(Op):
+    """``a * 2 ** e``. ``int_exponent``: the dtype of an integer ``e``, for which PyTorch's
+    gradient of ``a`` takes ``2 ** e`` in that integer dtype (0 for ``e < 0``, wrapping
+    past its width)."""
+    quiet_fp = True
+    promotes = True
+    float_result = True
+
+    def forward(self, a, e, int_exponent=None):
+        out = a * xp.exp2(e)
+        need = self.needs_input_grad
+        self.int_exponent = int_exponent
+        self.save_for_backward(e if need[0] else None, out if need[1] else None)
+        return out
+
+    def backward(self, g):
+        e, out = self.saved_tensors
+        ga = gb = None
+        if e is not None:
+            if self.int_exponent is None:
+                ga = g * 2.0 ** e
+            else:
+                ga = g * _integer_power_of_two(fm.unwrap(e), self.int_exponent)
+        if out is not None:
+            gb = g * out * math.log(2.0)
+        return ga, gb
+
+
+def _integer_power_of_two(e, int_dtype):
+    """``2 ** e`` in the integer dtype ``int_dtype``, as an integer power computes it."""
+    bits = int_dtype.itemsize * 8
+    inside = (e >= 0) & (e < bits)
+    ones = xp.ones(e.shape, int_dtype)
+    shift = xp.where(inside, e, 0).astype(int_dtype)
+    return xp.where(inside, xp.left_shift(ones, shift), 0).astype(int_dtype)
+
+
+def _need_float(kernel, a, b):
+    """The kernels defined on floating dtypes only (logaddexp, nextafter, igamma)."""
+    if xp.result_type(a, b).kind not in 'fV':
+        raise not_implemented(kernel, a if hasattr(a, 'dtype') else b)
+
+
+class Logaddexp(Op):
+    """``log(exp(a) + exp(b))``; the gradients are the softmax weights of a and b."""
+    quiet_fp = True
+    promotes = True
+
+    def forward(self, a, b):
+        _need_float('logaddexp_cpu', a, b)
+        self.save_for_backward(a, b)
+        return xp.logaddexp(a, b)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        need = self.needs_input_grad
+        return (g / (fm.exp(b - a) + 1) if need[0] else None,
+                g / (fm.exp(a - b) + 1) if need[1] else None)
+
+
+class Logaddexp2(Op):
+    """``log2(2 ** a + 2 ** b)``."""
+    quiet_fp = True
+    promotes = True
+
+    def forward(self, a, b):
+        _need_float('logaddexp2_cpu', a, b)
+        self.save_for_backward(a, b)
+        return xp.logaddexp2(a, b)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        need = self.needs_input_grad
+        return (g / (2.0 ** (b - a) + 1) if need[0] else None,
+                g / (2.0 ** (a - b) + 1) if need[1] else None)
+
+
+class Nextafter(Op):
+    """The next representable value after ``a`` toward ``b``; PyTorch passes the gradient
+    to ``a`` where ``a != b`` (elsewhere the result is ``b``) and gives ``b`` none."""
+    promotes = True
+
+    def forward(self, a, b):
+        _need_float('nextafter_cpu', a, b)
+        if self.needs_input_grad[0]:
+            self.equal = a == b
+        return xp.nextafter(a, b)
+
+    def backward(self, g):
+        need = self.needs_input_grad
+        ga = fm.where(self.equal, 0.0, g) if need[0] else None
+        return ga, (g * 0 if need[1] else None)
+
+
+class Heaviside(_NoDerivative):
+    """The step function: ``values`` where ``x == 0``, else ``x > 0``."""
+    node_name = 'NotImplemented'
+    aten = 'heaviside'
+
+    def forward(self, x, values):
+        return xp.where(x == 0, values, x > 0).astype(x.dtype)
+
+
+class Gcd(Op):
+    differentiable = False
+    promotes = True
+    kernel = 'gcd_cpu'
+
+    def forward(self, a, b):
+        if xp.result_type(a, b).kind not in 'iu':
+            raise not_implemented(self.kernel, xp.zeros(0, xp.result_type(a, b)))
+        return xp.gcd(a, b)
+
+
+class Lcm(Gcd):
+    kernel = 'lcm_cpu'
+
+    def forward(self, a, b):
+        super().forward(a, b)    # the dtype check
+        return xp.lcm(a, b)
+
+
+class Frexp(Op):
+    """``(mantissa, exponent)`` with ``x = mantissa * 2 ** exponent``; d mantissa / dx is
+    ``2 ** -exponent``."""
+
+    def forward(self, x):
+        mantissa, exponent = xp.frexp(x)
+        if self.needs_input_grad[0]:
+            self.scale = xp.ldexp(xp.ones((), x.dtype), -exponent)
+        return mantissa, exponent.astype(np.int32)
+
+    def backward(self, g, g_exponent=None):
+        return g * self.scale
+
+
 class Addcmul(Op):
     promotes = True
 
@@ -610,6 +775,118 @@ def xlogy_(self, other):
 hypot = _binary(Hypot, 'hypot', inplace=True, tensors_only=True)
 
 
+def _copysign_variant(other):
+    return Copysign if isinstance(other, Tensor) else Copysign.named('CopysignBackward1')
+
+
+def _check_copysign_input(input, other):
+    if not isinstance(input, Tensor):
+        raise TypeError(f'copysign() received an invalid combination of arguments - got '
+                        f'({type(input).__name__}, {type(other).__name__}), but expected one '
+                        'of: (Tensor input, Tensor other) or (Tensor input, Number other)')
+
+
+@method
+def copysign(input, other):
+    _check_copysign_input(input, other)
+    return _copysign_variant(other).apply(input, other)
+
+
+@method
+def copysign_(self, other):
+    return _copysign_variant(other).apply_(self, other)
+
+
+def _ldexp_exponent_dtype(other):
+    if isinstance(other, Tensor) and other._data.dtype.kind in 'iub':
+        return other._data.dtype
+    return None
+
+
+@method
+def ldexp(input, other):
+    _need_tensor('ldexp', other, 2)
+    return Ldexp.apply(input, other, int_exponent=_ldexp_exponent_dtype(other))
+
+
+@method
+def ldexp_(self, other):
+    _need_tensor('ldexp_', other, 1)
+    return Ldexp.apply_(self, other, int_exponent=_ldexp_exponent_dtype(other))
+
+
+logaddexp = _binary(Logaddexp, 'logaddexp', tensors_only=True)
+logaddexp2 = _binary(Logaddexp2, 'logaddexp2', tensors_only=True)
+nextafter = _binary(Nextafter, 'nextafter', inplace=True, tensors_only=True)
+gcd = _binary(Gcd, 'gcd', inplace=True, tensors_only=True)
+lcm = _binary(Lcm, 'lcm', inplace=True, tensors_only=True)
+igamma = _binary(Igamma, 'igamma', inplace=True, tensors_only=True)
+igammac = _binary(Igammac, 'igammac', inplace=True, tensors_only=True)
+
+
+def _check_heaviside(input, values):
+    _need_tensor('heaviside', values, 2, 'values')
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError('heaviside is not yet implemented for tensors with different dtypes. '
+                           f'(got {input.dtype} and {values.dtype}: convert one with .to())')
+
+
+@method
+def heaviside(input, values):
+    _check_heaviside(input, values)
+    return Heaviside.apply(input, values)
+
+
+@method
+def heaviside_(self, values):
+    _check_heaviside(self, values)
+    return Heaviside.apply_(self, values)
+
+
+_FLOAT64 = _dtype.float64
+
+
+def _as_float64(value):
+    if isinstance(value, Tensor):
+        return value if value._data.dtype == np.float64 else value.to(_FLOAT64)
+    return float(value)
+
+
+@method
+def float_power(input, exponent):
+    """``pow`` computed in float64, whatever the dtypes of the operands."""
+    if not isinstance(input, Tensor):
+        _need_tensor('float_power', exponent, 2, 'exponent')
+        return Rpow.apply(_as_float64(exponent), float(input))
+    base = _as_float64(input)
+    if isinstance(exponent, Tensor):
+        return PowTensor.apply(base, _as_float64(exponent))
+    return Pow.apply(base, exponent=float(exponent))
+
+
+@method
+def float_power_(self, exponent):
+    if self._data.dtype != np.float64:
+        raise RuntimeError(f'the base given to float_power_ has dtype '
+                           f'{self.dtype.legacy_name[:-6]} but the operation\'s result '
+                           'requires dtype Double')
+    if isinstance(exponent, Tensor):
+        return PowTensor.apply_(self, _as_float64(exponent))
+    return Pow.apply_(self, exponent=float(exponent))
+
+
+frexp_result = _return_type('frexp', ('mantissa', 'exponent'))
+
+
+@method
+def frexp(input):
+    _need_tensor('frexp', input, 1, 'input')
+    if input._data.dtype.kind not in 'fV':
+        raise RuntimeError('torch.frexp() only supports floating-point dtypes (got '
+                           f'{input.dtype}; convert with .float())')
+    return frexp_result(*Frexp.apply(input))
+
+
 def _check_addc(name, input, tensor1, tensor2, value):
     kinds = [t._data.dtype.kind if isinstance(t, Tensor) else 'f'
              for t in (input, tensor1, tensor2)]
@@ -653,6 +930,12 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return Addcdiv.apply_(self, tensor1, tensor2, value=value)
 
 
+# torch.xlogy_(x, y) and the other in-place functions: the in-place methods themselves.
+square_, xlogy_, ldexp_, gcd_, lcm_ = (Tensor.square_, Tensor.xlogy_, Tensor.ldexp_,
+                                       Tensor.gcd_, Tensor.lcm_)
+
 __all__ = ['add', 'sub', 'subtract', 'rsub', 'mul', 'multiply', 'div', 'divide', 'true_divide',
            'pow', 'square', 'floor_divide', 'remainder', 'fmod', 'atan2', 'arctan2', 'xlogy',
-           'hypot', 'addcmul', 'addcdiv']
+           'hypot', 'addcmul', 'addcdiv', 'copysign', 'ldexp', 'logaddexp', 'logaddexp2',
+           'nextafter', 'heaviside', 'gcd', 'lcm', 'igamma', 'igammac', 'float_power', 'frexp',
+           'square_', 'xlogy_', 'ldexp_', 'gcd_', 'lcm_']

@@ -304,6 +304,18 @@ class Zero(Fill):
     pass
 
 
+class FillTensor(Op):
+    """``fill(x, value)`` with a 0-dim tensor ``value``: its gradient is the sum of g."""
+    node_name = 'FillBackward3'
+
+    def forward(self, x, value):
+        return xp.full_like(x, value)
+
+    def backward(self, g):
+        need = self.needs_input_grad
+        return (g * 0 if need[0] else None), (g.sum() if need[1] else None)
+
+
 class Copy(Op):
     """``x.copy_(src)``: src broadcast to x's shape and cast to its dtype."""
     node_name = 'CopyBackwards'
@@ -482,10 +494,27 @@ def zero_(self):
     return Zero.apply_(self, value=0)
 
 
+def _check_fill_value(value):
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError('fill_ only supports 0-dimension value tensor but got tensor with '
+                           f'{value._data.ndim} dimensions.')
+
+
 @method
 def fill_(self, value):
-    value = value.item() if hasattr(value, '_data') else value
+    _check_fill_value(value)
+    if isinstance(value, Tensor):
+        return FillTensor.apply_(self, value)
     return Fill.apply_(self, value=value)
+
+
+def fill(input, value):
+    """A tensor like ``input`` filled with ``value`` (out of place: ``torch.fill``)."""
+    _need_tensor('fill', input, 1, 'input')
+    _check_fill_value(value)
+    if isinstance(value, Tensor):
+        return FillTensor.named('FillBackward1').apply(input, value)
+    return Fill.named('FillBackward0').apply(input, value=value)
 
 
 @method
@@ -511,5 +540,9 @@ def copy_(self, src, non_blocking=False):
     return Copy.apply_(self, src)
 
 
+# torch.clamp_(x, ...) and the other in-place functions: the in-place methods themselves.
+clip_ = clamp_
+
 __all__ = ['clamp', 'clip', 'clamp_min', 'clamp_max', 'maximum', 'minimum', 'fmax', 'fmin',
-           'nan_to_num', 'where', 'lerp', 'clone']
+           'nan_to_num', 'where', 'lerp', 'clone', 'fill', 'clamp_', 'clip_', 'clamp_min_',
+           'clamp_max_', 'nan_to_num_', 'zero_', 'fill_']

@@ -1,5 +1,7 @@
-"""Comparisons, predicates (isnan, isclose, ...), logical and bitwise ops: never
-differentiable (their results are boolean or integer)."""
+"""Comparisons, predicates (isnan, isclose, signbit, is_floating_point, ...), logical and
+bitwise ops: never differentiable (their results are boolean or integer), except the
+in-place comparisons (``x.eq_(y)``), which PyTorch records with a zero gradient; and the
+identities of real tensors (conj, resolve_conj, real, ...)."""
 import numpy as np
 
 from ..backend import xp
@@ -40,6 +42,43 @@ class Gt(_Compare):
 class Ge(_Compare):
     def forward(self, a, b):
         return xp.greater_equal(a, b)
+
+
+class _CompareInplace(Op):
+    """``x.eq_(other)`` and friends: the comparison written into x's dtype. PyTorch records
+    it (``EqBackward1``, ``EqBackward0`` for a Python number) with a zero gradient."""
+    guards_leaves = True
+    compare = None
+
+    def forward(self, a, b):
+        return type(self).compare(a, b)
+
+    def backward(self, g):
+        need = self.needs_input_grad
+        return g * 0, (g * 0 if need[1] else None)
+
+
+def _compare_inplace(name, compare):
+    return type(name, (_CompareInplace,), {'compare': staticmethod(compare),
+                                            'node_name': name + 'Backward1',
+                                            '__module__': __name__, '__qualname__': name})
+
+
+EqInplace = _compare_inplace('Eq', xp.equal)
+NeInplace = _compare_inplace('Ne', xp.not_equal)
+LtInplace = _compare_inplace('Lt', xp.less)
+LeInplace = _compare_inplace('Le', xp.less_equal)
+GtInplace = _compare_inplace('Gt', xp.greater)
+GeInplace = _compare_inplace('Ge', xp.greater_equal)
+
+
+def _inplace_compare_method(op, *names):
+    scalar_op = op.named(op._node_name[:-1] + '0')
+
+    def compare_(self, other):
+        return (op if isinstance(other, Tensor) else scalar_op).apply_(self, other)
+    compare_.__name__ = compare_.__qualname__ = names[0]
+    method(*names)(compare_)
 
 
 # -- predicates, logical and bitwise ops (never differentiable) ---------------------------
@@ -83,6 +122,18 @@ class Isposinf(_Compare):
 class Isneginf(_Compare):
     def forward(self, x):
         return x == -np.inf if x.dtype.kind in 'fV' else xp.zeros(x.shape, bool)
+
+
+class Signbit(_Compare):
+    def forward(self, x):
+        if x.dtype == bool:
+            return xp.zeros(x.shape, bool)
+        return xp.signbit(x) if x.dtype.kind in 'fV' else x < 0
+
+
+class Isreal(_Compare):
+    def forward(self, x):
+        return xp.ones(x.shape, bool)
 
 
 class LogicalAnd(_Compare):
@@ -198,11 +249,31 @@ _operator(Gt, '__gt__')
 ge = greater_equal = _binary(Ge, 'ge', aliases=('greater_equal',))
 _operator(Ge, '__ge__')
 
+for _op, _names in ((EqInplace, ('eq_',)), (NeInplace, ('ne_', 'not_equal_')),
+                    (LtInplace, ('lt_', 'less_')), (LeInplace, ('le_', 'less_equal_')),
+                    (GtInplace, ('gt_', 'greater_')), (GeInplace, ('ge_', 'greater_equal_'))):
+    _inplace_compare_method(_op, *_names)
+
 isnan = _unary(Isnan, 'isnan')
 isinf = _unary(Isinf, 'isinf')
 isfinite = _unary(Isfinite, 'isfinite')
 isposinf = _unary(Isposinf, 'isposinf')
 isneginf = _unary(Isneginf, 'isneginf')
+
+
+
+@method
+def signbit(input):
+    _need_tensor('signbit', input, 1, 'input')
+    return Signbit.apply(input)
+
+
+@method
+def isreal(input):
+    """True everywhere: dynagrad's dtypes are all real."""
+    _need_tensor('isreal', input, 1, 'input')
+    return Isreal.apply(input)
+
 
 logical_not = _unary(LogicalNot, 'logical_not', inplace=True)
 logical_and = _binary(LogicalAnd, 'logical_and', inplace=True, tensors_only=True)
@@ -269,8 +340,130 @@ def equal(input, other):
     return a.shape == b.shape and bool(xp.array_equal(a, b))
 
 
+# -- what a real tensor is: dtype predicates, and the identities of complex conjugation --------
+# dynagrad has no complex dtypes, so a tensor is its own conjugate and its own real part, as
+# PyTorch returns them for real tensors (the same tensor, not a copy).
+
+
+def _tensor_input(name, input):
+    _need_tensor(name, input, 1, 'input')
+    return input
+
+
+# (is_floating_point and is_complex replace the Tensor's own methods with these, which also
+# refuse a non-tensor as PyTorch's functions do: the function and the method are one object)
+@method
+def is_floating_point(input):
+    return _tensor_input('is_floating_point', input)._data.dtype.kind in 'fV'  # 'V': bfloat16
+
+
+@method
+def is_complex(input):
+    _tensor_input('is_complex', input)
+    return False
+
+
+@method
+def is_signed(input):
+    return _tensor_input('is_signed', input).dtype.is_signed
+
+
+@method
+def is_nonzero(input):
+    """The value of a one-element tensor as a bool (PyTorch's errors for any other size)."""
+    return bool(_tensor_input('is_nonzero', input))
+
+
+@method
+def is_conj(input):
+    _tensor_input('is_conj', input)
+    return False
+
+
+@method
+def is_neg(input):
+    _tensor_input('is_neg', input)
+    return False
+
+
+@method
+def conj(input):
+    return _tensor_input('conj', input)
+
+
+@method
+def conj_physical(input):
+    return _tensor_input('conj_physical', input)
+
+
+class ConjPhysicalInplace(Op):
+    """``x.conj_physical_()`` of a real tensor: its value unchanged, recorded as PyTorch does."""
+    node_name = 'ConjPhysicalBackward1'
+
+    def forward(self, x):
+        return x
+
+    def backward(self, g):
+        return g
+
+
+@method
+def conj_physical_(self):
+    return ConjPhysicalInplace.apply_(self)
+
+
+@method
+def resolve_conj(input):
+    return _tensor_input('resolve_conj', input)
+
+
+@method
+def resolve_neg(input):
+    return _tensor_input('resolve_neg', input)
+
+
+class _ReadAsAttribute:
+    """A function that a Tensor also exposes as an attribute, as PyTorch has ``torch.real(x)``
+    and ``x.real``: called, it is the function; read from a tensor, its value there. (One
+    object for both, as every function shared with a method is.)"""
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = self.__qualname__ = fn.__name__
+        self.__module__ = fn.__module__
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, input):
+        return self.fn(input)
+
+    def __get__(self, tensor, owner=None):
+        return self if tensor is None else self.fn(tensor)
+
+    def __set__(self, tensor, value):
+        raise AttributeError(f'Tensor.{self.__name__} of a real tensor cannot be assigned '
+                             '(dynagrad has no complex dtypes)')
+
+    def __repr__(self):
+        return f'<function {self.__name__}>'
+
+
+@method
+@_ReadAsAttribute
+def real(input):
+    """The real part: a real tensor itself."""
+    return _tensor_input('real', input)
+
+
+@method
+@_ReadAsAttribute
+def imag(input):
+    """The imaginary part: PyTorch's error for real tensors."""
+    _tensor_input('imag', input)
+    raise RuntimeError('imag is not implemented for tensors with non-complex dtypes.')
+
 __all__ = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less', 'less_equal',
            'not_equal', 'isclose', 'allclose', 'equal', 'isnan', 'isinf', 'isfinite',
            'isposinf', 'isneginf', 'logical_and', 'logical_or', 'logical_xor', 'logical_not',
            'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'bitwise_left_shift',
-           'bitwise_right_shift']
+           'bitwise_right_shift', 'signbit', 'isreal', 'is_floating_point', 'is_complex',
+           'is_signed', 'is_nonzero', 'is_conj', 'is_neg', 'conj', 'conj_physical',
+           'conj_physical_', 'resolve_conj', 'resolve_neg', 'real', 'imag']

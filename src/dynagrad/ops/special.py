@@ -1,6 +1,7 @@
-"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, as functions on
-arrays (``erf(x)``, ...: ``__all__``) and as the ops ``Erf``, ``Erfc``, ... (at the end, their
-function forms ``dynagrad.erf``, ... in ``unary.py``).
+"""Special functions: erf, erfc, erfinv, lgamma, digamma, polygamma, i0, i1, igamma,
+igammac, as functions on arrays (``erf(x)``, ...: ``__all__``) and as the ops ``Erf``,
+``Erfc``, ... (at the end, their function forms ``dynagrad.erf``, ... in ``unary.py`` and
+``arithmetic.py``).
 
 NumPy has none of them. ``scipy.special`` computes them when it is importable (it is an
 optional extra, imported on first use); otherwise the NumPy fallbacks below do, from
@@ -17,6 +18,13 @@ standard published formulas:
 * ``polygamma(n, x)``, ``n >= 1``: ``(-1)^(n+1) n! zeta(n + 1, x)`` with the Hurwitz zeta
   shifted by its recurrence and summed by Euler-Maclaurin; the trigamma reflection
   ``psi1(x) = pi^2 / sin^2(pi x) - psi1(1 - x)`` for negative ``x``.
+* ``i0``: NumPy's own ``numpy.i0``.
+* ``i1``: its power series ``sum (x/2)^(2k+1) / (k! (k+1)!)`` (positive terms, no
+  cancellation) for ``|x| <= 20``, the asymptotic expansion
+  ``e^x / sqrt(2 pi x) sum (-1)^k prod_j (4 - (2j-1)^2) / (k! (8x)^k)`` beyond.
+* ``igamma(a, x)`` (the regularized lower incomplete gamma function ``P(a, x)``) and
+  ``igammac`` (``Q = 1 - P``): the series ``x^a e^-x / Gamma(a) sum x^n / (a)_(n+1)`` for
+  ``x < a + 1``, the continued fraction of ``Q`` (Lentz's method) otherwise.
 
 Every function takes a floating array and returns an array of the same dtype; the values
 at poles and infinities follow PyTorch (``digamma(0) = -inf``, ``lgamma(-inf) = inf``).
@@ -30,7 +38,8 @@ from ..autograd.function import Op
 from . import formula as fm
 from ._elementwise import Unary
 
-__all__ = ['erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'polygamma']
+__all__ = ['erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'polygamma', 'i0', 'i1', 'igamma',
+           'igammac']
 
 USE_SCIPY = True      # tests set this to False to exercise the NumPy fallbacks
 _scipy_special = None
@@ -254,6 +263,121 @@ def polygamma(n, x):
     return _like(y, x)
 
 
+# -- modified Bessel functions i0, i1 ------------------------------------------------------------
+
+def i0(x):
+    return _like(xp.i0(_f64(x)) if x.size else _f64(x), x)
+
+
+_I1_SERIES_UP_TO = 20.0
+
+
+def _i1_fallback(x):
+    x = _f64(x)
+    a = xp.abs(x)
+    out = xp.empty_like(a)
+    with np.errstate(over='ignore', invalid='ignore'):
+        small = a <= _I1_SERIES_UP_TO
+        h = a[small] / 2
+        term = h.copy()
+        acc = h.copy()
+        for k in range(1, 80):        # (x/2)^2 / (k (k+1)) < 1/40 long before k = 80
+            term = term * (h * h) / (k * (k + 1))
+            acc = acc + term
+        out[small] = acc
+        big = a[~small]
+        series = xp.ones_like(big)
+        term = xp.ones_like(big)
+        for k in range(1, 25):
+            term = term * -(4.0 - (2 * k - 1) ** 2) / (k * 8.0 * big)
+            series = series + term
+        # e^x / sqrt(2 pi x) overflows only where I1 itself does
+        out[~small] = xp.exp(big / 2) * (series / xp.sqrt(2 * math.pi * big)) * xp.exp(big / 2)
+    out = xp.where(xp.isnan(x), x, out)
+    return xp.copysign(out, x)
+
+
+def i1(x):
+    sc = _sc()
+    return _like(sc.i1(x) if sc else _i1_fallback(x), x)
+
+
+# -- the regularized incomplete gamma functions --------------------------------------------------
+
+_IGAMMA_STEPS = 2000
+_TINY = 1e-300
+
+
+def _igamma_series(a, x):
+    """P(a, x) by its series (x < a + 1)."""
+    term = 1.0 / a
+    acc = term.copy()
+    n = 0.0
+    active = xp.ones(a.shape, bool)
+    for _ in range(_IGAMMA_STEPS):
+        n += 1.0
+        term = term * x / (a + n)
+        acc = acc + term
+        active = xp.abs(term) > xp.abs(acc) * 1e-17
+        if not active.any():
+            break
+    return acc * xp.exp(-x + a * xp.log(x) - lgamma(a))
+
+
+def _igammac_fraction(a, x):
+    """Q(a, x) by its continued fraction (x >= a + 1), evaluated by Lentz's method."""
+    b = x + 1.0 - a
+    c = xp.full_like(x, 1.0 / _TINY)
+    d = 1.0 / b
+    h = d.copy()
+    for i in range(1, _IGAMMA_STEPS):
+        an = -i * (i - a)
+        b = b + 2.0
+        d = an * d + b
+        d = xp.where(xp.abs(d) < _TINY, _TINY, d)
+        c = b + an / c
+        c = xp.where(xp.abs(c) < _TINY, _TINY, c)
+        d = 1.0 / d
+        step = d * c
+        h = h * step
+        if xp.all(xp.abs(step - 1.0) < 1e-16):
+            break
+    return h * xp.exp(-x + a * xp.log(x) - lgamma(a))
+
+
+def _igamma_fallback(a, x, upper):
+    a, x = xp.broadcast_arrays(_f64(a), _f64(x))
+    out = xp.full(a.shape, np.nan)
+    with np.errstate(divide='ignore', invalid='ignore', over='ignore', under='ignore'):
+        ok = (a > 0) & (x > 0) & xp.isfinite(a) & xp.isfinite(x)
+        series = ok & (x < a + 1)
+        fraction = ok & ~series
+        p_series = _igamma_series(a[series], x[series])
+        q_fraction = _igammac_fraction(a[fraction], x[fraction])
+        out[series] = 1.0 - p_series if upper else p_series
+        out[fraction] = q_fraction if upper else 1.0 - q_fraction
+        # the edges, as PyTorch gives them: P(a, 0) = 0, P(0, x) = 1, P(a, inf) = 1,
+        # P(inf, x) = 0 (Q the complement); negative arguments and 0 with 0 are nan
+        lower_edge = [((a > 0) & (x == 0), 0.0), ((a == 0) & (x > 0), 1.0),
+                      ((a > 0) & (x == np.inf), 1.0), ((a == np.inf) & (x > 0) & xp.isfinite(x),
+                                                        0.0)]
+        for where, p in lower_edge:
+            out[where] = 1.0 - p if upper else p
+    return out
+
+
+def igamma(a, x):
+    sc = _sc()
+    y = sc.gammainc(a, x) if sc else _igamma_fallback(a, x, upper=False)
+    return _like(y, a)
+
+
+def igammac(a, x):
+    sc = _sc()
+    y = sc.gammaincc(a, x) if sc else _igamma_fallback(a, x, upper=True)
+    return _like(y, a)
+
+
 # -- the ops -------------------------------------------------------------------------------------
 # Declared like every unary op (see _elementwise.Unary): the value f, the gradient df.
 
@@ -307,3 +431,74 @@ class Polygamma(Op):
 
 class PolygammaInplace(Polygamma):
     node_name = 'PolygammaBackward1'
+
+
+class I0(Unary):
+    quiet_fp = True
+    def f(x): return i0(x)
+    def df(g, x): return g * I1.run(x)
+
+
+class I1(Unary):
+    """i1, the derivative of i0 (not a public function: PyTorch has it as special.i1)."""
+    quiet_fp = True
+    def f(x): return i1(x)
+
+    def df(g, x):
+        # i1'(x) = i0(x) - i1(x) / x, which tends to 1/2 at 0
+        zero = fm.unwrap(x) == 0
+        if not zero.any():
+            return g * (I0.run(x) - I1.run(x) / x)
+        safe = fm.where(zero, 1.0, x)
+        return g * fm.where(zero, 0.5, I0.run(x) - I1.run(safe) / safe)
+
+
+class Igamma(Op):
+    """``igamma(a, x)``: PyTorch differentiates it in ``x`` only."""
+    quiet_fp = True
+    promotes = True
+    upper = False
+    kernel = 'igamma'
+
+    def forward(self, a, x):
+        if xp.result_type(a, x).kind not in 'fV':
+            from ._elementwise import not_implemented
+            raise not_implemented(self.kernel + '_cpu', a)
+        self.save_for_backward(a, x)
+        return igammac(a, x) if self.upper else igamma(a, x)
+
+    def backward(self, g):
+        if self.needs_input_grad[0]:
+            raise NotImplementedError(f"the derivative for '{self.kernel}: input' is not "
+                                      "implemented.")
+        a, x = self.saved_tensors
+        # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
+        density = fm.exp((a - 1) * fm.log(x) - x - Lgamma.run(a))
+        return None, (-g * density if self.upper else g * density)
+
+
+class Igammac(Igamma):
+    upper = True
+    kernel = 'igammac'
+
+
+class Mvlgamma(Op):
+    """The multivariate log-gamma function of dimension ``p``:
+    ``sum_j lgamma(x - j/2) + p (p-1)/4 log(pi)``."""
+    quiet_fp = True
+    float_result = True
+
+    def forward(self, x, p):
+        self.save_for_backward(x)
+        self.p = p
+        out = lgamma(x)
+        for j in range(1, p):
+            out = out + lgamma(x - j / 2)
+        return out + p * (p - 1) / 4 * math.log(math.pi)
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        total = Digamma.run(x)
+        for j in range(1, self.p):
+            total = total + Digamma.run(x - j / 2)
+        return g * total

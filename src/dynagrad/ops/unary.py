@@ -12,9 +12,10 @@ import numpy as np
 from ..backend import xp
 from . import formula as fm
 from ..autograd.function import Op
-from ..tensor import method
-from ._elementwise import Unary, _as_array, not_implemented, _unary
-from .special import Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace
+from ..tensor import Tensor, method
+from ._elementwise import Unary, _as_array, not_implemented, _unary, _need_tensor
+from .special import (Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace, I0,
+                      Mvlgamma)
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
@@ -75,7 +76,32 @@ class Abs(Unary):
 class Sign(Unary):
     float_result = False
     saves = None
-    def f(x): return x.copy() if x.dtype == bool else xp.sign(x)
+
+    def f(x):
+        if x.dtype == bool:
+            return x.copy()
+        y = xp.sign(x)
+        if x.dtype.kind in 'fV':       # PyTorch: the sign of nan is 0
+            nan = xp.isnan(x)
+            if nan.any():
+                y = xp.where(nan, 0, y).astype(x.dtype)
+        return y
+
+    def df(g): return g * 0
+
+
+class Sgn(Sign):
+    """``sgn``: ``sign`` for real tensors (``x / |x|`` is for complex ones)."""
+
+
+class Angle(Unary):
+    """The argument of a real number: 0 for ``x >= 0``, pi for ``x < 0``, nan for nan."""
+    saves = None
+
+    def f(x):
+        y = xp.where(x < 0, math.pi, 0.0).astype(x.dtype)
+        return xp.where(xp.isnan(x), x, y)
+
     def df(g): return g * 0
 
 
@@ -171,6 +197,23 @@ class Logit(Op):
         return fm.where(clamped, 0.0, grad) if clamped.any() else grad
 
 
+class Sinc(Unary):
+    """``sin(pi x) / (pi x)``, 1 at 0."""
+    quiet_fp = True
+
+    def f(x):
+        zero = x == 0
+        px = math.pi * xp.where(zero, 1, x).astype(x.dtype)
+        return xp.where(zero, 1, xp.sin(px) / px).astype(x.dtype)
+
+    def df(g, x):
+        # (cos(pi x) - sinc(x)) / x, which tends to 0 at 0
+        zero = _as_array(x) == 0
+        safe = fm.where(zero, 1.0, x) if zero.any() else x
+        slope = (_cos(safe * math.pi) - Sinc.run(safe)) / safe
+        return g * (fm.where(zero, 0.0, slope) if zero.any() else slope)
+
+
 # -- trigonometric and hyperbolic -----------------------------------------------------------
 # (_cos(x): the cos of an array, or the recorded cos of a tensor; as fm.exp, fm.log.)
 
@@ -247,6 +290,18 @@ class Atanh(Unary):
     quiet_fp = True
     def f(x): return xp.arctanh(x)
     def df(g, x): return g / (1 - x * x)
+
+
+class Rad2Deg(Unary):
+    saves = None
+    def f(x): return x * (180.0 / math.pi)
+    def df(g): return g * (180.0 / math.pi)
+
+
+class Deg2Rad(Unary):
+    saves = None
+    def f(x): return x * (math.pi / 180.0)
+    def df(g): return g * (math.pi / 180.0)
 
 
 class AsinhInplace(Asinh):
@@ -353,6 +408,8 @@ method('__pos__')(lambda self: self)    # +tensor
 abs = absolute = _unary(Abs, 'abs', aliases=('absolute',), inplace=True)
 method('__abs__')(abs)                  # abs(tensor)
 sign = _unary(Sign, 'sign', inplace=True)
+sgn = _unary(Sgn, 'sgn', inplace=True)
+angle = _unary(Angle, 'angle')
 
 exp = _unary(Exp, 'exp', inplace=True)
 exp2 = _unary(Exp2, 'exp2', inplace=True)
@@ -386,6 +443,11 @@ erfc = _unary(Erfc, 'erfc', inplace=True)
 erfinv = _unary(Erfinv, 'erfinv', inplace=True)
 lgamma = _unary(Lgamma, 'lgamma', inplace=True)
 digamma = _unary(Digamma, 'digamma', inplace=True)
+
+i0 = _unary(I0, 'i0', inplace=True)
+sinc = _unary(Sinc, 'sinc', inplace=True)
+rad2deg = _unary(Rad2Deg, 'rad2deg', inplace=True)
+deg2rad = _unary(Deg2Rad, 'deg2rad', inplace=True)
 
 floor = _unary(Floor, 'floor', inplace=True)
 ceil = _unary(Ceil, 'ceil', inplace=True)
@@ -436,9 +498,61 @@ def logit_(self, eps=None):
     return Logit.apply_(self, eps=eps)
 
 
+@method
+def positive(input):
+    """``input`` itself (what ``+input`` gives); PyTorch refuses bool tensors."""
+    _need_tensor('positive', input, 1, 'input')
+    if input._data.dtype == bool:
+        raise RuntimeError('The `+` operator, on a bool tensor is not supported.')
+    return input
+
+
+def _check_mvlgamma_p(p):
+    if not isinstance(p, int) or isinstance(p, bool):
+        raise TypeError(f"mvlgamma(): argument 'p' (position 2) must be int, not "
+                        f"{type(p).__name__}")
+    if p < 1:
+        raise RuntimeError(f'p has to be greater than or equal to 1 (mvlgamma got p={p})')
+
+
+@method
+def mvlgamma(input, p):
+    _check_mvlgamma_p(p)
+    return Mvlgamma.apply(input, p=p)
+
+
+@method
+def mvlgamma_(self, p):
+    _check_mvlgamma_p(p)
+    return Mvlgamma.apply_(self, p=p)
+
+
+# torch.exp_(x) and the other in-place functions: the in-place methods themselves.
+(neg_, negative_, abs_, exp_, exp2_, expm1_, log_, log2_, log10_, log1p_, sqrt_, rsqrt_,
+ reciprocal_, tanh_, sigmoid_, relu_, sin_, cos_, tan_, asin_, arcsin_, acos_, arccos_, atan_,
+ arctan_, sinh_, cosh_, asinh_, arcsinh_, acosh_, arccosh_, atanh_, arctanh_, erf_, erfc_,
+ floor_, ceil_, trunc_, fix_, frac_, i0_, sinc_, rad2deg_, deg2rad_) = (
+    Tensor.neg_, Tensor.negative_, Tensor.abs_, Tensor.exp_, Tensor.exp2_, Tensor.expm1_,
+    Tensor.log_, Tensor.log2_, Tensor.log10_, Tensor.log1p_, Tensor.sqrt_, Tensor.rsqrt_,
+    Tensor.reciprocal_, Tensor.tanh_, Tensor.sigmoid_, Tensor.relu_, Tensor.sin_, Tensor.cos_,
+    Tensor.tan_, Tensor.asin_, Tensor.arcsin_, Tensor.acos_, Tensor.arccos_, Tensor.atan_,
+    Tensor.arctan_, Tensor.sinh_, Tensor.cosh_, Tensor.asinh_, Tensor.arcsinh_, Tensor.acosh_,
+    Tensor.arccosh_, Tensor.atanh_, Tensor.arctanh_, Tensor.erf_, Tensor.erfc_, Tensor.floor_,
+    Tensor.ceil_, Tensor.trunc_, Tensor.fix_, Tensor.frac_, Tensor.i0_, Tensor.sinc_,
+    Tensor.rad2deg_, Tensor.deg2rad_)
+
+_INPLACE_FUNCTIONS = ['neg_', 'negative_', 'abs_', 'exp_', 'exp2_', 'expm1_', 'log_', 'log2_',
+                      'log10_', 'log1p_', 'sqrt_', 'rsqrt_', 'reciprocal_', 'tanh_', 'sigmoid_',
+                      'relu_', 'sin_', 'cos_', 'tan_', 'asin_', 'arcsin_', 'acos_', 'arccos_',
+                      'atan_', 'arctan_', 'sinh_', 'cosh_', 'asinh_', 'arcsinh_', 'acosh_',
+                      'arccosh_', 'atanh_', 'arctanh_', 'erf_', 'erfc_', 'floor_', 'ceil_',
+                      'trunc_', 'fix_', 'frac_', 'i0_', 'sinc_', 'rad2deg_', 'deg2rad_',
+                      'round_', 'logit_']
+
 __all__ = ['neg', 'negative', 'exp', 'log', 'sqrt', 'tanh', 'sigmoid', 'relu', 'abs',
            'absolute', 'sign', 'exp2', 'expm1', 'log2', 'log10', 'log1p', 'rsqrt',
            'reciprocal', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'arcsin', 'arccos',
            'arctan', 'sinh', 'cosh', 'asinh', 'acosh', 'atanh', 'arcsinh', 'arccosh',
            'arctanh', 'logit', 'erf', 'erfc', 'erfinv', 'lgamma', 'digamma', 'polygamma',
-           'floor', 'ceil', 'round', 'trunc', 'fix', 'frac']
+           'floor', 'ceil', 'round', 'trunc', 'fix', 'frac', 'sgn', 'angle', 'i0', 'sinc',
+           'rad2deg', 'deg2rad', 'positive', 'mvlgamma'] + _INPLACE_FUNCTIONS
