@@ -3,6 +3,7 @@
 * second derivatives on inputs larger than gradgradcheck's (every input and the upstream
   gradient, compared with torch's values);
 * max_unpool2d on indices of overlapping windows (repeated indices);
+* max_unpool3d of max_pool3d's indices, and max_unpool1d's;
 * dtype rules of nearest interpolation.
 """
 import numpy as np
@@ -46,7 +47,8 @@ def _double_backward(fn, arrays, seed=0):
 
 
 def F(name, **kwargs):
-    return lambda lib, *args: getattr(lib.nn.functional, name)(*args, **kwargs)
+    return lambda lib, *args, **more: getattr(lib.nn.functional, name)(*args,
+                                                                      **{**kwargs, **more})
 
 
 R = np.random.default_rng(1)
@@ -82,7 +84,27 @@ CASES = [
     ('affine_grid', F('affine_grid', size=(2, 1, 3, 4), align_corners=False), [x4(2, 2, 3)]),
     ('pixel_shuffle', F('pixel_shuffle', upscale_factor=2), [x4(2, 8, 2, 3)]),
     ('lp_pool2d', F('lp_pool2d', norm_type=2, kernel_size=2), [x4(2, 2, 4, 4)]),
+    ('max_pool3d_fast', F('max_pool3d', kernel_size=2), [x4(2, 2, 4, 4, 6)]),
+    ('max_pool3d_overlap', F('max_pool3d', kernel_size=3, stride=2, padding=1,
+                             ceil_mode=True), [x4(1, 2, 5, 4, 6)]),
+    ('avg_pool3d_fast', F('avg_pool3d', kernel_size=2), [x4(2, 2, 4, 4, 6)]),
+    ('avg_pool3d_pad', F('avg_pool3d', kernel_size=3, stride=2, padding=1,
+                         count_include_pad=False, ceil_mode=True), [x4(1, 2, 5, 4, 6)]),
+    ('adaptive_avg_pool3d', F('adaptive_avg_pool3d', output_size=(3, 2, 4)),
+     [x4(2, 2, 5, 3, 7)]),
+    ('adaptive_max_pool3d', F('adaptive_max_pool3d', output_size=(3, 2, 4)),
+     [x4(2, 2, 5, 3, 7)]),
+    ('fractional_max_pool2d', F('fractional_max_pool2d', kernel_size=2, output_size=(3, 4),
+                                _random_samples=None), [x4(2, 2, 6, 7)]),
+    ('interp_trilinear', F('interpolate', scale_factor=(1.5, 0.7, 2), mode='trilinear'),
+     [x4(1, 2, 3, 4, 3)]),
+    ('channel_shuffle', F('channel_shuffle', groups=3), [x4(2, 6, 2, 3)]),
 ]
+
+# fixed windows for fractional pooling (the same in both libraries)
+_SAMPLES = R.random((2, 2, 2))
+CASES = [(name, (lambda lib, *a, _fn=fn: _fn(lib, *a, _random_samples=lib.tensor(_SAMPLES)))
+          if name.startswith('fractional') else fn, arrays) for name, fn, arrays in CASES]
 
 
 @pytest.mark.parametrize('name,fn,arrays', CASES, ids=[c[0] for c in CASES])
@@ -137,3 +159,23 @@ def test_max_pool2d_fast_path_matches_window_path():
     t = torch.from_numpy(x).requires_grad_()
     TF.max_pool2d(t, 2).backward(torch.from_numpy(g))
     np.testing.assert_allclose(d.grad.numpy(), t.grad.numpy())
+
+
+@pytest.mark.parametrize('n', [1, 3])
+def test_max_unpool_nd_of_max_pool_indices(n):
+    shape = (2, 3, 9) if n == 1 else (2, 2, 5, 4, 6)
+    x = np.random.default_rng(4).standard_normal(shape)
+    outs = []
+    for lib, k in ((dynagrad, 0), (torch, 1)):
+        t = _pair(x)[k]
+        fn = lib.nn.functional
+        y, idx = getattr(fn, f'max_pool{n}d')(t, 3, stride=2, padding=1, return_indices=True)
+        u = getattr(fn, f'max_unpool{n}d')(y, idx, 3, stride=2, padding=1,
+                                           output_size=shape[2:])
+        u.backward(_pair(np.arange(u.numel(), dtype=np.float64).reshape(u.shape))[k])
+        outs.append((u.detach().numpy(), t.grad.numpy(), idx.numpy(), u.grad_fn.name()))
+    (du, dg, di, dn), (tu, tg, ti, tn) = outs
+    np.testing.assert_array_equal(di, ti)
+    np.testing.assert_array_equal(du, tu)
+    np.testing.assert_array_equal(dg, tg)
+    assert dn == tn

@@ -259,8 +259,8 @@ def pad_errors(mode):
 
 
 def interp_samples(mode):
-    spatial = {'linear': 1, 'bilinear': 2, 'bicubic': 2}.get(mode)
-    align = mode in ('linear', 'bilinear', 'bicubic')
+    spatial = {'linear': 1, 'bilinear': 2, 'bicubic': 2, 'trilinear': 3}.get(mode)
+    align = mode in ('linear', 'bilinear', 'bicubic', 'trilinear')
 
     def gen(rng):
         s = []
@@ -302,21 +302,36 @@ def interp_samples(mode):
             if align:
                 s.append(Sample((R(rng, 1, 2, 5),), dict(size=8, mode=mode, align_corners=True),
                                 desc='1d_align_corners'))
+        if spatial in (None, 3):
+            s += [
+                Sample((R(rng, 2, 2, 3, 4, 5),), dict(scale_factor=(1.5, 0.7, 2), mode=mode),
+                       desc='3d_scale'),
+                Sample((R(rng, 1, 1, 2, 2, 3),), dict(size=(3, 1, 4), mode=mode),
+                       desc='3d_small'),
+                Sample((nc(R(rng, 1, 2, 3, 5, 4), TR),), dict(size=4, mode=mode),
+                       desc='3d_noncontig_T'),
+                Sample((F64(rng, 1, 2, 2, 3, 4),), dict(scale_factor=1.5, mode=mode),
+                       desc='3d_f64'),
+            ]
+            if align:
+                s.append(Sample((R(rng, 1, 2, 2, 3, 4),), dict(size=(3, 5, 2), mode=mode,
+                                                               align_corners=True),
+                                desc='3d_align_corners'))
         return s
     return gen
 
 
 def interp_errors(mode):
-    spatial = {'linear': 1, 'bilinear': 2, 'bicubic': 2}.get(mode)
+    spatial = {'linear': 1, 'bilinear': 2, 'bicubic': 2, 'trilinear': 3}.get(mode)
 
     def gen(rng):
-        x = R(rng, 1, 2, 3, 4) if spatial != 1 else R(rng, 1, 2, 3)
+        x = {1: R(rng, 1, 2, 3), 3: R(rng, 1, 2, 3, 4, 2)}.get(spatial, R(rng, 1, 2, 3, 4))
         e = [
             ErrorSample((x,), dict(mode=mode), exc=ValueError, desc='no_size'),
             ErrorSample((x,), dict(size=5, scale_factor=2, mode=mode), exc=ValueError,
                         desc='size_and_scale'),
-            ErrorSample((x,), dict(size=(2, 3, 4), mode=mode), exc=ValueError,
-                        desc='size_length'),
+            ErrorSample((x,), dict(size=(2, 3) if spatial == 3 else (2, 3, 4), mode=mode),
+                        exc=ValueError, desc='size_length'),
             ErrorSample((R(rng, 3, 4),), dict(size=5, mode=mode), exc=NotImplementedError,
                         desc='2d_input'),
         ]
@@ -324,7 +339,8 @@ def interp_errors(mode):
             e.append(ErrorSample((x,), dict(size=5, mode=mode, align_corners=True),
                                  exc=ValueError, desc='align_corners_not_allowed'))
         else:
-            wrong = R(rng, 1, 2, 3, 4) if spatial == 1 else R(rng, 1, 2, 3)
+            wrong = R(rng, 1, 2, 3) if spatial == 3 else \
+                R(rng, 1, 2, 3, 4) if spatial == 1 else R(rng, 1, 2, 3)
             e.append(ErrorSample((wrong,), dict(size=5, mode=mode), exc=NotImplementedError,
                                  desc='wrong_rank'))
         return e
@@ -432,6 +448,257 @@ def pixel_unshuffle_errors(rng):
             ErrorSample((R(rng, 4, 2), 2), desc='2d_input')]
 
 
+# -- 3-d pooling, fractional pooling, with_indices forms ---------------------------------------
+
+def max_pool3d_samples(rng):
+    return [
+        Sample((R(rng, 2, 3, 4, 6, 4), 2), desc='k2_fast_path'),
+        Sample((R(rng, 1, 1, 2, 2, 3), 2), dict(stride=1), desc='small_overlap'),
+        Sample((R(rng, 1, 1, 3, 2, 2), (2, 1, 2)), dict(stride=(1, 1, 2), padding=(1, 0, 1)),
+               desc='small_pad'),
+        Sample((R(rng, 2, 5, 4, 5), 3), dict(stride=2, padding=1), desc='unbatched_pad'),
+        Sample((R(rng, 1, 2, 5, 7, 6), (3, 2, 2)), dict(stride=(2, 1, 2), padding=1,
+                                                          dilation=(2, 1, 1), ceil_mode=True),
+               desc='dilation_ceil'),
+        Sample((R(rng, 1, 2, 5, 4, 5), 2), dict(ceil_mode=True, return_indices=True),
+               desc='ceil_indices'),
+        Sample((R(rng, 1, 1, 2, 3, 2), 2), dict(stride=1, padding=1, return_indices=True),
+               desc='small_indices'),
+        Sample((nc(R(rng, 1, 2, 4, 6, 5), TR), 2), desc='noncontig_T'),
+        Sample((F64(rng, 1, 2, 4, 5, 3), 2), dict(stride=1, padding=1), desc='f64'),
+        Sample((I64(rng, 1, 2, 3, 4, 5), 2), dict(padding=1), desc='int64'),
+    ]
+
+
+def pool3d_errors(rng):
+    return [
+        ErrorSample((R(rng, 3, 4, 4), 2), desc='3d_input'),
+        ErrorSample((R(rng, 1, 1, 4, 4, 4), 2), dict(padding=2), desc='pad_too_big'),
+        ErrorSample((R(rng, 1, 1, 2, 2, 2), 3), desc='output_too_small'),
+        ErrorSample((R(rng, 1, 1, 4, 4, 4), 0), desc='zero_kernel'),
+        ErrorSample((R(rng, 1, 1, 4, 4, 4), 2), dict(stride=0), desc='zero_stride'),
+        ErrorSample((R(rng, 1, 1, 4, 4, 4), (2, 2)), desc='kernel_2_tuple'),
+        ErrorSample((B(rng, 1, 1, 4, 4, 4), 2), exc=NotImplementedError, desc='bool_input'),
+    ]
+
+
+def avg_pool3d_samples(rng):
+    return [
+        Sample((R(rng, 2, 3, 4, 6, 4), 2), desc='k2_fast_path'),
+        Sample((R(rng, 1, 1, 2, 2, 3), 2), dict(stride=1), desc='small_overlap'),
+        Sample((R(rng, 1, 1, 2, 2, 3), (2, 2, 3)), dict(stride=2, padding=1), desc='small_pad'),
+        Sample((R(rng, 1, 1, 2, 2, 3), (2, 1, 3)), dict(stride=2, padding=(1, 0, 1),
+                                                          count_include_pad=False),
+               desc='small_exclude_pad'),
+        Sample((R(rng, 1, 2, 5, 7, 6), (3, 2, 3)), dict(stride=2, padding=1, ceil_mode=True,
+                                                          count_include_pad=False),
+               desc='ceil_exclude_pad'),
+        Sample((R(rng, 2, 5, 4, 6), 3), dict(stride=(2, 1, 2), padding=1, divisor_override=5),
+               desc='unbatched_divisor'),
+        Sample((nc(R(rng, 1, 2, 4, 6, 5), TR), 2), desc='noncontig_T'),
+        Sample((F64(rng, 1, 2, 3, 5, 4), 2), dict(stride=1, padding=1), desc='f64'),
+        Sample((I64(rng, 1, 2, 3, 4, 5), 2), dict(padding=1), desc='int64_truncates'),
+    ]
+
+
+def adaptive3d_samples(rng, with_indices=False):
+    kw = dict(return_indices=True) if with_indices else {}
+    return [
+        Sample((R(rng, 2, 3, 5, 7, 6), (3, 4, 2)), kw, desc='shrink'),
+        Sample((R(rng, 1, 2, 3, 2, 4), 5), kw, desc='grow'),
+        Sample((R(rng, 1, 1, 2, 2, 3), (1, 2, 2)), kw, desc='small'),
+        Sample((R(rng, 3, 4, 6, 5), (2, None, 3)), kw, desc='unbatched_none'),
+        Sample((nc(R(rng, 1, 2, 4, 6, 5), TR), 3), kw, desc='noncontig_T'),
+        Sample((F64(rng, 1, 2, 4, 5, 6), (2, 3, 4)), kw, desc='f64'),
+    ]
+
+
+def adaptive_avg3d_samples(rng):
+    return adaptive3d_samples(rng) + [
+        Sample((R(rng, 1, 2, 3, 2, 2), 1), desc='global_mean'),
+        Sample((R(rng, 1, 2, 3, 4, 4), (0, 2, 2)), desc='empty_output', requires_grad=False),
+    ]
+
+
+def adaptive3d_errors(rng):
+    return [
+        ErrorSample((R(rng, 4, 4), 2), desc='2d_input'),
+        ErrorSample((R(rng, 1, 1, 4, 4, 4), (2, 2)), desc='output_size_2'),
+        ErrorSample((I64(rng, 1, 1, 4, 4, 4), 2), exc=NotImplementedError, desc='int_input'),
+    ]
+
+
+def adaptive_max1d_errors(rng):
+    return [
+        ErrorSample((R(rng, 2, 3, 4, 4), 2), desc='4d_input'),
+        ErrorSample((R(rng, 2, 3, 4), (2, 2)), desc='output_size_2'),
+        ErrorSample((I64(rng, 2, 3, 4), 2), exc=NotImplementedError, desc='int_input'),
+    ]
+
+
+def _pool_indices_nd(rng, lead, sizes, k):
+    """Indices a ``k``-wide max pool (stride k) over spatial ``sizes`` could return."""
+    out = tuple(sz // k for sz in sizes)
+    flat = 0
+    for i, (o, sz) in enumerate(zip(out, sizes)):
+        shape = [1] * len(out)
+        shape[i] = o
+        pos = np.arange(o).reshape(shape) * k + rng.integers(0, k, tuple(lead) + out)
+        flat = flat * sz + pos
+    return flat.astype(np.int64)
+
+
+def max_unpool3d_samples(rng):
+    return [
+        Sample((R(rng, 2, 2, 2, 3, 2), _pool_indices_nd(rng, (2, 2), (4, 6, 4), 2), 2),
+               desc='k2'),
+        Sample((R(rng, 1, 1, 1, 2, 2), _pool_indices_nd(rng, (1, 1), (2, 4, 4), 2), 2),
+               desc='small'),
+        Sample((R(rng, 2, 2, 2, 2), _pool_indices_nd(rng, (2,), (5, 4, 5), 2), 2),
+               dict(output_size=(5, 4, 5)), desc='unbatched_output_size'),
+        Sample((F64(rng, 1, 2, 2, 1, 2), _pool_indices_nd(rng, (1, 2), (6, 3, 6), 3), 3),
+               desc='f64'),
+    ]
+
+
+def max_unpool3d_errors(rng):
+    return [
+        ErrorSample((R(rng, 1, 1, 2, 2, 2), np.full((1, 1, 2, 2, 2), 99, np.int64), 2),
+                    desc='index_out_of_range'),
+        ErrorSample((R(rng, 1, 1, 2, 2, 2), np.zeros((1, 1, 2, 2, 1), np.int64), 2),
+                    desc='indices_shape'),
+        ErrorSample((R(rng, 1, 1, 2, 2, 2), np.zeros((1, 1, 2, 2, 2), np.int64), 2),
+                    dict(output_size=(9, 9, 9)), exc=ValueError, desc='bad_output_size'),
+        ErrorSample((R(rng, 1, 1, 2, 2, 2), np.zeros((1, 1, 2, 2, 2), np.int64), 2),
+                    dict(output_size=(4, 4)), exc=ValueError, desc='output_size_length'),
+        ErrorSample((R(rng, 1, 2, 2), np.zeros((1, 2, 2), np.int64), 2), desc='3d_input'),
+        ErrorSample((R(rng, 1, 1, 2, 2, 2), np.zeros((1, 1, 2, 2, 2), np.float32), 2),
+                    desc='float_indices'),
+    ]
+
+
+def max_unpool1d_samples(rng):
+    return [
+        Sample((R(rng, 2, 3, 4), _pool_indices_nd(rng, (2, 3), (8,), 2), 2), desc='k2'),
+        Sample((R(rng, 1, 2, 3), _pool_indices_nd(rng, (1, 2), (6,), 2), 2), desc='small'),
+        Sample((R(rng, 2, 2), _pool_indices_nd(rng, (2,), (5,), 2), 2),
+               dict(output_size=[5]), desc='unbatched_output_size'),
+        Sample((F64(rng, 1, 2, 2), _pool_indices_nd(rng, (1, 2), (6,), 3), 3), desc='f64'),
+    ]
+
+
+def max_unpool1d_errors(rng):
+    return [
+        ErrorSample((R(rng, 1, 1, 2), np.full((1, 1, 2), 99, np.int64), 2),
+                    desc='index_out_of_range'),
+        ErrorSample((R(rng, 1, 1, 2), np.zeros((1, 1, 3), np.int64), 2), desc='indices_shape'),
+        ErrorSample((R(rng, 1, 1, 2), np.zeros((1, 1, 2), np.int64), 2),
+                    dict(output_size=(20,)), exc=ValueError, desc='bad_output_size'),
+        ErrorSample((R(rng, 4), np.zeros((4,), np.int64), 2), desc='1d_input'),
+    ]
+
+
+def lp_pool3d_samples(rng):
+    return [
+        Sample((R(rng, 1, 2, 4, 6, 4), 2, 2), desc='p2_k2'),
+        Sample((POS(rng, 1, 1, 2, 2, 3), 3, 2), dict(stride=1), desc='small_p3'),
+        Sample((POS(rng, 1, 2, 5, 6, 5), 1.5, (3, 2, 2)), dict(stride=2, ceil_mode=True),
+               desc='p1.5_ceil'),
+        Sample((POS(rng, 2, 4, 4, 2).astype(np.float64), 2, 2), desc='unbatched_f64'),
+    ]
+
+
+def _samples_for(rng, lead, n, dtype=np.float32):
+    return rng.random(tuple(lead) + (n,)).astype(dtype)
+
+
+def fractional2d_samples(rng, with_indices=False):
+    kw = dict(return_indices=True) if with_indices else {}
+    return [
+        Sample((R(rng, 2, 3, 8, 9), 2), dict(output_size=(4, 5),
+                                             _random_samples=_samples_for(rng, (2, 3), 2), **kw),
+               desc='k2'),
+        Sample((F64(rng, 1, 1, 3, 4), 2), dict(
+            output_size=2, _random_samples=_samples_for(rng, (1, 1), 2, np.float64), **kw),
+               desc='small'),
+        Sample((R(rng, 2, 9, 8), (3, 2)), dict(output_ratio=(0.5, 0.6),
+                                               _random_samples=_samples_for(rng, (1, 2), 2),
+                                               **kw), desc='unbatched_ratio'),
+        Sample((R(rng, 1, 2, 7, 7), 3), dict(output_size=(5, 1),
+                                             _random_samples=_samples_for(rng, (3, 2), 2), **kw),
+               desc='extra_samples'),
+        Sample((nc(R(rng, 1, 2, 7, 6), TR), 2), dict(
+            output_size=3, _random_samples=_samples_for(rng, (1, 2), 2), **kw),
+               desc='noncontig_T'),
+        Sample((F64(rng, 1, 2, 6, 5), 2), dict(
+            output_size=(3, 4), _random_samples=_samples_for(rng, (1, 2), 2, np.float64), **kw),
+               desc='f64'),
+    ]
+
+
+def fractional2d_errors(rng):
+    s = lambda *shape: rng.random(shape).astype(np.float32)  # noqa: E731
+    return [
+        ErrorSample((R(rng, 1, 2, 8, 8), 2), exc=ValueError, desc='no_size'),
+        ErrorSample((R(rng, 1, 2, 8, 8), 2), dict(output_size=8), desc='pool_too_large'),
+        ErrorSample((R(rng, 1, 2, 8, 8), 2), dict(output_size=4, _random_samples=s(1, 2, 3)),
+                    desc='samples_last_dim'),
+        ErrorSample((R(rng, 2, 2, 8, 8), 2), dict(output_size=4, _random_samples=s(1, 2, 2)),
+                    desc='samples_batch'),
+        ErrorSample((R(rng, 1, 2, 8, 8), 2), dict(
+            output_size=4, _random_samples=s(1, 2, 2).astype(np.float64)), desc='samples_dtype'),
+        ErrorSample((R(rng, 1, 2, 8, 8), (2, 2, 2)), dict(output_size=4), desc='kernel_3'),
+        ErrorSample((R(rng, 1, 2, 8, 8), 2), dict(output_size=(4, 4, 4)), desc='output_3'),
+    ]
+
+
+def fractional3d_samples(rng, with_indices=False):
+    kw = dict(return_indices=True) if with_indices else {}
+    return [
+        Sample((R(rng, 2, 2, 6, 8, 7), 2), dict(output_size=(3, 4, 5),
+                                                _random_samples=_samples_for(rng, (2, 2), 3),
+                                                **kw), desc='k2'),
+        Sample((F64(rng, 1, 1, 2, 2, 3), 1), dict(
+            output_size=(1, 1, 2), _random_samples=_samples_for(rng, (1, 1), 3, np.float64),
+            **kw), desc='small'),
+        Sample((R(rng, 2, 6, 7, 8), (2, 3, 2)), dict(
+            output_ratio=(0.5, 0.5, 0.6), _random_samples=_samples_for(rng, (1, 2), 3), **kw),
+               desc='unbatched_ratio'),
+        Sample((F64(rng, 1, 2, 5, 4, 6), 2), dict(
+            output_size=(3, 2, 4), _random_samples=_samples_for(rng, (1, 2), 3, np.float64),
+            **kw), desc='f64'),
+    ]
+
+
+def fractional3d_errors(rng):
+    s = lambda *shape: rng.random(shape).astype(np.float32)  # noqa: E731
+    return [
+        ErrorSample((R(rng, 1, 1, 8, 8, 8), 2), exc=ValueError, desc='no_size'),
+        ErrorSample((R(rng, 1, 1, 8, 8, 8), 5), dict(output_size=4), desc='pool_too_large'),
+        ErrorSample((R(rng, 1, 1, 8, 8, 8), 2), dict(output_size=4, _random_samples=s(1, 1, 2)),
+                    desc='samples_last_dim'),
+    ]
+
+
+def channel_shuffle_samples(rng):
+    return [
+        Sample((R(rng, 2, 6, 3, 2), 3), desc='g3'),
+        Sample((R(rng, 1, 4, 3), 2), desc='3d_small'),
+        Sample((R(rng, 2, 4, 2, 2, 2), 4), desc='5d'),
+        Sample((R(rng, 1, 6, 2), 1), desc='one_group'),
+        Sample((nc(R(rng, 2, 6, 3, 4), TR), 2), desc='noncontig_T'),
+        Sample((F64(rng, 1, 6, 2), 3), desc='f64'),
+        Sample((I64(rng, 1, 4, 2), 2), desc='int64'),
+        Sample((R(rng, 0, 3, 2), 3), desc='empty_batch', requires_grad=False),
+    ]
+
+
+def channel_shuffle_errors(rng):
+    return [ErrorSample((R(rng, 2, 3, 4), 2), desc='channels_not_divisible'),
+            ErrorSample((R(rng, 2, 4, 4), 0), desc='zero_groups'),
+            ErrorSample((R(rng, 3, 4), 2), desc='2d_input')]
+
+
 OPS = [
     OpInfo('nn.functional.max_pool2d', F('max_pool2d'), max_pool2d_samples,
            errors=pool2d_errors),
@@ -453,13 +720,50 @@ OPS = [
            errors=max_unpool2d_errors),
     OpInfo('nn.functional.lp_pool2d', F('lp_pool2d'), lp_pool2d_samples),
     OpInfo('nn.functional.lp_pool1d', F('lp_pool1d'), lp_pool1d_samples),
+    OpInfo('nn.functional.max_pool3d', F('max_pool3d'), max_pool3d_samples,
+           errors=pool3d_errors),
+    OpInfo('nn.functional.avg_pool3d', F('avg_pool3d'), avg_pool3d_samples,
+           errors=pool3d_errors),
+    OpInfo('nn.functional.adaptive_avg_pool3d', F('adaptive_avg_pool3d'),
+           adaptive_avg3d_samples, errors=adaptive3d_errors),
+    OpInfo('nn.functional.adaptive_max_pool3d', F('adaptive_max_pool3d'),
+           lambda rng: adaptive3d_samples(rng) + adaptive3d_samples(rng, True)[:2],
+           errors=adaptive3d_errors),
+    OpInfo('nn.functional.max_unpool3d', F('max_unpool3d'), max_unpool3d_samples,
+           errors=max_unpool3d_errors),
+    OpInfo('nn.functional.max_unpool1d', F('max_unpool1d'), max_unpool1d_samples,
+           errors=max_unpool1d_errors),
+    OpInfo('nn.functional.lp_pool3d', F('lp_pool3d'), lp_pool3d_samples),
+    OpInfo('nn.functional.fractional_max_pool2d', F('fractional_max_pool2d'),
+           lambda rng: fractional2d_samples(rng) + fractional2d_samples(rng, True)[:2],
+           errors=fractional2d_errors),
+    OpInfo('nn.functional.fractional_max_pool3d', F('fractional_max_pool3d'),
+           lambda rng: fractional3d_samples(rng) + fractional3d_samples(rng, True)[:2],
+           errors=fractional3d_errors),
+    OpInfo('nn.functional.fractional_max_pool2d_with_indices',
+           F('fractional_max_pool2d_with_indices'), lambda rng: fractional2d_samples(rng)[:3]),
+    OpInfo('nn.functional.fractional_max_pool3d_with_indices',
+           F('fractional_max_pool3d_with_indices'), lambda rng: fractional3d_samples(rng)[:2]),
+    OpInfo('nn.functional.max_pool1d_with_indices', F('max_pool1d_with_indices'),
+           lambda rng: max_pool1d_samples(rng)[:3]),
+    OpInfo('nn.functional.max_pool2d_with_indices', F('max_pool2d_with_indices'),
+           lambda rng: max_pool2d_samples(rng)[2:5]),
+    OpInfo('nn.functional.max_pool3d_with_indices', F('max_pool3d_with_indices'),
+           lambda rng: max_pool3d_samples(rng)[1:4]),
+    OpInfo('nn.functional.adaptive_max_pool1d_with_indices',
+           F('adaptive_max_pool1d_with_indices'), adaptive_max1d_samples,
+           errors=adaptive_max1d_errors),
+    OpInfo('nn.functional.adaptive_max_pool2d_with_indices',
+           F('adaptive_max_pool2d_with_indices'), lambda rng: adaptive_max2d_samples(rng)[:3]),
+    OpInfo('nn.functional.adaptive_max_pool3d_with_indices',
+           F('adaptive_max_pool3d_with_indices'), lambda rng: adaptive3d_samples(rng)[:3]),
 ] + [
     OpInfo(f'nn.functional.pad_{mode}', F('pad'), pad_samples(mode), errors=pad_errors(mode))
     for mode in ('constant', 'reflect', 'replicate', 'circular')
 ] + [
     OpInfo(f'nn.functional.interpolate_{mode.replace("-", "_")}', F('interpolate'),
            interp_samples(mode), errors=interp_errors(mode))
-    for mode in ('nearest', 'nearest-exact', 'linear', 'bilinear', 'bicubic', 'area')
+    for mode in ('nearest', 'nearest-exact', 'linear', 'bilinear', 'bicubic', 'trilinear', 'area')
 ] + [
     OpInfo('nn.functional.grid_sample', F('grid_sample'), grid_sample_samples,
            errors=grid_sample_errors),
@@ -469,4 +773,9 @@ OPS = [
            errors=pixel_shuffle_errors),
     OpInfo('nn.functional.pixel_unshuffle', F('pixel_unshuffle'), pixel_unshuffle_samples,
            errors=pixel_unshuffle_errors),
+    OpInfo('nn.functional.channel_shuffle', F('channel_shuffle'), channel_shuffle_samples,
+           errors=channel_shuffle_errors),
+    # (torch has no derivative for native_channel_shuffle: forward and errors only)
+    OpInfo('nn.functional.native_channel_shuffle', F('native_channel_shuffle'),
+           channel_shuffle_samples, errors=channel_shuffle_errors, differentiable=False),
 ]

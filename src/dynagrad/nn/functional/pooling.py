@@ -1,9 +1,10 @@
-"""Pooling: max, average, adaptive, LP pooling and max-unpooling.
+"""Pooling: max, average, adaptive, fractional, LP pooling and max-unpooling.
 
-The ops work on the last two (spatial) dimensions and take any leading dimensions, so
-batched ``(N, C, H, W)`` and unbatched ``(C, H, W)`` inputs run the same code; the 1-d
-forms are the 2-d ones on ``input.unsqueeze(-2)`` (as in PyTorch, whose 1-d results come
-out of ``SqueezeBackward1``).
+The ops work on the last ``n`` (spatial) dimensions, n = 2 or 3, and take any leading
+dimensions, so batched ``(N, C, *spatial)`` and unbatched ``(C, *spatial)`` inputs run the
+same code; one op class serves both n (the node name says which, as PyTorch's does). The
+1-d forms are the 2-d ones on ``input.unsqueeze(-2)`` (as in PyTorch, whose 1-d results
+come out of ``SqueezeBackward1``).
 
 Every backward here is linear in the incoming gradient and is itself an op whose
 backward is the forward map again (max pooling: scatter at the argmax <-> gather there;
@@ -11,6 +12,7 @@ average pooling: spread over windows <-> sum over windows; adaptive average pool
 matrix per axis <-> its transpose), so double backward comes from the pairs calling each
 other through ``Op.run``.
 """
+import itertools
 import math
 
 import numpy as np
@@ -18,6 +20,9 @@ import numpy as np
 from ...backend import xp
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
+from ...ops.random import array_rng
+
+_WORDS = {1: 'one', 2: 'two', 3: 'three'}
 
 
 # ---------------------------------------------------------------------------------------
@@ -28,8 +33,8 @@ def _ntuple(value, n, what, fn):
         if len(value) == 1:
             value = tuple(value) * n
         if len(value) != n:
-            raise RuntimeError(f'{fn}: {what} must either be a single int, or a tuple of {n} '
-                               f'ints (got {tuple(value)})')
+            raise RuntimeError(f'{fn}: {what} must either be a single int, or a tuple of '
+                               f'{_WORDS.get(n, n)} ints (got {tuple(value)})')
         return tuple(int(v) for v in value)
     return (int(value),) * n
 
@@ -45,18 +50,19 @@ def _out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
-def _pool_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
-    """Check the input and arguments of a 2-d pool; the output spatial size."""
-    k = _ntuple(kernel_size, 2, 'kernel_size', fn)
+def _pool_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode, n=2):
+    """Check the input and arguments of an n-d pool; the output spatial size."""
+    k = _ntuple(kernel_size, n, 'kernel_size', fn)
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) \
-        else _ntuple(stride, 2, 'stride', fn)
-    p = _ntuple(padding, 2, 'padding', fn)
-    d = _ntuple(dilation, 2, 'dilation', fn)
+        else _ntuple(stride, n, 'stride', fn)
+    p = _ntuple(padding, n, 'padding', fn)
+    d = _ntuple(dilation, n, 'dilation', fn)
     if min(k) <= 0:
         raise RuntimeError(f'{fn}: kernel_size should be greater than zero, but got '
                            f'kernel_size {k}')
     if min(s) <= 0:
-        raise RuntimeError(f'{fn}: stride should be greater than zero, but got stride {s}')
+        raise RuntimeError(f'{fn}: stride should be greater than zero (stride should not be '
+                           f'zero), but got stride {s}')
     if min(d) <= 0:
         raise RuntimeError(f'{fn}: dilation should be greater than zero, but got dilation {d}')
     if min(p) < 0:
@@ -66,15 +72,16 @@ def _pool_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode):
             raise RuntimeError(f'{fn}: pad should be at most half of effective kernel size, '
                                f'but got pad={pp}, kernel_size={kk} and dilation={dd}')
     shape = tuple(input.shape)
-    if len(shape) not in (3, 4) or any(n == 0 for n in shape[-3:]):
-        raise RuntimeError(f'{fn}: non-empty 3D or 4D (batch mode) tensor expected for input, '
-                           f'but got input of shape {list(shape)}')
-    H, W = shape[-2:]
-    out = (_out_size(H, k[0], s[0], p[0], d[0], ceil_mode),
-           _out_size(W, k[1], s[1], p[1], d[1], ceil_mode))
+    if len(shape) not in (n + 1, n + 2) or any(v == 0 for v in shape[-n - 1:]):
+        raise RuntimeError(f'{fn}: non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected '
+                           f'for input, but got input of shape {list(shape)}')
+    sizes = shape[-n:]
+    out = tuple(_out_size(*a, ceil_mode) for a in zip(sizes, k, s, p, d))
     if min(out) < 1:
-        raise RuntimeError(f'{fn}: Given input size: ({shape[-3]}x{H}x{W}). Calculated output '
-                           f'size: ({shape[-3]}x{out[0]}x{out[1]}). Output size is too small')
+        given = 'x'.join(str(v) for v in shape[-n - 1:])
+        calc = 'x'.join(str(v) for v in (shape[-n - 1],) + out)
+        raise RuntimeError(f'{fn}: Given input size: ({given}). Calculated output size: '
+                           f'({calc}). Output size is too small')
     return k, s, p, d, out
 
 
@@ -82,13 +89,25 @@ def _check_float(fn, input):
     dt = input.dtype
     if not dt.is_floating_point:
         name = dt.legacy_name[:-6]
-        raise RuntimeError(f'"{fn}" not implemented for \'{name}\' '
-                           f'(pooling needs a floating point input; use input.float())')
+        raise NotImplementedError(f'"{fn}" not implemented for \'{name}\' '
+                                  f'(pooling needs a floating point input; use input.float())')
 
 
 def _check_kind(fn, input):
     if input.dtype.category == 0:
-        raise RuntimeError(f'"{fn}" not implemented for \'Bool\'')
+        raise NotImplementedError(f'"{fn}" not implemented for \'Bool\'')
+
+
+def _spatial(keys):
+    """The index ``(..., *keys)``: one key per trailing (spatial) axis."""
+    return (Ellipsis,) + tuple(keys)
+
+
+def _along(values, i, n):
+    """A 1-d array reshaped to broadcast along spatial axis ``i`` of ``n``."""
+    shape = [1] * n
+    shape[i] = -1
+    return values.reshape(shape)
 
 
 # ---------------------------------------------------------------------------------------
@@ -129,36 +148,51 @@ class ScatterFlat(Op):
 
 
 
+def _scatter_spatial(g, idx, in_shape, n):
+    """Gradient of an input of ``in_shape`` from ``g`` at flat spatial indices ``idx``."""
+    lead = in_shape[:-n]
+    gx = ScatterFlat.run(g.reshape(lead + (-1,)), idx=idx.reshape(lead + (-1,)),
+                         size=math.prod(in_shape[-n:]))
+    return gx.reshape(in_shape)
+
+
+def _flat_position(coords, sizes):
+    """Row-major flat index of per-axis coordinates (broadcast together) in ``sizes``."""
+    flat = 0
+    for c, size in zip(coords, sizes):
+        flat = flat * size + c
+    return flat
+
+
 # ---------------------------------------------------------------------------------------
 # max pooling
 
-def _windows(x, k, s, d, out, fill):
-    """(lead, Ho, Wo, kh*kw) windows of ``x`` (already padded on the top/left)."""
-    H, W = x.shape[-2:]
-    need = [(o - 1) * st + dd * (kk - 1) + 1 for o, st, dd, kk in zip(out, s, d, k)]
-    if need[0] > H or need[1] > W:   # ceil_mode windows reaching past the end
-        big = xp.full(x.shape[:-2] + (max(H, need[0]), max(W, need[1])), fill, x.dtype)
-        big[..., :H, :W] = x
-        x = big
-    ext = (d[0] * (k[0] - 1) + 1, d[1] * (k[1] - 1) + 1)
-    v = xp.lib.stride_tricks.sliding_window_view(x, ext, axis=(-2, -1))
-    v = v[..., :(out[0] - 1) * s[0] + 1:s[0], :(out[1] - 1) * s[1] + 1:s[1], ::d[0], ::d[1]]
-    return v.reshape(v.shape[:-2] + (k[0] * k[1],))
-
-
-def _pad2(x, p, fill):
-    if p == (0, 0):
+def _grid(x, p, k, s, d, out, fill):
+    """``x`` padded by ``p`` at both ends of each spatial axis and, where ceil_mode windows
+    reach past the end, extended to cover them; new entries are ``fill``."""
+    n = len(k)
+    sizes = x.shape[-n:]
+    need = tuple(max(sz + 2 * pp, (o - 1) * st + dd * (kk - 1) + 1)
+                 for sz, pp, o, st, dd, kk in zip(sizes, p, out, s, d, k))
+    if need == sizes:
         return x
-    out = xp.full(x.shape[:-2] + (x.shape[-2] + 2 * p[0], x.shape[-1] + 2 * p[1]), fill,
-                  x.dtype)
-    out[..., p[0]:p[0] + x.shape[-2], p[1]:p[1] + x.shape[-1]] = x
-    return out
+    grid = xp.full(x.shape[:-n] + need, fill, x.dtype)
+    grid[_spatial(slice(pp, pp + sz) for pp, sz in zip(p, sizes))] = x
+    return grid
 
 
-class MaxPool2dOp(Op):
+def _offset_views(a, k, s, d, out):
+    """The strided slice of ``a`` under each kernel offset, in window order: view ``t`` holds
+    element ``t`` of every window, so a loop over prod(k) whole-array steps pools."""
+    for offset in itertools.product(*(range(kk) for kk in k)):
+        yield a[_spatial(slice(i * dd, i * dd + (o - 1) * st + 1, st)
+                         for i, dd, o, st in zip(offset, d, out, s))]
+
+
+class MaxPoolOp(Op):
     """Max over windows; backward puts the gradient at each window's argmax.
 
-    Both directions loop over the kh*kw kernel offsets only: each offset is one strided
+    Both directions loop over the prod(k) kernel offsets only: each offset is one strided
     slice of the (padded) input, as large as the output, so every step is a vectorised
     comparison over the whole batch. Ties keep the first offset, as ``argmax`` does.
     """
@@ -166,18 +200,10 @@ class MaxPool2dOp(Op):
     node_name = 'MaxPool2DWithIndicesBackward0'
 
     def forward(self, x, k, s, p, d, out, return_indices):
-        lead = x.shape[:-2]
-        Ho, Wo = out
-        self.in_shape, self.lead = x.shape, lead
+        self.in_shape = x.shape
         self.k, self.s, self.p, self.d, self.out = k, s, p, d, out
         low = -np.inf if x.dtype.kind in 'fV' else np.iinfo(x.dtype).min
-        xp_ = _pad2(x, p, low)
-        H, W = xp_.shape[-2:]
-        need = ((Ho - 1) * s[0] + d[0] * (k[0] - 1) + 1, (Wo - 1) * s[1] + d[1] * (k[1] - 1) + 1)
-        if need[0] > H or need[1] > W:   # ceil_mode windows reaching past the end
-            big = xp.full(lead + (max(H, need[0]), max(W, need[1])), low, x.dtype)
-            big[..., :H, :W] = xp_
-            xp_ = big
+        xp_ = _grid(x, p, k, s, d, out, low)
         self.padded_shape = xp_.shape
         # A NaN in a window wins, as in PyTorch; one pass over x decides if that can happen.
         nan_aware = x.dtype.kind in 'fV' and bool(xp.isnan(x.sum()))
@@ -187,7 +213,7 @@ class MaxPool2dOp(Op):
         for t, view in enumerate(self._offsets(xp_)):
             if y is None:
                 y = view.copy()
-                arg = xp.zeros(y.shape, np.int8 if k[0] * k[1] < 128 else np.int64)
+                arg = xp.zeros(y.shape, np.int8 if math.prod(k) < 128 else np.int64)
                 better = xp.empty(y.shape, bool)
                 step = xp.empty(y.shape, arg.dtype)
                 continue
@@ -207,28 +233,21 @@ class MaxPool2dOp(Op):
         return y
 
     def _offsets(self, a):
-        """The strided slice of ``a`` under each kernel offset, in window order."""
-        (Ho, Wo), k, s, d = self.out, self.k, self.s, self.d
-        for i in range(k[0]):
-            r0 = i * d[0]
-            for j in range(k[1]):
-                c0 = j * d[1]
-                yield a[..., r0:r0 + (Ho - 1) * s[0] + 1:s[0], c0:c0 + (Wo - 1) * s[1] + 1:s[1]]
+        return _offset_views(a, self.k, self.s, self.d, self.out)
 
     def flat_indices(self):
-        """int64 indices into H*W of each output's argmax (PyTorch's ``indices``)."""
+        """int64 indices into prod(spatial) of each output's argmax (PyTorch's ``indices``)."""
         if self._flat is None:
-            k, s, p, d = self.k, self.s, self.p, self.d
-            Ho, Wo = self.out
-            W = self.in_shape[-1]
-            a = self.arg.astype(np.int64)
-            h = xp.arange(Ho).reshape(Ho, 1) * s[0] - p[0] + (a // k[1]) * d[0]
-            w = xp.arange(Wo) * s[1] - p[1] + (a % k[1]) * d[1]
-            self._flat = (h * W + w).astype(np.int64)
+            k, s, p, d, out = self.k, self.s, self.p, self.d, self.out
+            n = len(k)
+            offsets = xp.unravel_index(self.arg.astype(np.int64), k)
+            coords = [_along(xp.arange(out[i]) * s[i] - p[i], i, n) + offsets[i] * d[i]
+                      for i in range(n)]
+            self._flat = xp.asarray(_flat_position(coords, self.in_shape[-n:]), np.int64)
         return self._flat
 
     def backward(self, g, gi=None):
-        lead, (Ho, Wo) = self.lead, self.out
+        n = len(self.k)
         if fm.is_array(g):
             gx = xp.zeros(self.padded_shape, g.dtype)
             overlap = any(st < dd * (kk - 1) + 1 for st, dd, kk in zip(self.s, self.d, self.k))
@@ -239,23 +258,31 @@ class MaxPool2dOp(Op):
                     view += g * hit
                 else:         # each input sits in one window: write g where it won
                     xp.multiply(g, hit, out=view)
-            p = self.p
-            H, W = self.in_shape[-2:]
-            return gx[..., p[0]:p[0] + H, p[1]:p[1] + W]
-        H, W = self.in_shape[-2:]
-        idx = self.flat_indices().reshape(lead + (Ho * Wo,))
-        gx = ScatterFlat.run(g.reshape(lead + (Ho * Wo,)), idx=idx, size=H * W)
-        return gx.reshape(self.in_shape)
+            sizes = self.in_shape[-n:]
+            return gx[_spatial(slice(pp, pp + sz) for pp, sz in zip(self.p, sizes))]
+        return _scatter_spatial(g, self.flat_indices(), self.in_shape, n)
+
+
+def _max_pool(fn, n, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
+    k, s, p, d, out = _pool_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode,
+                                 n)
+    _check_kind(fn, input)
+    return MaxPoolOp.named(f'MaxPool{n}DWithIndicesBackward0').apply(
+        input, k=k, s=s, p=p, d=d, out=out, return_indices=bool(return_indices))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """2-d max pooling over ``(N, C, H, W)`` or ``(C, H, W)`` input (PyTorch's ``F.max_pool2d``)."""
-    k, s, p, d, out = _pool_args('max_pool2d', input, kernel_size, stride, padding, dilation,
-                                 ceil_mode)
-    _check_kind('max_pool2d', input)
-    return MaxPool2dOp.apply(input, k=k, s=s, p=p, d=d, out=out,
-                           return_indices=bool(return_indices))
+    return _max_pool('max_pool2d', 2, input, kernel_size, stride, padding, dilation,
+                     ceil_mode, return_indices)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """3-d max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+    return _max_pool('max_pool3d', 3, input, kernel_size, stride, padding, dilation,
+                     ceil_mode, return_indices)
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -272,6 +299,24 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return r.squeeze(-2)
 
 
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """``max_pool1d`` returning ``(output, indices)`` whatever ``return_indices`` says."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """``max_pool2d`` returning ``(output, indices)`` whatever ``return_indices`` says."""
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """``max_pool3d`` returning ``(output, indices)`` whatever ``return_indices`` says."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
 def _check_1d(fn, input):
     if input.ndim not in (2, 3):
         raise RuntimeError(f'{fn}: Expected 2D or 3D (batch mode) tensor for input, but got '
@@ -282,7 +327,7 @@ def _check_1d(fn, input):
 # average pooling
 
 def _divisors(size, k, s, p, o, count_include_pad):
-    """PyTorch's divisor of each output position along one axis (a factor of the 2-d one)."""
+    """PyTorch's divisor of each output position along one axis (a factor of the n-d one)."""
     start = xp.arange(o) * s - p
     end = xp.minimum(start + k, size + p)
     pool = end - start
@@ -291,41 +336,53 @@ def _divisors(size, k, s, p, o, count_include_pad):
     return xp.minimum(end, size) - xp.maximum(start, 0)
 
 
-class AvgPool2dOp(Op):
+def _divisor(sizes, k, s, p, out, count_include_pad, divisor_override):
+    if divisor_override:
+        return xp.asarray(divisor_override)
+    n = len(k)
+    div = 1
+    for i in range(n):
+        div = div * _along(_divisors(sizes[i], k[i], s[i], p[i], out[i], count_include_pad),
+                           i, n)
+    return div
+
+
+def _tiles(k, s, p, sizes, out):
+    """Windows that tile the input exactly: pooling is a reshape and a sum."""
+    return k == s and not any(p) and all(sz == o * kk for sz, o, kk in zip(sizes, out, k))
+
+
+class AvgPoolOp(Op):
     """Mean over windows; backward spreads ``g / divisor`` back over each window."""
     widens_half = True
     node_name = 'AvgPool2DBackward0'
 
     def forward(self, x, args):
         k, s, p, out, _, _ = self.args = args
+        n = len(k)
         self.in_shape = x.shape
-        lead = x.shape[:-2]
-        H, W = x.shape[-2:]
-        Ho, Wo = out
-        if k == s and p == (0, 0) and H == Ho * k[0] and W == Wo * k[1]:
-            v = x.reshape(lead + (Ho, k[0], Wo, k[1]))
-            total = v.sum((-3, -1))
-        else:
-            total = _windows(_pad2(x, p, 0), k, s, (1, 1), out, 0).sum(-1)
-        div = _divisor(H, W, *self.args)
+        sizes = x.shape[-n:]
+        # One strided add per kernel offset (far faster than a multi-axis sum of a window
+        # view); integers add up in int64, as PyTorch's accumulator.
+        grid = _grid(x, p, k, s, (1,) * n, out, 0)
+        total = None
+        for view in _offset_views(grid, k, s, (1,) * n, out):
+            if total is None:
+                total = view.astype(np.int64 if x.dtype.kind in 'iub' else x.dtype)
+            else:
+                total += view
+        div = _divisor(sizes, *self.args)
         if x.dtype.kind not in 'fV':   # integer pooling truncates toward zero, as PyTorch's
             return xp.trunc(total / div).astype(x.dtype)
-        return total / div.astype(x.dtype)
+        return total / xp.asarray(div).astype(x.dtype)
 
     def backward(self, g):
-        return AvgPool2dAdjoint.run(g, in_shape=self.in_shape, args=self.args)
+        name = self._node_name[:-len('Backward0')] + 'BackwardBackward0'
+        return AvgPoolAdjoint.named(name).run(g, in_shape=self.in_shape, args=self.args)
 
 
 
-def _divisor(H, W, k, s, p, out, count_include_pad, divisor_override):
-    if divisor_override:
-        return xp.asarray(divisor_override)
-    dh = _divisors(H, k[0], s[0], p[0], out[0], count_include_pad)
-    dw = _divisors(W, k[1], s[1], p[1], out[1], count_include_pad)
-    return dh.reshape(-1, 1) * dw
-
-
-class AvgPool2dAdjoint(Op):
+class AvgPoolAdjoint(Op):
     """The backward of average pooling as an op (its backward is average pooling again)."""
     widens_half = True
     node_name = 'AvgPool2DBackwardBackward0'
@@ -333,26 +390,37 @@ class AvgPool2dAdjoint(Op):
     def forward(self, g, in_shape, args):
         self.args = args
         k, s, p, out, _, _ = args
-        lead = in_shape[:-2]
-        H, W = in_shape[-2:]
-        Ho, Wo = out
-        gs = g / _divisor(H, W, *args).astype(g.dtype)
-        if k == s and p == (0, 0) and H == Ho * k[0] and W == Wo * k[1]:
-            spread = xp.broadcast_to(gs.reshape(lead + (Ho, 1, Wo, 1)),
-                                     lead + (Ho, k[0], Wo, k[1]))
-            return spread.reshape(in_shape)
+        n = len(k)
+        lead = in_shape[:-n]
+        sizes = in_shape[-n:]
+        gs = g / xp.asarray(_divisor(sizes, *args)).astype(g.dtype)
+        if _tiles(k, s, p, sizes, out):   # each input in exactly one window: writes, no adds
+            gx = xp.empty(in_shape, g.dtype)
+            for view in _offset_views(gx, k, s, (1,) * n, out):
+                view[...] = gs
+            return gx
         # Strided slice-adds, one per kernel offset, into the padded (and extended) grid.
-        Hp = max(H + 2 * p[0], (Ho - 1) * s[0] + k[0])
-        Wp = max(W + 2 * p[1], (Wo - 1) * s[1] + k[1])
-        gp = xp.zeros(lead + (Hp, Wp), g.dtype)
-        for i in range(k[0]):
-            for j in range(k[1]):
-                gp[..., i:i + (Ho - 1) * s[0] + 1:s[0], j:j + (Wo - 1) * s[1] + 1:s[1]] += gs
-        return gp[..., p[0]:p[0] + H, p[1]:p[1] + W].copy()
+        grid = tuple(max(sz + 2 * pp, (o - 1) * st + kk)
+                     for sz, pp, o, st, kk in zip(sizes, p, out, s, k))
+        gp = xp.zeros(lead + grid, g.dtype)
+        for view in _offset_views(gp, k, s, (1,) * n, out):
+            view += gs
+        return gp[_spatial(slice(pp, pp + sz) for pp, sz in zip(p, sizes))].copy()
 
     def backward(self, gg):
-        return AvgPool2dOp.run(gg, args=self.args)
+        name = self._node_name.replace('BackwardBackward0', 'Backward0')
+        return AvgPoolOp.named(name).run(gg, args=self.args)
 
+
+
+def _avg_pool(fn, n, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+              divisor_override):
+    k, s, p, _, out = _pool_args(fn, input, kernel_size, stride, padding, 1, ceil_mode, n)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError(f'{fn}: divisor must be not zero')
+    _check_kind(fn, input)
+    return AvgPoolOp.named(f'AvgPool{n}DBackward0').apply(
+        input, args=(k, s, p, out, bool(count_include_pad), divisor_override))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -362,13 +430,20 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         raise IndexError(f'avg_pool2d: Dimension out of range (expected to be in range of '
                          f'[{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got -3): '
                          f'expected (N, C, H, W) or (C, H, W) input, got {list(input.shape)}')
-    k, s, p, _, out = _pool_args('avg_pool2d', input, kernel_size, stride, padding, 1,
-                                 ceil_mode)
-    if divisor_override is not None and divisor_override == 0:
-        raise RuntimeError('avg_pool2d: divisor must be not zero')
-    _check_kind('avg_pool2d', input)
-    return AvgPool2dOp.apply(input, args=(k, s, p, out, bool(count_include_pad),
-                                        divisor_override))
+    return _avg_pool('avg_pool2d', 2, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """3-d average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+    k = _ntuple(kernel_size, 3, 'kernel_size', 'avg_pool3d')
+    if input.ndim in (4, 5) and any(sz < kk for sz, kk in zip(input.shape[-3:], k)):
+        T, H, W = input.shape[-3:]
+        raise RuntimeError(f'avg_pool3d: input image (T: {T} H: {H} W: {W}) smaller than '
+                           f'kernel size (kT: {k[0]} kH: {k[1]} kW: {k[2]})')
+    return _avg_pool('avg_pool3d', 3, input, kernel_size, stride, padding, ceil_mode,
+                     count_include_pad, divisor_override)
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
@@ -401,26 +476,38 @@ def _adaptive_matrix(size, out, dtype):
     return (inside / (end - start)[:, None]).astype(dtype)
 
 
+def _matmul_axis(x, m, axis_from_end):
+    """``m`` (out, in) applied along axis ``-axis_from_end`` of ``x``."""
+    if axis_from_end == 1:
+        return xp.matmul(x, m.T.astype(x.dtype, copy=False))
+    # (..., in, rest) with the trailing axes flattened: one batched matmul.
+    lead, size, rest = x.shape[:-axis_from_end], x.shape[-axis_from_end], \
+        x.shape[x.ndim - axis_from_end + 1:]
+    y = xp.matmul(m.astype(x.dtype, copy=False), x.reshape(lead + (size, math.prod(rest))))
+    return y.reshape(lead + (m.shape[0],) + rest)
+
+
 class AxisMatmul(Op):
-    """``A_h @ x @ A_w.T`` on the last two axes (a linear map per axis; None: identity).
+    """A linear map per axis on the last ``len(mats)`` axes (``mats[i]`` is ``(out, in)``;
+    None: identity).
 
     Its backward is the same op with the transposed matrices, so it differentiates any
     number of times. Adaptive average pooling and interpolation are such maps.
     """
     widens_half = True
 
-    def forward(self, x, mh, mw):
-        self.mh, self.mw = mh, mw
-        if mh is not None:
-            x = xp.matmul(mh.astype(x.dtype, copy=False), x)
-        if mw is not None:
-            x = xp.matmul(x, mw.T.astype(x.dtype, copy=False))
+    def forward(self, x, mats):
+        self.mats = mats
+        n = len(mats)
+        for i, m in enumerate(mats):
+            if m is not None:
+                x = _matmul_axis(x, m, n - i)
         return x
 
     def backward(self, g):
         name = self._node_name[:-len('Backward0')] + 'BackwardBackward0'
-        return AxisMatmul.named(name).run(g, mh=None if self.mh is None else self.mh.T,
-                                          mw=None if self.mw is None else self.mw.T)
+        return AxisMatmul.named(name).run(
+            g, mats=tuple(None if m is None else m.T for m in self.mats))
 
 
 
@@ -440,20 +527,28 @@ def _check_adaptive_input(fn, input, dims):
                            f'{list(shape)} (non-zero sizes for non-batch dimensions)')
 
 
+def _adaptive_avg(fn, n, input, output_size):
+    _check_adaptive_input(fn, input, n)
+    out = _adaptive_size(output_size, input.shape, n, fn)
+    if min(out) < 0:
+        raise RuntimeError(f'{fn}: elements of output_size must be greater than or equal to 0 '
+                           f'but received {list(out)}')
+    _check_float(fn, input)
+    if out == (1,) * n:   # global average pooling: PyTorch records a mean
+        return input.mean(tuple(range(-n, 0)), keepdim=True)
+    dt = input._data.dtype
+    mats = tuple(_adaptive_matrix(sz, o, dt) for sz, o in zip(input.shape[-n:], out))
+    return AxisMatmul.named(f'AdaptiveAvgPool{n}DBackward0').apply(input, mats=mats)
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Average over ``output_size`` adaptive windows of the last two dims."""
-    _check_adaptive_input('adaptive_avg_pool2d', input, 2)
-    Ho, Wo = _adaptive_size(output_size, input.shape, 2, 'adaptive_avg_pool2d')
-    if min(Ho, Wo) < 0:
-        raise RuntimeError(f'adaptive_avg_pool2d: elements of output_size must be greater '
-                           f'than or equal to 0 but received {[Ho, Wo]}')
-    _check_float('adaptive_avg_pool2d', input)
-    if (Ho, Wo) == (1, 1):   # global average pooling: PyTorch records a mean
-        return input.mean((-2, -1), keepdim=True)
-    H, W = input.shape[-2:]
-    dt = input._data.dtype
-    return AxisMatmul.named('AdaptiveAvgPool2DBackward0').apply(
-        input, mh=_adaptive_matrix(H, Ho, dt), mw=_adaptive_matrix(W, Wo, dt))
+    return _adaptive_avg('adaptive_avg_pool2d', 2, input, output_size)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average over ``output_size`` adaptive windows of the last three dims."""
+    return _adaptive_avg('adaptive_avg_pool3d', 3, input, output_size)
 
 
 def adaptive_avg_pool1d(input, output_size):
@@ -462,57 +557,73 @@ def adaptive_avg_pool1d(input, output_size):
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1,) + size).squeeze(-2)
 
 
-class AdaptiveMaxPool2dOp(Op):
+class AdaptiveMaxPoolOp(Op):
     """Max over adaptive windows, gathered (padded by repeating each window's last element)."""
     widens_half = True
     node_name = 'AdaptiveMaxPool2DBackward0'
 
     def forward(self, x, out, return_indices):
-        H, W = x.shape[-2:]
-        Ho, Wo = out
+        n = self.n = len(out)
+        sizes = x.shape[-n:]
         self.in_shape = x.shape
-        if Ho * Wo == 0:
-            self.idx = xp.zeros(x.shape[:-2] + out, np.int64)
-            y = xp.zeros(x.shape[:-2] + out, x.dtype)
+        if math.prod(out) == 0:
+            self.idx = xp.zeros(x.shape[:-n] + out, np.int64)
+            y = xp.zeros(x.shape[:-n] + out, x.dtype)
             return (y, self.idx) if return_indices else y
-        hs, he = _adaptive_bounds(H, Ho)
-        ws, we = _adaptive_bounds(W, Wo)
-        kh, kw = int((he - hs).max()), int((we - ws).max())
-        hi = xp.minimum(hs[:, None] + xp.arange(kh), (he - 1)[:, None])      # (Ho, kh)
-        wi = xp.minimum(ws[:, None] + xp.arange(kw), (we - 1)[:, None])      # (Wo, kw)
-        v = x[..., hi[:, None, :, None], wi[None, :, None, :]]             # (.., Ho, Wo, kh, kw)
-        v = v.reshape(v.shape[:-2] + (kh * kw,))
+        # per axis: (out_i, k_i) input positions of each window, the last one repeated
+        pos, ks = [], []
+        for sz, o in zip(sizes, out):
+            start, end = _adaptive_bounds(sz, o)
+            kk = int((end - start).max())
+            pos.append(xp.minimum(start[:, None] + xp.arange(kk), (end - 1)[:, None]))
+            ks.append(kk)
+        # index arrays shaped (*out, *k) with axis i's entries on dims i and n + i
+        keys = []
+        for i, a in enumerate(pos):
+            shape = [1] * (2 * n)
+            shape[i], shape[n + i] = a.shape
+            keys.append(a.reshape(shape))
+        v = x[_spatial(keys)]
+        v = v.reshape(v.shape[:-n] + (math.prod(ks),))
         a = v.argmax(-1)[..., None]
         y = xp.take_along_axis(v, a, -1)[..., 0]
-        a = a[..., 0]
-        rows = hi[xp.arange(Ho).reshape(Ho, 1), a // kw]                    # (.., Ho, Wo)
-        cols = wi[xp.arange(Wo), a % kw]
-        self.idx = (rows * W + cols).astype(np.int64)
+        offsets = xp.unravel_index(a[..., 0], ks)
+        coords = [pos[i][_along(xp.arange(out[i]), i, n), offsets[i]] for i in range(n)]
+        self.idx = xp.asarray(_flat_position(coords, sizes), np.int64)
         if return_indices:
             return y, self.idx
         return y
 
     def backward(self, g, gi=None):
-        lead = self.in_shape[:-2]
-        H, W = self.in_shape[-2:]
-        gx = ScatterFlat.run(g.reshape(lead + (-1,)), idx=self.idx.reshape(lead + (-1,)),
-                             size=H * W)
-        return gx.reshape(self.in_shape)
+        return _scatter_spatial(g, self.idx, self.in_shape, self.n)
+
+
+def _adaptive_max(fn, n, input, output_size, return_indices):
+    _check_adaptive_input(fn, input, n)
+    out = _adaptive_size(output_size, input.shape, n, fn)
+    if min(out) < 0:
+        raise RuntimeError(f'{fn}: elements of output_size must be greater than or equal to 0 '
+                           f'but received {list(out)}')
+    _check_float(fn, input)
+    return AdaptiveMaxPoolOp.named(f'AdaptiveMaxPool{n}DBackward0').apply(
+        input, out=out, return_indices=bool(return_indices))
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     """Max over ``output_size`` adaptive windows (PyTorch's ``F.adaptive_max_pool2d``)."""
-    _check_adaptive_input('adaptive_max_pool2d', input, 2)
-    out = _adaptive_size(output_size, input.shape, 2, 'adaptive_max_pool2d')
-    if min(out) < 0:
-        raise RuntimeError(f'adaptive_max_pool2d: elements of output_size must be greater '
-                           f'than or equal to 0 but received {list(out)}')
-    _check_float('adaptive_max_pool2d', input)
-    return AdaptiveMaxPool2dOp.apply(input, out=out, return_indices=bool(return_indices))
+    return _adaptive_max('adaptive_max_pool2d', 2, input, output_size, return_indices)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max over ``output_size`` adaptive windows of the last three dims."""
+    return _adaptive_max('adaptive_max_pool3d', 3, input, output_size, return_indices)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
     _check_1d('adaptive_max_pool1d', input)
+    if isinstance(output_size, (list, tuple)) and len(output_size) != 1:
+        raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one "
+                           f"int (got {len(output_size)})")
     size = _ntuple(output_size, 1, 'output_size', 'adaptive_max_pool1d')
     r = adaptive_max_pool2d(input.unsqueeze(-2), (1,) + size, return_indices)
     if return_indices:
@@ -520,90 +631,319 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return r.squeeze(-2)
 
 
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool1d`` returning ``(output, indices)``."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool2d`` returning ``(output, indices)``."""
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """``adaptive_max_pool3d`` returning ``(output, indices)``."""
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+# ---------------------------------------------------------------------------------------
+# fractional max pooling
+
+def _interval_starts(u, size, out, k, dtype):
+    """Window starts along one axis for samples ``u`` (..., ): (..., out) int64.
+
+    PyTorch's pseudo-random sequence (Graham, 2014), in the input's floating type:
+    ``alpha = (size - k) / (out - 1)``, start_i = int((i + u) * alpha) - int(u * alpha),
+    and the last window ends at the end of the axis.
+    """
+    starts = xp.full(u.shape + (out,), size - k, np.int64)
+    if out > 1:
+        alpha = dtype.type(size - k) / dtype.type(out - 1)
+        i = xp.arange(out - 1).astype(dtype)
+        first = ((i + u[..., None]) * alpha).astype(np.int64)
+        starts[..., :-1] = first - (u * alpha).astype(np.int64)[..., None]
+    return starts
+
+
+class FractionalMaxPoolOp(Op):
+    """Max over pseudo-random windows of size ``k`` (one sample per plane and axis)."""
+    widens_half = True
+    node_name = 'FractionalMaxPool2DBackward0'
+
+    def forward(self, x, samples, k, out, return_indices):
+        n = len(k)
+        self.in_shape, self.n = x.shape, n
+        lead, sizes = x.shape[:-n], x.shape[-n:]
+        if math.prod(out) == 0 or x.size == 0:
+            self.idx = xp.zeros(lead + out, np.int64)
+            y = xp.zeros(lead + out, x.dtype)
+            return (y, self.idx) if return_indices else y
+        planes = samples.reshape((-1,) + samples.shape[-1:])[:math.prod(lead)]
+        coords = []
+        for i in range(n):
+            # PyTorch's samples of a plane: (width, height) in 2-d, (time, height, width) in 3-d
+            u = planes[:, n - 1 - i] if n == 2 else planes[:, i]
+            starts = _interval_starts(u, sizes[i], out[i], k[i], samples.dtype)
+            window = starts[:, :, None] + xp.arange(k[i])           # (planes, out_i, k_i)
+            shape = [window.shape[0]] + [1] * (2 * n)
+            shape[1 + i], shape[1 + n + i] = out[i], k[i]
+            coords.append(window.reshape(shape))
+        flat = _flat_position(coords, sizes).reshape(len(planes), math.prod(out), math.prod(k))
+        v = xp.take_along_axis(x.reshape(len(planes), -1, 1),
+                               flat.reshape(len(planes), -1, 1), 1)
+        v = v.reshape(flat.shape)
+        a = v.argmax(-1)[..., None]
+        y = xp.take_along_axis(v, a, -1).reshape(lead + out)
+        self.idx = xp.take_along_axis(flat, a, -1).reshape(lead + out).astype(np.int64)
+        if return_indices:
+            return y, self.idx
+        return y
+
+    def backward(self, g, gi=None):
+        return _scatter_spatial(g, self.idx, self.in_shape, self.n)
+
+
+def _fractional(fn, n, input, kernel_size, output_size, output_ratio, return_indices,
+                _random_samples):
+    if output_size is None and output_ratio is None:
+        raise ValueError(f'{fn} requires specifying either an output_size or an output_ratio')
+    k = _ntuple(kernel_size, n, 'kernel_size', fn)
+    if input.ndim < n + 1:   # PyTorch reads the channel count at dim -(n + 1) first
+        raise IndexError(f'{fn}: Dimension out of range (expected to be in range of '
+                         f'[{-max(input.ndim, 1)}, {max(input.ndim, 1) - 1}], but got '
+                         f'{-n - 1}): expected {n + 1}D or {n + 2}D input, got '
+                         f'{list(input.shape)}')
+    if input.ndim > n + 2:
+        raise RuntimeError(f'{fn}(): Expected {n + 1}D or {n + 2}D tensor, but got: '
+                           f'{list(input.shape)}')
+    sizes = tuple(input.shape[-n:])
+    if output_size is None:
+        ratio = output_ratio if isinstance(output_ratio, (list, tuple)) else \
+            (output_ratio,) * n
+        if len(ratio) != n:
+            raise ValueError(f'{fn}: output_ratio must be a number or a tuple of {n} numbers '
+                             f'(got {output_ratio})')
+        out = tuple(int(sz * r) for sz, r in zip(sizes, ratio))
+    else:
+        out = _ntuple(output_size, n, 'output_size', fn)
+    if min(out) < 0:
+        raise RuntimeError(f'{fn}: Trying to create tensor with negative dimension '
+                           f'{min(out)}: {list(input.shape[:-n]) + list(out)}')
+    names = ('height', 'width') if n == 2 else ('time', 'height', 'width')
+    for name, sz, o, kk in zip(names, sizes, out, k):
+        # PyTorch allows the last window to end at the input's end in 2-d, not in 3-d.
+        if o + kk - 1 > sz or (n == 3 and o + kk - 1 == sz):
+            raise RuntimeError(f'{fn}(): pool {name} {kk} too large relative to input '
+                               f'{name} {sz} (output {name} {o})')
+    _check_float(fn, input)
+    batch = 1 if input.ndim == n + 1 else input.shape[0]
+    channels = input.shape[-n - 1]
+    dt = input._data.dtype
+    if _random_samples is None:
+        rng = array_rng(None)
+        shape = (batch, channels, n)
+        samples = (rng.random(shape, dtype=np.float32) if dt == np.float32 else
+                   rng.random(shape)).astype(dt, copy=False)
+    else:
+        samples = _random_samples._data
+        if samples.ndim != 3:
+            raise RuntimeError(f'{fn}: Expect _random_samples to be a 3D tensor of shape '
+                               f'(N, C, {n}), got {list(samples.shape)}')
+        if samples.shape[2] != n:
+            raise RuntimeError(f'Expect _random_samples.size(2) equals to {n}; got '
+                               f'{samples.shape[2]}.')
+        if samples.shape[0] < batch:
+            raise RuntimeError(f'Expect _random_samples.size(0) no less then input batch size '
+                               f'({samples.shape[0]} < {batch}).')
+        if samples.shape[1] != channels:
+            raise RuntimeError(f'Expect _random_samples.size(1) equals to input channel size '
+                               f'({samples.shape[1]} != {channels}).')
+        if samples.dtype != dt:
+            raise RuntimeError(f'Expect _random_samples to have the same dtype as input '
+                               f'({_random_samples.dtype} vs {input.dtype})')
+        samples = samples[:batch]
+    return FractionalMaxPoolOp.named(f'FractionalMaxPool{n}DBackward0').apply(
+        input, samples=samples, k=k, out=out, return_indices=bool(return_indices))
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """2-d fractional max pooling (PyTorch's ``F.fractional_max_pool2d``); windows start at
+    pseudo-random positions drawn from dynagrad's default generator."""
+    return _fractional('fractional_max_pool2d', 2, input, kernel_size, output_size,
+                       output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """3-d fractional max pooling (PyTorch's ``F.fractional_max_pool3d``)."""
+    return _fractional('fractional_max_pool3d', 3, input, kernel_size, output_size,
+                       output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """``fractional_max_pool2d`` returning ``(output, indices)``."""
+    return fractional_max_pool2d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices=False, _random_samples=None):
+    """``fractional_max_pool3d`` returning ``(output, indices)``."""
+    return fractional_max_pool3d(input, kernel_size, output_size, output_ratio, True,
+                                 _random_samples)
+
+
 # ---------------------------------------------------------------------------------------
 # max unpooling
 
-class MaxUnpool2d(Op):
+class MaxUnpool(Op):
     """Zeros of the output size with each input value written at its index."""
     autocast = 'fp32'
     widens_half = True
     node_name = 'MaxUnpool2DBackward0'
 
     def forward(self, x, idx, out):
-        lead = x.shape[:-2]
+        n = len(out)
+        lead = x.shape[:-n]
         self.in_shape = x.shape
         flat = idx.reshape(lead + (-1,))
         self.idx = flat
-        y = xp.zeros(lead + (out[0] * out[1],), x.dtype)
+        y = xp.zeros(lead + (math.prod(out),), x.dtype)
         xp.put_along_axis(y, flat, x.reshape(lead + (-1,)), -1)
         return y.reshape(lead + tuple(out))
 
     def backward(self, g, gi=None):
-        lead = self.in_shape[:-2]
+        lead = self.idx.shape[:-1]
         return GatherFlat.run(g.reshape(lead + (-1,)), idx=self.idx).reshape(self.in_shape)
 
 
-def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
-    """The partial inverse of ``max_pool2d``: values back at their indices, zeros elsewhere."""
-    if autocast_state.active:
-        input, = autocast_args('fp32', input)
-    k = _ntuple(kernel_size, 2, 'kernel_size', 'max_unpool2d')
-    s = k if stride is None else _ntuple(stride, 2, 'stride', 'max_unpool2d')
-    p = _ntuple(padding, 2, 'padding', 'max_unpool2d')
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f'max_unpool2d: Expected 3D or 4D tensor, but got '
-                           f'{list(input.shape)}')
-    default = tuple((input.shape[-2 + i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(2))
+def _unpool_output_size(fn, n, input, k, s, p, output_size):
+    default = tuple((input.shape[-n + i] - 1) * s[i] - 2 * p[i] + k[i] for i in range(n))
     if output_size is None:
-        out = default
-    else:
-        out = tuple(int(v) for v in output_size)
-        if len(out) == input.ndim:
-            out = out[-2:]
-        if len(out) != 2:
-            raise ValueError(f'output_size should be a sequence containing 2 or '
-                             f'{input.ndim} elements, but it has a length of '
-                             f'\'{len(output_size)}\'')
-        for i in range(2):
-            lo, hi = default[i] - s[i], default[i] + s[i]
-            if not lo < out[i] < hi:
-                raise ValueError(f'invalid output_size "{list(out)}" (dim {i} must be '
-                                 f'between {lo} and {hi})')
+        return default
+    out = tuple(int(v) for v in output_size)
+    if len(out) == n + 2:
+        out = out[2:]
+    elif len(out) == input.ndim:
+        out = out[-n:]
+    if len(out) != n:
+        raise ValueError(f'output_size should be a sequence containing {n} or {n + 2} '
+                         f'elements, but it has a length of \'{len(output_size)}\'')
+    for i in range(n):
+        lo, hi = default[i] - s[i], default[i] + s[i]
+        if not lo < out[i] < hi:
+            raise ValueError(f'invalid output_size "{tuple(out)}" (dim {i} must be between '
+                             f'{lo} and {hi})')
+    return out
+
+
+def _max_unpool(fn, n, input, indices, out):
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(f'Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d '
+                           f'Tensor, but got a tensor with {input.ndim} dimensions.')
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f'Expected shape of indices to be same as that of the input '
                            f'tensor ({list(input.shape)}) but got indices tensor with shape: '
                            f'{list(indices.shape)}')
     if indices.dtype.is_floating_point or indices.dtype.is_complex or \
             str(indices.dtype).endswith('bool'):
-        raise RuntimeError(f'elements in indices should be type int64 but got: '
+        raise RuntimeError(f'{fn}: elements in indices should be type int64 but got: '
                            f'{indices.dtype}')
     idx = indices._data
-    size = out[0] * out[1]
+    size = math.prod(out)
     if idx.size and (idx.min() < 0 or idx.max() >= size):
         bad = int(idx.max()) if idx.max() >= size else int(idx.min())
         raise RuntimeError(f'Found an invalid max index: {bad} (output volumes are of size '
-                           f'{out[0]}x{out[1]})')
-    return MaxUnpool2d.apply(input, idx=idx.astype(np.int64, copy=False), out=out)
+                           f'{"x".join(str(v) for v in out)})')
+    return MaxUnpool.named(f'MaxUnpool{n}DBackward0').apply(
+        input, idx=idx.astype(np.int64, copy=False), out=out)
+
+
+def _unpool_args(fn, n, kernel_size, stride, padding):
+    k = _ntuple(kernel_size, n, 'kernel_size', fn)
+    s = k if stride is None else _ntuple(stride, n, 'stride', fn)
+    p = _ntuple(padding, n, 'padding', fn)
+    return k, s, p
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool2d``: values back at their indices, zeros elsewhere."""
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
+    k, s, p = _unpool_args('max_unpool2d', 2, kernel_size, stride, padding)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f'max_unpool2d: Input to max_unpooling2d should be a 3d or 4d '
+                           f'Tensor, but got a tensor with {input.ndim} dimensions.')
+    out = _unpool_output_size('max_unpool2d', 2, input, k, s, p, output_size)
+    return _max_unpool('max_unpool2d', 2, input, indices, out)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool3d``."""
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
+    k, s, p = _unpool_args('max_unpool3d', 3, kernel_size, stride, padding)
+    if min(s) <= 0:
+        raise RuntimeError(f'max_unpool3d: strides should be greater than zero, but got '
+                           f'stride: {list(s)}')
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f'max_unpool3d: Input to max_unpooling3d should be a 4d or 5d '
+                           f'Tensor, but got a tensor with {input.ndim} dimensions.')
+    out = _unpool_output_size('max_unpool3d', 3, input, k, s, p, output_size)
+    return _max_unpool('max_unpool3d', 3, input, indices, out)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of ``max_pool1d`` (a 2-d unpool of ``input.unsqueeze(-1)``)."""
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
+    k, s, p = _unpool_args('max_unpool1d', 1, kernel_size, stride, padding)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f'max_unpool1d: Input to max_unpooling2d should be a 3d or 4d '
+                           f'Tensor, but got a tensor with {input.ndim + 1} dimensions '
+                           f'(max_unpool1d takes (N, C, L) or (C, L) input).')
+    out = _unpool_output_size('max_unpool1d', 1, input, k, s, p, output_size)
+    y = _max_unpool('max_unpool1d', 2, input.unsqueeze(-1), indices.unsqueeze(-1),
+                    out + (1,))
+    return y.squeeze(-1)
 
 
 # ---------------------------------------------------------------------------------------
 # power-average pooling
 
+def _lp(out, norm_type, window):
+    from ... import ops as _ops
+    return (_ops.sign(out) * _ops.relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
 def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     """``(sum over windows of x ** p) ** (1 / p)`` (PyTorch's ``F.lp_pool2d``)."""
-    from ... import ops as _ops
     kh, kw = _ntuple(kernel_size, 2, 'kernel_size', 'lp_pool2d')
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (_ops.sign(out) * _ops.relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+    return _lp(out, norm_type, kw * kh)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """``(sum over windows of x ** p) ** (1 / p)`` over the last three dims."""
+    kd, kh, kw = _ntuple(kernel_size, 3, 'kernel_size', 'lp_pool3d')
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp(out, norm_type, kd * kh * kw)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
-    from ... import ops as _ops
     k, = _ntuple(kernel_size, 1, 'kernel_size', 'lp_pool1d')
     out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
-    return (_ops.sign(out) * _ops.relu(out.abs())).mul(k).pow(1.0 / norm_type)
+    return _lp(out, norm_type, k)
 
 
-__all__ = ['max_pool1d', 'max_pool2d', 'avg_pool1d', 'avg_pool2d', 'adaptive_avg_pool1d',
-           'adaptive_avg_pool2d', 'adaptive_max_pool1d', 'adaptive_max_pool2d',
-           'max_unpool2d', 'lp_pool1d', 'lp_pool2d']
+__all__ = ['max_pool1d', 'max_pool2d', 'max_pool3d', 'max_pool1d_with_indices',
+           'max_pool2d_with_indices', 'max_pool3d_with_indices', 'avg_pool1d', 'avg_pool2d',
+           'avg_pool3d', 'adaptive_avg_pool1d', 'adaptive_avg_pool2d', 'adaptive_avg_pool3d',
+           'adaptive_max_pool1d', 'adaptive_max_pool2d', 'adaptive_max_pool3d',
+           'adaptive_max_pool1d_with_indices', 'adaptive_max_pool2d_with_indices',
+           'adaptive_max_pool3d_with_indices', 'fractional_max_pool2d', 'fractional_max_pool3d',
+           'fractional_max_pool2d_with_indices', 'fractional_max_pool3d_with_indices',
+           'max_unpool1d', 'max_unpool2d', 'max_unpool3d', 'lp_pool1d', 'lp_pool2d',
+           'lp_pool3d']

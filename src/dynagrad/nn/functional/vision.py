@@ -24,7 +24,7 @@ from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
 from ...tensor import wrap
 from .pooling import AxisMatmul, GatherFlat, ScatterFlat, adaptive_avg_pool1d, \
-    adaptive_avg_pool2d
+    adaptive_avg_pool2d, adaptive_avg_pool3d
 
 
 # ---------------------------------------------------------------------------------------
@@ -300,14 +300,11 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != dim:
         raise NotImplementedError(f'Got {input.ndim}D input, but {mode} mode needs '
                                   f'{_INTERP_DIMS[mode] + 2}D input')
-    if dim > 2:
-        raise NotImplementedError(f'interpolate: {input.ndim}D input (3-d resampling) is not '
-                                  f'supported yet')
     if min(in_sizes) <= 0 or min(out) <= 0:
         raise RuntimeError(f'interpolate: Input and output sizes should be greater than 0, '
                            f'but got input {list(in_sizes)} output {list(out)}')
     if mode == 'area':
-        return (adaptive_avg_pool1d if dim == 1 else adaptive_avg_pool2d)(input, out)
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[dim - 1](input, out)
     if mode in _NEAREST_NAMES:
         if not input.dtype.is_floating_point and input.dtype.name != 'uint8':
             raise NotImplementedError(f'"upsample_{mode}{dim}d" not implemented for '
@@ -323,21 +320,31 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     build = _cubic_matrix if mode == 'bicubic' else _linear_matrix
     mats = [build(n, o, s, align_corners, dt) for n, o, s in zip(in_sizes, out, scales)]
     name = {'linear': 'UpsampleLinear1DBackward0', 'bilinear': 'UpsampleBilinear2DBackward0',
-            'bicubic': 'UpsampleBicubic2DBackward0'}[mode]
-    if dim == 1:
-        return AxisMatmul.named(name).apply(input, mh=None, mw=mats[0])
-    return AxisMatmul.named(name).apply(input, mh=mats[0], mw=mats[1])
+            'bicubic': 'UpsampleBicubic2DBackward0',
+            'trilinear': 'UpsampleTrilinear3DBackward0'}[mode]
+    return AxisMatmul.named(name).apply(input, mats=tuple(mats))
+
+
+def _deprecated(name):
+    warnings.warn(f'`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` '
+                  f'instead.', stacklevel=3)
 
 
 def upsample(input, size=None, scale_factor=None, mode='nearest', align_corners=None):
+    """Deprecated (as in PyTorch): ``interpolate``."""
+    _deprecated('upsample')
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated (as in PyTorch): ``interpolate(..., mode='nearest')``."""
+    _deprecated('upsample_nearest')
     return interpolate(input, size, scale_factor, mode='nearest')
 
 
 def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated (as in PyTorch): ``interpolate(..., mode='bilinear', align_corners=True)``."""
+    _deprecated('upsample_bilinear')
     return interpolate(input, size, scale_factor, mode='bilinear', align_corners=True)
 
 
@@ -648,5 +655,47 @@ def pixel_unshuffle(input, downscale_factor):
     return PixelUnshuffle.apply(input, r=r)
 
 
+# ---------------------------------------------------------------------------------------
+# channel shuffle
+
+class ChannelShuffle(Op):
+    """(N, g * c, *) -> (N, c * g, *): channel ``i * c + j`` moves to ``j * g + i``.
+
+    The inverse is the shuffle with ``c`` groups, so backward is this op again.
+    """
+    def forward(self, x, groups):
+        self.groups = groups
+        N, C = x.shape[:2]
+        rest = x.shape[2:]
+        v = x.reshape((N, groups, C // groups) + rest).swapaxes(1, 2)
+        return v.reshape(x.shape)
+
+    def backward(self, g):
+        return ChannelShuffle.run(g, groups=g.shape[1] // self.groups)
+
+
+
+def channel_shuffle(input, groups):
+    """Split the channels (dim 1) into ``groups`` and interleave them (``F.channel_shuffle``)."""
+    groups = int(groups)
+    if input.ndim <= 2:
+        raise RuntimeError(f'channel_shuffle expects input with > 2 dims, but got input with '
+                           f'sizes {list(input.shape)}')
+    if groups <= 0:
+        raise RuntimeError(f'Number of groups to divide channels in must be positive. Value '
+                           f'of groups:{groups}')
+    C = input.shape[1]
+    if C % groups:
+        raise RuntimeError(f'Number of channels must be divisible by groups. Got {C} channels '
+                           f'and {groups} groups.')
+    return ChannelShuffle.apply(input, groups=groups)
+
+
+def native_channel_shuffle(input, groups):
+    """``channel_shuffle`` (PyTorch's kernel-level form; here the same op, differentiable)."""
+    return channel_shuffle(input, groups)
+
+
 __all__ = ['pad', 'interpolate', 'upsample', 'upsample_nearest', 'upsample_bilinear',
-           'grid_sample', 'affine_grid', 'pixel_shuffle', 'pixel_unshuffle']
+           'grid_sample', 'affine_grid', 'pixel_shuffle', 'pixel_unshuffle', 'channel_shuffle',
+           'native_channel_shuffle']
