@@ -485,3 +485,159 @@ def test_size_keyword(name):
     assert getattr(dg, name)(size=(2, 3)).shape == getattr(torch, name)(size=(2, 3)).shape
     assert outcome(lambda: getattr(dg, name)(2, size=(2,))) is TypeError
     assert outcome(lambda: getattr(torch, name)(2, size=(2,))) is TypeError
+
+
+# -- issue 16: logspace, windows, strided, scalar, asarray, frombuffer, range, indices -------
+
+@pytest.mark.parametrize('args,kw', [
+    ((0, 2, 5), {}), ((-1, 2, 4), dict(base=2)), ((0, 2, 3), dict(base=2, dtype='int64')),
+    ((1, 0, 4), dict(dtype='float64')), ((0, 1, 0), {}), ((0, 1, 1), {}),
+    ((2, 3, 3), dict(base=0.5)),
+])
+def test_logspace(args, kw):
+    def build(lib):
+        k = {key: getattr(lib, v) if key == 'dtype' else v for key, v in kw.items()}
+        return lib.logspace(*args, **k)
+    both(build, exact=False)
+
+
+WINDOWS = ['hann_window', 'hamming_window', 'bartlett_window', 'blackman_window',
+           'kaiser_window']
+
+
+@pytest.mark.parametrize('name', WINDOWS)
+@pytest.mark.parametrize('length', [0, 1, 2, 5, 8])
+@pytest.mark.parametrize('periodic', [True, False])
+def test_windows(name, length, periodic):
+    both(lambda lib: getattr(lib, name)(length, periodic), exact=False)
+    both(lambda lib: getattr(lib, name)(length, periodic, dtype=lib.float64), exact=False)
+
+
+def test_window_parameters():
+    both(lambda lib: lib.hamming_window(7, False, 0.6, 0.3), exact=False)
+    both(lambda lib: lib.kaiser_window(6, True, 3.0), exact=False)
+    assert dg.hann_window(4, requires_grad=True).requires_grad
+
+
+@pytest.mark.parametrize('name', WINDOWS)
+def test_window_errors(name):
+    both(lambda lib: getattr(lib, name)(3, dtype=lib.int64))
+    both(lambda lib: getattr(lib, name)(-1))
+    with pytest.raises(RuntimeError, match='expects floating point dtypes'):
+        getattr(dg, name)(3, dtype=dg.int64)
+
+
+@pytest.mark.parametrize('size,stride', [((2, 3), (1, 2)), ((2, 3), (3, 1)), ((4,), (2,)),
+                                         ((0, 3), (3, 1)), ((), ())])
+def test_empty_strided(size, stride):
+    d, t = dg.empty_strided(size, stride), torch.empty_strided(size, stride)
+    assert d.shape == t.shape and d.stride() == t.stride() and dname(d.dtype) == dname(t.dtype)
+    d64 = dg.empty_strided(size, stride, dtype=dg.float64)
+    assert d64.dtype == dg.float64 and d64.stride() == stride
+
+
+@pytest.mark.parametrize('value,kw', [(3, {}), (True, {}), (2.5, {}), (2.5, dict(dtype='int32')),
+                                      (7, dict(dtype='int64'))])
+def test_scalar_tensor(value, kw):
+    both(lambda lib: lib.scalar_tensor(value, **{k: getattr(lib, v) for k, v in kw.items()}))
+
+
+@pytest.mark.parametrize('obj', [[1, 2], 3.0, 4, True, [[1.5, 2.0]], (1, 2.5)])
+def test_asarray_from_python(obj):
+    both(lambda lib: lib.asarray(obj))
+    both(lambda lib: lib.asarray(obj, dtype=lib.float64))
+
+
+def test_asarray_shares_memory_with_arrays_and_tensors():
+    a = np.arange(3.0)
+    t = dg.asarray(a)
+    t[0] = 5
+    assert a[0] == 5                         # as torch.asarray: the array's memory
+    assert dg.asarray(a, copy=True)._data is not a
+    b = dg.asarray(a, dtype=dg.float32)
+    b[1] = 9
+    assert a[1] == 1 and b.dtype == dg.float32
+    x = dg.rand(3)
+    assert dg.asarray(x) is x and torch.asarray(torch.rand(3)) is not None
+    y = dg.asarray(x, copy=True)
+    y[0] = -1
+    assert x[0] != -1
+    same(dg.asarray(x, dtype=dg.float64), torch.asarray(torch.from_numpy(x.numpy()),
+                                                        dtype=torch.float64))
+
+
+def test_asarray_copy_false_refuses_like_torch():
+    with pytest.raises(ValueError, match="can't alias"):
+        torch.asarray(torch.rand(2), dtype=torch.float64, copy=False)
+    with pytest.raises(ValueError, match="can't alias"):
+        dg.asarray(dg.rand(2), dtype=dg.float64, copy=False)
+    with pytest.raises(ValueError, match="can't alias arbitrary sequence"):
+        torch.asarray([1, 2], copy=False)
+    with pytest.raises(ValueError, match="can't alias arbitrary sequence"):
+        dg.asarray([1, 2], copy=False)
+
+
+def test_asarray_requires_grad():
+    x = dg.rand(2, requires_grad=True)
+    with pytest.warns(UserWarning, match='unspecified requires_grad'):
+        assert dg.asarray(x) is x
+    d = dg.asarray(x, requires_grad=False)
+    assert not d.requires_grad and d._data is x._data
+    t = torch.rand(2, requires_grad=True)
+    assert not torch.asarray(t, requires_grad=False).requires_grad
+    assert dg.asarray([1.0, 2.0], requires_grad=True).requires_grad
+
+
+def test_frombuffer_shares_memory_and_checks_sizes():
+    buf = bytearray(8)
+    d = dg.frombuffer(buf, dtype=dg.int32)
+    d[0] = 5
+    assert buf[0] == 5
+    both(lambda lib: lib.frombuffer(bytearray(b'abcdefgh'), dtype=lib.int16, count=2, offset=2))
+    both(lambda lib: lib.frombuffer(bytearray(5), dtype=lib.float32))       # ValueError
+    both(lambda lib: lib.frombuffer(bytearray(0), dtype=lib.float32))
+    both(lambda lib: lib.frombuffer(bytearray(8), dtype=lib.float32, count=3))
+    with pytest.warns(UserWarning, match='not writable'):
+        same(dg.frombuffer(b'abcd', dtype=dg.uint8),
+             torch.tensor([97, 98, 99, 100], dtype=torch.uint8))
+
+
+@pytest.mark.parametrize('args,kw', [((0, 3), {}), ((0, 1, 0.3), {}), ((1, 4), dict(dtype='int64')),
+                                     ((5, 1, -2), {}), ((0, 1, 0), {}),
+                                     ((1, 0), {})])
+def test_range_is_end_inclusive_and_deprecated(args, kw):
+    def build(lib):
+        with pytest.warns(UserWarning, match='torch.range is deprecated'):
+            return lib.range(*args, **{k: getattr(lib, v) for k, v in kw.items()})
+    both(build, exact=False)
+
+
+def test_range_needs_an_end():
+    both(lambda lib: lib.range(3))      # TypeError in both
+
+
+@pytest.mark.parametrize('a', ['bool', 'uint8', 'int32', 'int64', 'float16', 'float32',
+                               'float64'])
+@pytest.mark.parametrize('b', ['bool', 'uint8', 'int64', 'float32', 'float64'])
+def test_can_cast(a, b):
+    assert dg.can_cast(getattr(dg, a), getattr(dg, b)) == torch.can_cast(getattr(torch, a),
+                                                                         getattr(torch, b))
+
+
+@pytest.mark.parametrize('name', ['tril_indices', 'triu_indices'])
+@pytest.mark.parametrize('args', [(3, 4), (4, 3, 1), (3, 3, -1), (0, 3), (3, 0), (2, 5, 10),
+                                  (5, 2, -10), (-1, 2)])
+def test_tri_indices(name, args):
+    both(lambda lib: getattr(lib, name)(*args))
+    both(lambda lib: getattr(lib, name)(*args, dtype=lib.int32))
+
+
+@pytest.mark.parametrize('indices,shape', [([[4, 1], [7, -1]], (2, 3)), (5, (2, 3)),
+                                           ([0, 3, 11], (3, 4)), ([2], (5,))])
+def test_unravel_index(indices, shape):
+    d = dg.unravel_index(dg.tensor(indices), shape)
+    t = torch.unravel_index(torch.tensor(indices), shape)
+    assert isinstance(d, tuple) and len(d) == len(t)
+    for x, y in zip(d, t):
+        same(x, y)
+    both(lambda lib: lib.unravel_index(lib.tensor([1.0]), (2, 3))[0])   # TypeError

@@ -13,7 +13,7 @@ from . import formula as fm
 from ._elementwise import (_NoDerivative, _as_array, _binary, _need_tensor, _operator,
                            not_implemented)
 from .special import Igamma, Igammac
-from .reduction import _return_type
+from .reduction import return_types
 
 _ndarray = np.ndarray
 
@@ -875,7 +875,7 @@ def float_power_(self, exponent):
     return Pow.apply_(self, exponent=float(exponent))
 
 
-frexp_result = _return_type('frexp', ('mantissa', 'exponent'))
+frexp_result = return_types.frexp
 
 
 @method

@@ -5,6 +5,7 @@ from .. import _dtype
 from .._device import backend_of, default_device_set, resolve
 from ..backend import xp
 from ..tensor import Tensor, to_nested, size_args, wrap
+from ..autograd.function import Op
 
 
 def _finish(data, requires_grad):
@@ -281,6 +282,360 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
 
 
 _builtin_float, _builtin_int = float, int
+_builtin_range = range
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    """``base ** linspace(start, end, steps)``, computed in double and cast once."""
+    backend = resolve(device)
+    start, end, steps = (x.item() if isinstance(x, Tensor) else x for x in (start, end, steps))
+    steps = _builtin_int(steps)
+    if steps < 0:
+        raise RuntimeError('number of steps must be non-negative')
+    np_dtype = _np_dtype(dtype)
+    exponents = linspace(start, end, steps, dtype=_dtype.float64)._data
+    with np.errstate(over='ignore'):
+        data = xp.power(_builtin_float(base), exponents)
+    if not _dtype.is_floating(np_dtype):
+        data = xp.trunc(data)
+    return _finish(_place(data.astype(np_dtype), backend), requires_grad)
+
+
+# -- windows ----------------------------------------------------------------------------------
+
+def _window(name, length, periodic, dtype, requires_grad, device, formula):
+    """``formula(n, N)`` over ``n = 0..N-1`` with ``N = length`` (``length + 1`` when
+    periodic, the last point dropped), as PyTorch's window functions."""
+    length = _builtin_int(length)
+    np_dtype = _np_dtype(dtype)
+    if not _dtype.is_floating(np_dtype):
+        raise RuntimeError(f'{name} expects floating point dtypes, got: '
+                           f'{_dtype.FROM_NUMPY[np_dtype]}')
+    if length < 0:
+        raise RuntimeError(f'{name} requires non-negative window_length, got '
+                           f'window_length={length}')
+    ns = resolve(device).xp
+    if length <= 1:
+        return _finish(ns.ones(length, np_dtype), requires_grad)
+    total = length + 1 if periodic else length
+    n = xp.arange(total, dtype=np.float64)
+    data = formula(n, total)[:length]
+    return _finish(_place(data.astype(np_dtype), resolve(device)), requires_grad)
+
+
+def _cosine_window(a0, a1, a2=0.0):
+    def formula(n, N):
+        w = 2 * np.pi * n / (N - 1)
+        return a0 - a1 * xp.cos(w) + a2 * xp.cos(2 * w)
+    return formula
+
+
+def hann_window(window_length, periodic=True, *, dtype=None, device=None,
+                requires_grad=False, layout=None):
+    return _window('hann_window', window_length, periodic, dtype, requires_grad, device,
+                   _cosine_window(0.5, 0.5))
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
+                   device=None, requires_grad=False, layout=None):
+    return _window('hamming_window', window_length, periodic, dtype, requires_grad, device,
+                   _cosine_window(alpha, beta))
+
+
+def blackman_window(window_length, periodic=True, *, dtype=None, device=None,
+                    requires_grad=False, layout=None):
+    return _window('blackman_window', window_length, periodic, dtype, requires_grad, device,
+                   _cosine_window(0.42, 0.5, 0.08))
+
+
+def bartlett_window(window_length, periodic=True, *, dtype=None, device=None,
+                    requires_grad=False, layout=None):
+    return _window('bartlett_window', window_length, periodic, dtype, requires_grad, device,
+                   lambda n, N: 1 - xp.abs(2 * n / (N - 1) - 1))
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, device=None,
+                  requires_grad=False, layout=None):
+    def formula(n, N):
+        alpha = (N - 1) / 2.0
+        r = (n - alpha) / alpha
+        return xp.i0(beta * xp.sqrt(xp.clip(1 - r * r, 0, None))) / xp.i0(beta)
+    return _window('kaiser_window', window_length, periodic, dtype, requires_grad, device,
+                   formula)
+
+
+# -- memory and conversion ------------------------------------------------------------------------
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
+                  layout=None, pin_memory=False):
+    """Uninitialised memory seen with the given strides (in elements)."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f'mismatch in length of strides and shape (size {list(size)}, '
+                           f'stride {list(stride)})')
+    if any(n < 0 for n in size):
+        raise RuntimeError(f'Trying to create tensor with negative dimension: {list(size)}')
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f'as_strided: Negative strides are not supported at the moment, got '
+                           f'strides: {list(stride)}')
+    np_dtype = np.dtype(_np_dtype(dtype))
+    count = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride))
+    buffer = resolve(device).xp.empty(count, np_dtype)
+    data = xp.lib.stride_tricks.as_strided(
+        buffer, size, tuple(st * np_dtype.itemsize for st in stride))
+    return _finish(data, requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, layout=None,
+                  pin_memory=False):
+    """A 0-dim tensor holding ``s``, in the default float dtype unless ``dtype`` says."""
+    if isinstance(s, Tensor):
+        s = s.item()
+    ns = resolve(device).xp
+    return _finish(ns.asarray(s, dtype=_np_dtype(dtype)), requires_grad)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
+    """``obj`` as a tensor, sharing memory with a tensor or NumPy array when no conversion is
+    needed and ``copy`` is not True; ``copy=False`` refuses to copy. A tensor keeps its
+    ``requires_grad`` unless told (PyTorch 2.13 warns then, as here)."""
+    if isinstance(obj, Tensor):
+        return _asarray_tensor(obj, dtype, copy, requires_grad)
+    requires_grad = bool(requires_grad)
+    if isinstance(obj, np.ndarray):
+        _dtype.from_numpy_dtype(obj.dtype)
+        target = obj.dtype if dtype is None else _np_dtype(dtype)
+        if target == obj.dtype and not copy:
+            return _finish(obj, requires_grad)
+        if copy is False:
+            raise ValueError(f"can't alias NumPy array with dtype '{obj.dtype}' into dtype "
+                             f"'{_dtype.to_dtype(dtype)}'.")
+        return _finish(obj.astype(target, copy=True), requires_grad)
+    if copy is False:
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return frombuffer(obj, dtype=dtype or _dtype.uint8, requires_grad=requires_grad)
+    return tensor(obj, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def _asarray_tensor(obj, dtype, copy, requires_grad):
+    import warnings
+    converts = dtype is not None and _np_dtype(dtype) != obj._data.dtype
+    if copy is False and converts:
+        raise ValueError(f"can't alias tensor with dtype '{obj.dtype.legacy_name[:-6]}' "
+                         f"into dtype '{_dtype.to_dtype(dtype).legacy_name[:-6]}'.")
+    if requires_grad is None:
+        if obj.requires_grad:
+            warnings.warn('torch.asarray: unspecified requires_grad now defaults to '
+                          'obj.requires_grad instead of False. Pass requires_grad=False '
+                          'explicitly to get the old behavior and silence this warning.',
+                          UserWarning, stacklevel=3)
+        requires_grad = obj.requires_grad
+    if copy or converts:
+        data = obj._data.astype(_np_dtype(dtype) if converts else obj._data.dtype, copy=True)
+        return _finish(data, requires_grad)
+    if requires_grad == obj.requires_grad:
+        return obj
+    alias = obj.detach()
+    return alias.requires_grad_(True) if requires_grad else alias
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-D tensor over a Python buffer (bytes, bytearray, array.array, ...), sharing its
+    memory."""
+    import warnings
+    np_dtype = np.dtype(_np_dtype(dtype))
+    view = memoryview(buffer)
+    length = view.nbytes
+    if count == 0 or length == 0:
+        raise ValueError(f'both buffer length ({length}) and count ({count}) must not be 0')
+    if not 0 <= offset < length:
+        raise ValueError(f'offset ({offset} bytes) must be non-negative and no greater than '
+                         f'buffer length ({length} bytes) minus 1')
+    if count < 0:
+        if (length - offset) % np_dtype.itemsize:
+            raise ValueError(f'buffer length ({length - offset} bytes) after offset ({offset} '
+                             f'bytes) must be a multiple of element size ({np_dtype.itemsize})')
+        count = (length - offset) // np_dtype.itemsize
+    elif offset + count * np_dtype.itemsize > length:
+        raise ValueError(f'requested buffer length ({count} * {np_dtype.itemsize} bytes) after '
+                         f'offset ({offset} bytes) must not be greater than actual buffer length '
+                         f'({length} bytes)')
+    if view.readonly:
+        warnings.warn('The given buffer is not writable, and PyTorch does not support '
+                      'non-writable tensors. This means you can write to the underlying '
+                      '(supposedly non-writable) buffer using the tensor. You may want to copy '
+                      'the buffer to protect its data or make it writable before converting it '
+                      'to a tensor.', UserWarning, stacklevel=2)
+    data = xp.frombuffer(buffer, dtype=np_dtype, count=count, offset=offset)
+    if not data.flags.writeable:
+        data = data.view()
+        data.flags.writeable = False
+    return _finish(data, requires_grad)
+
+
+def range(start, end, step=1, *, dtype=None, device=None, requires_grad=False):
+    """Deprecated: ``start`` to ``end`` inclusive, by ``step`` (use ``arange``)."""
+    import warnings
+    warnings.warn("torch.range is deprecated and will be removed in a future release because "
+                  "its behavior is inconsistent with Python's range builtin. Instead, use "
+                  "torch.arange, which produces values in [start, end).", UserWarning,
+                  stacklevel=2)
+    start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
+    if step == 0:
+        raise RuntimeError('step must be nonzero')
+    if not (xp.isfinite(start) and xp.isfinite(end)):
+        raise RuntimeError(f'unsupported range: {start} -> {end}')
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError('upper bound and larger bound inconsistent with step sign')
+    np_dtype = _np_dtype(dtype)
+    n = _builtin_int((_builtin_float(end) - _builtin_float(start)) / _builtin_float(step)) + 1
+    data = (_builtin_float(start) + _builtin_float(step) * xp.arange(n, dtype=np.float64))
+    return _finish(_place(data.astype(np_dtype), resolve(device)), requires_grad)
+
+
+def can_cast(from_, to):
+    """PyTorch's casting rule: no float to integer, no complex to real, nothing but bool to
+    bool."""
+    a, b = _dtype.to_dtype(from_), _dtype.to_dtype(to)
+    if a.is_complex and not b.is_complex:
+        return False
+    if a.is_floating_point and not (b.is_floating_point or b.is_complex):
+        return False
+    if a is not _dtype.bool and b is _dtype.bool:
+        return False
+    return True
+
+
+# -- index helpers ---------------------------------------------------------------------------
+
+def _tri_indices(name, row, col, offset, dtype, device, lower):
+    for arg, value in (('row', row), ('col', col)):
+        if value < 0:
+            raise RuntimeError(f'{arg} must be non-negative, got{value}')
+    np_dtype = _np_dtype(dtype, _dtype.int64)
+    if lower:
+        r, c = xp.tril_indices(row, offset, col)
+    else:
+        r, c = xp.triu_indices(row, offset, col)
+    data = xp.stack([r, c]).astype(np_dtype).reshape(2, -1)
+    return _finish(_place(data, resolve(device)), False)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices('tril_indices', row, col, offset, dtype, device, True)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return _tri_indices('triu_indices', row, col, offset, dtype, device, False)
+
+
+def unravel_index(indices, shape):
+    """The coordinates of flat ``indices`` in ``shape`` (one tensor per dimension); indices
+    wrap around as with Python's ``divmod``, as in PyTorch."""
+    if not isinstance(indices, Tensor):
+        indices = tensor(indices)
+    if indices._data.dtype.kind not in 'iu':
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    shape = tuple(_builtin_int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    rest = indices._data.astype(np.int64)
+    coords = []
+    for n in reversed(shape):
+        if n == 0:
+            coords.append(xp.zeros_like(rest))
+            continue
+        coords.append(rest % n)
+        rest = rest // n
+    return tuple(wrap(xp.asarray(c, dtype=np.int64)) for c in reversed(coords))
+
+
+# -- differentiable constructions -------------------------------------------------------------
+
+def vander(x, N=None, increasing=False):
+    """Columns ``x ** (N-1), ..., x ** 0`` (reversed when ``increasing``), built by a
+    cumulative product, as PyTorch's."""
+    from .shape import cat
+    if x.ndim != 1:
+        raise RuntimeError('x must be a one-dimensional tensor.')
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError('N must be non-negative.')
+    if x._data.dtype == np.bool_:
+        x = x.long()
+    if n == 0:
+        return x.reshape(-1, 1)[:, :0] * 1
+    ones = wrap(xp.ones((x.shape[0], 1), x._data.dtype))
+    if n == 1:
+        result = ones
+    else:
+        powers = x.reshape(-1, 1).expand(x.shape[0], n - 1).cumprod(1)
+        result = cat([ones.to(powers.dtype), powers], 1)
+    return result if increasing else result.flip(1)
+
+
+def cartesian_prod(*tensors):
+    from .shape import meshgrid, stack
+    for t in tensors:
+        if t.ndim != 1:
+            raise RuntimeError(f'Expect a 1D vector, but got shape {list(t.shape)}')
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing='ij')
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input, r=2, with_replacement=False):
+    import itertools
+    from .shape import stack
+    if input.ndim != 1:
+        raise RuntimeError(f'Expect a 1D vector, but got shape {list(input.shape)}')
+    if r < 0:
+        raise RuntimeError(f'Expect a non-negative number, but got {r}')
+    if r == 0:
+        return wrap(xp.empty(0, input._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    idx = xp.array(list(pick(_builtin_range(input.shape[0]), r)), np.int64).reshape(-1, r)
+    return stack([input[wrap(idx[:, k].copy())] for k in _builtin_range(r)], 1)
+
+
+def block_diag(*tensors):
+    """The tensors (0-, 1- or 2-D) along the diagonal of a zero matrix."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f'block_diag(): argument {i} must be Tensor, not {type(t).__name__}')
+        if t.ndim > 2:
+            raise RuntimeError(f'torch.block_diag: Input tensors must have 2 or fewer dimensions. '
+                               f'Input {i} has {t.ndim} dimensions')
+    if not tensors:
+        return wrap(xp.empty((1, 0), _dtype.get_default_dtype().numpy))
+    return BlockDiag.apply(*tensors)
+
+
+class BlockDiag(Op):
+    """Blocks placed along the diagonal; each block's gradient is its slice of ``g``."""
+
+    def forward(self, *blocks):
+        shapes = [b.reshape(1, -1).shape if b.ndim < 2 else b.shape for b in blocks]
+        dtype = _dtype.FROM_NUMPY[blocks[0].dtype]
+        for b in blocks[1:]:
+            dtype = _dtype.promote_types(dtype, _dtype.FROM_NUMPY[b.dtype])
+        dtype = dtype.numpy
+        out = xp.zeros((sum(s[0] for s in shapes), sum(s[1] for s in shapes)), dtype)
+        r = c = 0
+        self.spans = []
+        for b, (h, w) in zip(blocks, shapes):
+            out[r:r + h, c:c + w] = b.reshape(h, w)
+            self.spans.append((r, c, h, w, b.shape))
+            r, c = r + h, c + w
+        return out
+
+    def backward(self, g):
+        return tuple(g[r:r + h, c:c + w].reshape(shape) for r, c, h, w, shape in self.spans)
 
 
 def is_tensor(obj):
@@ -293,7 +648,10 @@ def numel(input):
 
 __all__ = ['tensor', 'as_tensor', 'from_numpy', 'zeros', 'ones', 'empty', 'full', 'zeros_like',
            'ones_like', 'empty_like', 'full_like', 'arange', 'linspace', 'eye', 'is_tensor',
-           'numel']
+           'numel', 'logspace', 'hann_window', 'hamming_window', 'bartlett_window',
+           'blackman_window', 'kaiser_window', 'empty_strided', 'scalar_tensor', 'asarray',
+           'frombuffer', 'range', 'can_cast', 'vander', 'cartesian_prod', 'combinations',
+           'block_diag', 'tril_indices', 'triu_indices', 'unravel_index']
 
 _MOVED = ('Generator', 'default_generator', 'manual_seed', 'initial_seed', 'seed',
           'get_rng_state', 'set_rng_state', 'rand', 'randn', 'randint', 'rand_like',

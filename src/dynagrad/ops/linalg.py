@@ -22,7 +22,7 @@ from .linalg_products import (  # noqa: F401
     _mm, _matmul_name, Matmul, _same_dtype, _check_tensor, _xshape, matmul, mm, bmm, mv,
     _check_dot, dot, vdot, outer, ger, inner, AddMatmul, _ADD_MATMUL, _add_matmul, _matmul_op,
     _check_addmm_input, _add_dtypes,
-    _check_addmm, addmm, addmm_, _check_addmv, addmv, addmv_, _check_batches, baddbmm,
+    _check_addmm, addmm, addmm_, _check_addmv, addmv, addmv_, addr, addr_, _check_batches, baddbmm,
     baddbmm_, addbmm, addbmm_, _LETTERS, Einsum, _parse_einsum, einsum, tensordot, kron,
     Cross, _cross, cross, linalg_cross, _as_list, multi_dot, chain_matmul)
 from .linalg_decompositions import (  # noqa: F401
@@ -39,5 +39,5 @@ from .linalg_norms import (  # noqa: F401
 inverse = inv
 
 __all__ = ['matmul', 'mm', 'bmm', 'mv', 'dot', 'vdot', 'outer', 'ger', 'inner', 'addmm',
-           'addmv', 'addbmm', 'baddbmm', 'einsum', 'tensordot', 'kron', 'cross',
+           'addmv', 'addr', 'addbmm', 'baddbmm', 'einsum', 'tensordot', 'kron', 'cross',
            'matrix_power', 'chain_matmul', 'det', 'slogdet', 'logdet', 'inverse', 'pinverse']

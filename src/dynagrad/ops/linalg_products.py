@@ -360,6 +360,70 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
     return _add_matmul('addmv', input, mat, vec, beta, alpha, inplace=True)
 
 
+class Addr(Op):
+    """``beta * input + alpha * outer(vec1, vec2)``; with ``beta == 0`` the input is ignored.
+    The three tensors are promoted to their common dtype, as PyTorch does."""
+    promotes = True
+
+    def forward(self, inp, v1, v2, beta=1, alpha=1):
+        need_i, need_1, need_2 = self.needs_input_grad[:3]
+        self.save_for_backward(v1 if need_2 else None, v2 if need_1 else None)
+        self.beta, self.alpha = beta, alpha
+        prod = xp.multiply.outer(v1, v2)
+        if alpha != 1:
+            prod = prod * alpha
+        dtype = xp.result_type(inp, prod)
+        if beta == 0:
+            return xp.broadcast_to(prod, xp.broadcast_shapes(prod.shape, inp.shape)).astype(
+                dtype, copy=True)
+        return (prod + (inp if beta == 1 else inp * beta)).astype(dtype, copy=False)
+
+    def backward(self, g):
+        v1, v2 = self.saved_tensors
+        gi = None
+        if self.needs_input_grad[0]:
+            gi = g if self.beta == 1 else g * self.beta
+        ga = g if self.alpha == 1 else g * self.alpha
+        g1 = _mm(ga, v2[:, None])[:, 0] if v2 is not None else None
+        g2 = _mm(ga.mT, v1[:, None])[:, 0] if v1 is not None else None
+        return gi, g1, g2
+
+
+def _check_addr(input, vec1, vec2, beta, alpha, op):
+    _check_tensor(op, input, vec1, vec2)
+    for name, t in (('vec1', vec1), ('vec2', vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f'{op}: Expected 1-D argument {name}, but got {t.ndim}-D')
+    shape = (vec1.shape[0], vec2.shape[0])
+    try:
+        ok = xp.broadcast_shapes(tuple(input.shape), shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f'The expanded size of the tensor does not match: {op} needs input '
+                           f'broadcastable to {list(shape)}, got {_shape(input)}')
+    if all(t._data.dtype.kind in 'iub' for t in (input, vec1, vec2)):
+        for name, v in (('beta', beta), ('alpha', alpha)):
+            if isinstance(v, float) and not float(v).is_integer():
+                raise RuntimeError(f'For integral input tensors, argument {name} must not be a '
+                                   'floating point number.')
+
+
+@method
+def addr(input, vec1, vec2, *, beta=1, alpha=1):
+    _check_addr(input, vec1, vec2, beta, alpha, 'addr')
+    return Addr.apply(input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+@method
+def addr_(input, vec1, vec2, *, beta=1, alpha=1):
+    _check_addr(input, vec1, vec2, beta, alpha, 'addr_')
+    if tuple(input.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f'addr_: the in-place target of shape {_shape(input)} must have the '
+                           f'shape of the outer product {[vec1.shape[0], vec2.shape[0]]}')
+    return Addr.apply_(input, vec1, vec2, beta=beta, alpha=alpha)
+
+
 def _check_batches(op, input, batch1, batch2, summed):
     _check_tensor(op, input, batch1, batch2)
     if batch2.ndim < 3:       # torch indexes dim 2 of batch2 first

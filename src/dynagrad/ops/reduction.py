@@ -164,6 +164,8 @@ class return_types:
     mode = _return_type('mode')
     cummax = _return_type('cummax')
     cummin = _return_type('cummin')
+    aminmax = _return_type('aminmax', ('min', 'max'))
+    frexp = _return_type('frexp', ('mantissa', 'exponent'))
 
 
 # -- gather and scatter along one axis: the backward of every selection ----------------------
@@ -1178,7 +1180,227 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     return out[0] if len(out) == 1 else tuple(out)
 
 
+# -- issue 16: aminmax, logcumsumexp, msort, unique_consecutive, renorm, dist -------------
+
+def _split_evenly(x, out, g, dims, keepdim):
+    """``g`` shared evenly among the elements of ``x`` equal to ``out`` (array or tensor)."""
+    xa, oa = _arr(x), _arr(out)
+    if not keepdim and dims:
+        oa = oa.reshape(_kept_shape(xa.shape, dims))
+        g = unsqueeze_dims(g, dims, xa.ndim)
+    mask = xa == oa
+    count = mask.sum(axis=dims, keepdims=True)
+    return g * (mask / count).astype(xa.dtype)
+
+
+class Aminmax(Op):
+    """``(amin, amax)`` in one pass; each gradient is split among the tied elements."""
+
+    def forward(self, x, dims, keepdim):
+        self.dims, self.keepdim = dims, keepdim
+        lo = xp.asarray(xp.min(x, axis=dims, keepdims=keepdim))
+        hi = xp.asarray(xp.max(x, axis=dims, keepdims=keepdim))
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x, lo, hi)
+        return lo, hi
+
+    def backward(self, glo, ghi):
+        x, lo, hi = self.saved_tensors
+        gx = None
+        for g, out in ((glo, lo), (ghi, hi)):
+            if g is not None:
+                part = _split_evenly(x, out, g, self.dims, self.keepdim)
+                gx = part if gx is None else gx + part
+        return gx
+
+
+@method
+def aminmax(input, *, dim=None, keepdim=False):
+    """``(amin, amax)`` over ``dim`` (an int) or everything."""
+    if dim is not None:
+        if isinstance(dim, (tuple, list)):
+            raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+        axis = _dim1(dim, input.ndim, 'aminmax')
+        _check_nonempty_dim(input, axis, 'aminmax')
+        dims = (axis,) if input.ndim else ()
+    else:
+        if input._data.size == 0:
+            raise RuntimeError('aminmax(): cannot compute aminmax over an empty dimension as the '
+                               'operation has no identity (the input is empty; pass a non-empty '
+                               'dim)')
+        dims = tuple(range(input.ndim))
+    lo, hi = Aminmax.apply(input, dims=dims, keepdim=keepdim)
+    return return_types.aminmax(lo, hi)
+
+
+class Logcumsumexp(Op):
+    """``log(cumsum(exp(x)))`` along an axis, computed with running log-add-exp."""
+    widens_half = True
+    quiet_fp = True
+
+    def forward(self, x, axis):
+        self.axis = axis
+        x1 = _as1d(x)
+        out = xp.logaddexp.accumulate(x1, axis=axis) if x1.size else x1.copy()
+        out = out.reshape(x.shape)
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x, out)
+        return out
+
+    def backward(self, g):
+        # gx[i] = sum_{j >= i} g[j] exp(x[i] - out[j]); shifting by the first output of
+        # each slice (the smallest, as out never decreases) keeps exp(shift - out) <= 1.
+        x, out = self.saved_tensors
+        xa = _arr(x)
+        if xa.ndim == 0:
+            return g
+        axis = self.axis
+        oa = _arr(out)
+        shift = xp.take(oa, [0], axis=axis) if oa.shape[axis] else oa
+        shift = xp.where(xp.isfinite(shift), shift, 0).astype(oa.dtype)
+        scaled = where(xp.isneginf(oa), 0.0, g * exp(shift - out))
+        gx = where(xp.isneginf(xa), 0.0, _revcumsum(scaled, axis) * exp(x - shift))
+        # PyTorch's gradient is NaN where the running sum is still exp(-inf) = 0
+        return where(xp.isneginf(xa) & xp.isneginf(oa), np.nan, gx)
+
+
+@method
+def logcumsumexp(input, dim):
+    if input._data.dtype.kind not in 'fV':
+        raise NotImplementedError('"logcumsumexp_out_cpu" not implemented for '
+                                  f"'{_dtype.FROM_NUMPY[input._data.dtype].legacy_name[:-6]}'")
+    return Logcumsumexp.apply(input, axis=_dim1(dim, input.ndim, 'logcumsumexp'))
+
+
+@method
+def msort(input):
+    """``sort(input, dim=0).values``."""
+    return sort(input, 0).values
+
+
+@method
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """Drops each element (or slice along ``dim``) equal to the one before it."""
+    x = input._data
+    if dim is None:
+        flat = x.reshape(-1)
+        change = xp.ones(flat.shape, bool)
+        if flat.size:
+            change[1:] = flat[1:] != flat[:-1]
+        vals = flat[change]
+        inv = (xp.cumsum(change) - 1).reshape(x.shape)
+    else:
+        axis = _dim1(dim, x.ndim, 'unique_consecutive')
+        moved = xp.moveaxis(_as1d(x), axis, 0)
+        n = moved.shape[0]
+        rows = moved.reshape(n, -1)
+        change = xp.ones(n, bool)
+        if n:
+            change[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+        vals = xp.moveaxis(moved[change], 0, axis)
+        inv = xp.cumsum(change) - 1
+    starts = xp.flatnonzero(change)
+    counts = xp.diff(xp.append(starts, change.size))
+    out = [wrap(xp.ascontiguousarray(vals))]
+    if return_inverse:
+        out.append(wrap(inv.astype(np.int64)))
+    if return_counts:
+        out.append(wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+class Renorm(Op):
+    """Each slice along ``axis`` whose ``p``-norm exceeds ``maxnorm`` scaled down to it
+    (by ``maxnorm / (norm + 1e-7)``, as PyTorch); the gradient goes through the norm too."""
+    widens_half = True
+    quiet_fp = True
+
+    def forward(self, x, p, axis, maxnorm):
+        self.p, self.maxnorm = p, maxnorm
+        self.others = tuple(d for d in range(x.ndim) if d != axis)
+        norms = VectorNorm.run(x, ord=p, dim=self.others, keepdim=True)
+        factor = xp.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0).astype(x.dtype)
+        if self.needs_input_grad[0]:
+            self.save_for_backward(x)
+        return x * factor
+
+    def backward(self, g):
+        x, = self.saved_tensors
+        xa = _arr(x)
+        others, p, maxnorm = self.others, self.p, self.maxnorm
+        n = VectorNorm.run(x, ord=p, dim=others, keepdim=True)
+        na = _arr(n)
+        big = na > maxnorm
+        safe_n = where(big, n, 1.0)
+        gx = g * where(big, maxnorm / (safe_n + 1e-7), 1.0)
+        if not big.any():
+            return gx
+        s = unsqueeze_dims((g * x).sum(others), others, xa.ndim)
+        df = where(big, -maxnorm / ((safe_n + 1e-7) * (safe_n + 1e-7)), 0.0)
+        if p == np.inf:
+            mask = xp.abs(xa) == na
+            dn = sign(x) * (mask / xp.maximum(mask.sum(axis=others, keepdims=True), 1)
+                            ).astype(xa.dtype)
+        elif p == 1:
+            dn = sign(x)
+        else:
+            dn = sign(x) * (x * sign(x) / safe_n) ** (p - 1)
+        return gx + s * df * dn
+
+
+def _renorm_args(input, p, dim, maxnorm, op):
+    if isinstance(p, bool) or not isinstance(p, (int, float, np.number)):
+        raise TypeError(f"{op}(): argument 'p' must be Number, not {type(p).__name__}")
+    if input._data.dtype.kind not in 'fcV':
+        raise RuntimeError(f'{op}: expected a floating point or complex tensor as input, got '
+                           f'{_dtype.FROM_NUMPY[input._data.dtype].legacy_name[:-6]}')
+    if p <= 0:
+        raise RuntimeError(f'renorm: non-positive-norm not supported (p={p})')
+    if maxnorm < 0:
+        raise RuntimeError(f'renorm: expected maxnorm to be >= 0 but got {maxnorm}')
+    if input.ndim <= 1:
+        raise RuntimeError(f'renorm: input needs at least 2 dimensions, got {input.ndim} '
+                           'dimensions')
+    return dict(p=float(p), axis=_dim1(dim, input.ndim, op), maxnorm=float(maxnorm))
+
+
+@method
+def renorm(input, p, dim, maxnorm):
+    return Renorm.apply(input, **_renorm_args(input, p, dim, maxnorm, 'renorm'))
+
+
+@method
+def renorm_(input, p, dim, maxnorm):
+    return Renorm.apply_(input, **_renorm_args(input, p, dim, maxnorm, 'renorm_'))
+
+
+@method
+def dist(input, other, p=2):
+    """The ``p``-norm of ``input - other`` (broadcast)."""
+    for t in (input, other):
+        if t._data.dtype.kind not in 'fcV':
+            raise RuntimeError('norm(): input dtype should be either floating point or complex. '
+                               f'Got {_dtype.FROM_NUMPY[t._data.dtype].legacy_name[:-6]} '
+                               'instead.')
+    return VectorNorm.named('DistBackward0').apply(input - other, ord=float(p), dim=None,
+                                                   keepdim=False)
+
+
+def frobenius_norm(input, dim, keepdim=False):
+    """Deprecated form of ``linalg.vector_norm(input, 2, dim, keepdim)``."""
+    warnings.warn('at::frobenius_norm is deprecated and it is just left for JIT compatibility. '
+                  'It will be removed in a future PyTorch release. Please use '
+                  '`linalg.vector_norm(A, 2., dim, keepdim)` instead', UserWarning, stacklevel=2)
+    dims = _dims(dim, input.ndim, 'frobenius_norm')
+    if dims is not None and len(dims) > 2:
+        raise RuntimeError(f'Expected at most 2 dimensions, but got {len(dims)} dimensions '
+                           'instead.')
+    return _vector_norm(input, 2.0, dims if dims else None, keepdim, None)
+
+
 __all__ = ['sum', 'mean', 'nansum', 'nanmean', 'prod', 'cumsum', 'cumprod', 'cummax', 'cummin',
            'max', 'min', 'amax', 'amin', 'argmax', 'argmin', 'logsumexp', 'var', 'std',
            'var_mean', 'std_mean', 'norm', 'all', 'any', 'count_nonzero', 'sort', 'argsort',
-           'topk', 'kthvalue', 'median', 'nanmedian', 'mode', 'unique', 'return_types']
+           'topk', 'kthvalue', 'median', 'nanmedian', 'mode', 'unique', 'return_types',
+           'aminmax', 'logcumsumexp', 'msort', 'unique_consecutive', 'renorm', 'dist',
+           'frobenius_norm']
