@@ -648,3 +648,202 @@ EMBEDDING_OPS = [
 ]
 
 OPS = ACTIVATION_OPS + NORM_OPS + DROPOUT_OPS + EMBEDDING_OPS
+
+
+# -- top-level forms (torch.softmax, torch.layer_norm, ...): PyTorch's top-level signatures
+
+def top(name, clone=False):
+    """``lib.<name>(*args)`` (on a clone of the first argument for in-place forms)."""
+    if clone:
+        return lambda lib, x, *a, **k: getattr(lib, name)(x.clone(), *a, **k)
+    return lambda lib, *a, **k: getattr(lib, name)(*a, **k)
+
+
+def top_softmax_samples(rng):
+    return [Sample((R(rng, 3, 4), 1), desc='dim1'),
+            Sample((F64(rng, 2, 3), 0), desc='f64_dim0'),
+            Sample((R(rng, 2, 3), 1, DT('float64')), desc='positional_dtype'),
+            Sample((R(rng, 2, 3),), dict(dim=-1, dtype=DT('float64')), desc='kw')]
+
+
+def top_softmax_errors(rng):
+    return [ErrorSample((R(rng, 2, 3),), exc=TypeError, desc='dim_required')]
+
+
+def top_unary(make, *extra):
+    def gen(rng):
+        return [Sample((make(rng, 3, 4),) + extra, desc='2d'),
+                Sample((make(rng, 2, 3).astype(np.float64),) + extra, desc='f64')]
+    return gen
+
+
+def top_dropout_samples(rng):
+    return [Sample((R(rng, 3, 4), 0.5, False), desc='eval'),
+            Sample((R(rng, 3, 4), 0.0, True), desc='p0'),
+            Sample((R(rng, 2, 3), 0.3), dict(train=False), desc='kw_train')]
+
+
+def top_dropout_errors(rng):
+    return [ErrorSample((R(rng, 3), 0.5), exc=TypeError, desc='train_required'),
+            ErrorSample((R(rng, 3), 0.5), dict(training=False), exc=TypeError,
+                        desc='nn_functional_keyword')]
+
+
+def top_batch_norm_fn(lib, x, w, b, training, momentum, eps, cudnn):
+    """torch.batch_norm: affine parameters before the running statistics."""
+    c = x.shape[1]
+    rm = _stats_tensor(lib, x, np.linspace(-0.5, 0.5, c))
+    rv = _stats_tensor(lib, x, np.linspace(0.5, 1.5, c))
+    return lib.batch_norm(x, w, b, rm, rv, training, momentum, eps, cudnn), rm, rv
+
+
+def top_batch_norm_samples(rng):
+    return [Sample((R(rng, 4, 3, 2), R(rng, 3), R(rng, 3), True, 0.1, 1e-5, False),
+                   desc='train'),
+            Sample((R(rng, 4, 3), R(rng, 3), None, False, 0.1, 1e-5, True), desc='eval'),
+            Sample((F64(rng, 3, 2, 2), F64(rng, 2), F64(rng, 2), True, 0.3, 1e-3, False),
+                   desc='f64')]
+
+
+def top_instance_norm_fn(lib, x, w, b, use_input_stats, momentum, eps, cudnn):
+    return lib.instance_norm(x, w, b, None, None, use_input_stats, momentum, eps, cudnn)
+
+
+def top_instance_norm_samples(rng):
+    # torch records its instance norm as a batch norm seen through a view (ViewBackward0)
+    return [Sample((R(rng, 2, 3, 4), R(rng, 3), R(rng, 3), True, 0.1, 1e-5, False),
+                   desc='affine', check_grad_fn=False),
+            Sample((F64(rng, 2, 2, 3), None, None, True, 0.1, 1e-5, False), desc='f64',
+                   check_grad_fn=False)]
+
+
+def top_layer_norm_samples(rng):
+    return [Sample((R(rng, 2, 3, 4), [4], R(rng, 4), R(rng, 4), 1e-5, True), desc='affine'),
+            Sample((R(rng, 2, 3, 4), (3, 4)), desc='defaults'),
+            Sample((F64(rng, 2, 3), [3], F64(rng, 3)), dict(eps=1e-3, cudnn_enable=False),
+                   desc='f64_kw')]
+
+
+def top_group_norm_samples(rng):
+    return [Sample((R(rng, 2, 4, 3), 2, R(rng, 4), R(rng, 4), 1e-5, True), desc='affine'),
+            Sample((F64(rng, 2, 6), 3), dict(eps=1e-3, cudnn_enabled=False), desc='f64')]
+
+
+def top_rms_norm_samples(rng):
+    # torch.rms_norm is composite (MulBackward0), nn.functional's fused: a detail
+    return [Sample((R(rng, 2, 3, 4), [4], R(rng, 4), 1e-6), desc='weight', check_grad_fn=False),
+            Sample((F64(rng, 2, 3), [3]), desc='f64', check_grad_fn=False)]
+
+
+def _detached(outs, keep=1):
+    """The first ``keep`` outputs as they are, the statistics after them detached."""
+    return tuple(o if i < keep else o.detach() for i, o in enumerate(outs))
+
+
+def native_layer_norm_fn(lib, *a):
+    return lib.native_layer_norm(*a)
+
+
+def native_group_norm_fn(lib, *a):
+    return _detached(lib.native_group_norm(*a))
+
+
+def native_batch_norm_fn(lib, x, w, b, training, momentum, eps, stats=True):
+    c = x.shape[1]
+    rm = _stats_tensor(lib, x, np.linspace(-0.5, 0.5, c)) if stats else None
+    rv = _stats_tensor(lib, x, np.linspace(0.5, 1.5, c)) if stats else None
+    outs = lib.native_batch_norm(x, w, b, rm, rv, training, momentum, eps)
+    return outs + (rm, rv) if stats else outs
+
+
+def native_layer_norm_samples(rng):
+    return [Sample((R(rng, 2, 3, 4), [4], R(rng, 4), R(rng, 4), 1e-5), desc='affine',
+                   check_grad_fn=False),
+            Sample((F64(rng, 2, 3, 2), [3, 2], None, None, 1e-3), desc='f64_2dims',
+                   check_grad_fn=False)]
+
+
+def native_group_norm_samples(rng):
+    return [Sample((R(rng, 2, 4, 3), R(rng, 4), R(rng, 4), 2, 4, 3, 2, 1e-5), desc='affine',
+                   check_grad_fn=False),
+            Sample((F64(rng, 2, 6), None, None, 2, 6, 1, 3, 1e-3), desc='f64_2d',
+                   check_grad_fn=False)]
+
+
+def native_batch_norm_samples(rng):
+    return [Sample((R(rng, 4, 3, 2), R(rng, 3), R(rng, 3), True, 0.1, 1e-5), desc='train',
+                   check_grad_fn=False),
+            Sample((R(rng, 4, 3), R(rng, 3), R(rng, 3), False, 0.1, 1e-5), desc='eval',
+                   check_grad_fn=False),
+            Sample((F64(rng, 3, 2, 2), None, None, True, 0.1, 1e-3), dict(stats=False),
+                   desc='f64_no_stats', check_grad_fn=False)]
+
+
+def norm_except_dim_samples(rng):
+    return [Sample((NZ(rng, 3, 4, 2), 2, 0), desc='dim0'),
+            Sample((NZ(rng, 3, 4, 2), 2, 1), desc='middle_dim'),
+            Sample((NZ(rng, 3, 4, 2), 3, 2), desc='last_dim_p3'),
+            Sample((F64NZ(rng, 3, 4), 2, -1), desc='whole', check_grad_fn=False),
+            Sample((F64NZ(rng, 3, 2),), desc='defaults')]
+
+
+def top_embedding_samples(rng):
+    idx = np.array([[0, 2], [3, 2]])
+    return [Sample((R(rng, 5, 3), idx), desc='2d_indices'),
+            Sample((R(rng, 5, 3), np.array([1, 4, 1]), 1), desc='padding_idx_positional'),
+            # the gradient is scaled on purpose: finite differences do not apply
+            Sample((F64(rng, 4, 2), np.array([3, 3, 0]), -1, True), desc='scale_grad_by_freq',
+                   gradcheck=False)]
+
+
+def top_embedding_bag_samples(rng):
+    idx, off = np.array([1, 2, 3, 4, 5]), np.array([0, 2, 2])
+    return [Sample((R(rng, 6, 3), idx, off), desc='sum'),
+            Sample((R(rng, 6, 3), idx, off, False, 1), desc='mean'),
+            Sample((R(rng, 6, 3), idx, off, False, 2), desc='max', check_grad_fn=False),
+            Sample((R(rng, 6, 3), idx, off, False, 1, False, None, False, 2),
+                   desc='mean_padding_idx'),
+            Sample((F64(rng, 6, 2), idx, off, False, 0), desc='f64_sum')]
+
+
+TOPLEVEL_OPS = [
+    OpInfo('toplevel.softmax', top('softmax'), top_softmax_samples,
+           errors=top_softmax_errors),
+    OpInfo('toplevel.log_softmax', top('log_softmax'), top_softmax_samples,
+           errors=top_softmax_errors),
+    OpInfo('toplevel.hardshrink', top('hardshrink'), top_unary(SHRINK, 1.0),
+           method='hardshrink'),
+    OpInfo('toplevel.hardshrink_default', top('hardshrink'), top_unary(SHRINK),
+           method='hardshrink'),
+    OpInfo('toplevel.prelu', top('prelu'), prelu_samples, method='prelu',
+           errors=prelu_errors),
+    OpInfo('toplevel.celu', top('celu'), top_unary(NZ, 0.5)),
+    OpInfo('toplevel.celu_', top('celu_', clone=True), top_unary(NZ, 1.5)),
+    OpInfo('toplevel.selu', top('selu'), top_unary(NZ)),
+    OpInfo('toplevel.selu_', top('selu_', clone=True), top_unary(NZ)),
+    OpInfo('toplevel.relu_', top('relu_', clone=True), top_unary(NZ)),
+    OpInfo('toplevel.rrelu_eval', top('rrelu'), top_unary(NZ, 0.1, 0.4)),
+    OpInfo('toplevel.rrelu_eval_', top('rrelu_', clone=True), top_unary(NZ, 0.1, 0.4)),
+    OpInfo('toplevel.threshold', top('threshold'), top_unary(_away((0.1,)), 0.1, 2.0)),
+    OpInfo('toplevel.threshold_', top('threshold_', clone=True),
+           top_unary(_away((0.1,)), 0.1, -2.0)),
+    OpInfo('toplevel.dropout', top('dropout'), top_dropout_samples,
+           errors=top_dropout_errors),
+    OpInfo('toplevel.alpha_dropout', top('alpha_dropout'), top_dropout_samples),
+    OpInfo('toplevel.feature_dropout', top('feature_dropout'), top_dropout_samples),
+    OpInfo('toplevel.feature_alpha_dropout', top('feature_alpha_dropout'),
+           top_dropout_samples),
+    OpInfo('toplevel.batch_norm', top_batch_norm_fn, top_batch_norm_samples),
+    OpInfo('toplevel.instance_norm', top_instance_norm_fn, top_instance_norm_samples),
+    OpInfo('toplevel.layer_norm', top('layer_norm'), top_layer_norm_samples),
+    OpInfo('toplevel.group_norm', top('group_norm'), top_group_norm_samples),
+    OpInfo('toplevel.rms_norm', top('rms_norm'), top_rms_norm_samples),
+    OpInfo('toplevel.native_layer_norm', native_layer_norm_fn, native_layer_norm_samples),
+    OpInfo('toplevel.native_group_norm', native_group_norm_fn, native_group_norm_samples),
+    OpInfo('toplevel.native_batch_norm', native_batch_norm_fn, native_batch_norm_samples),
+    OpInfo('toplevel.norm_except_dim', top('norm_except_dim'), norm_except_dim_samples),
+    OpInfo('toplevel.embedding', top('embedding'), top_embedding_samples),
+    OpInfo('toplevel.embedding_bag', top('embedding_bag'), top_embedding_bag_samples),
+]
+
+OPS = OPS + TOPLEVEL_OPS

@@ -334,3 +334,205 @@ OPS = [
     OpInfo('unfold', F('unfold'), unfold_samples, errors=unfold_errors),
     OpInfo('fold', F('fold'), fold_samples, errors=fold_errors),
 ]
+
+
+# -- top-level forms (torch.conv2d, torch.convolution, torch.max_pool2d, ...) ---------------
+# PyTorch's top-level signatures; the pooling, vision and distance ones live here too.
+
+def top(name):
+    return lambda lib, *a, **k: getattr(lib, name)(*a, **k)
+
+
+def top_conv_samples(rng):
+    r = lambda *s: SMALL(rng, *s)  # noqa: E731
+    return [
+        Sample((r(2, 3, 7), r(4, 3, 3), r(4), 2, 1), desc='conv1d_positional'),
+        Sample((D(rng, 1, 1, 3), D(rng, 1, 1, 2)), desc='conv1d_tiny'),
+    ]
+
+
+def top_conv2d_samples(rng):
+    r = lambda *s: SMALL(rng, *s)  # noqa: E731
+    return [Sample((r(2, 3, 5, 4), r(4, 3, 3, 2), None, 1, (1, 0), 1, 1), desc='positional'),
+            Sample((r(1, 4, 4, 4), r(4, 2, 3, 3), r(4), [2, 1], 1, 1, 2), desc='groups'),
+            Sample((D(rng, 1, 1, 2, 2), D(rng, 1, 1, 1, 2)), desc='tiny')]
+
+
+def top_conv3d_samples(rng):
+    r = lambda *s: SMALL(rng, *s)  # noqa: E731
+    return [Sample((r(1, 2, 3, 3, 3), r(2, 2, 2, 2, 2), r(2), 1, 1), desc='positional')]
+
+
+def top_conv_transpose_samples(rng):
+    r = lambda *s: SMALL(rng, *s)  # noqa: E731
+    return [Sample((r(2, 3, 4, 3), r(3, 2, 3, 2), r(2), 2, 1, 1, 1, 1), desc='positional'),
+            Sample((D(rng, 1, 1, 2, 2), D(rng, 1, 1, 1, 2)), desc='tiny')]
+
+
+def top_conv_transpose1d_samples(rng):
+    r = lambda *s: SMALL(rng, *s)  # noqa: E731
+    return [Sample((r(2, 3, 5), r(3, 2, 3), r(2), 2, 1, 1), desc='positional')]
+
+
+def top_conv_transpose3d_samples(rng):
+    r = lambda *s: SMALL(rng, *s)  # noqa: E731
+    return [Sample((r(1, 2, 2, 3, 2), r(2, 1, 2, 2, 2), None, 1, 0, 0, 1, 1),
+                   desc='positional')]
+
+
+def convolution_samples(rng):
+    r = lambda *s: SMALL(rng, *s)  # noqa: E731
+    return [
+        Sample((r(2, 3, 5, 4), r(4, 3, 3, 2), r(4), [1, 1], [1, 0], [1, 1], False, [0, 0], 1),
+               desc='2d'),
+        Sample((r(2, 3, 7), r(4, 3, 3), None, [2], [1], [2], False, [0], 1), desc='1d'),
+        Sample((r(2, 3, 4, 3), r(3, 2, 3, 2), r(2), [2, 2], [1, 1], [1, 1], True, [1, 1], 1),
+               desc='transposed_2d'),
+        Sample((r(1, 4, 5), r(4, 1, 3), r(2), [1], [0], [1], True, [0], 2),
+               desc='transposed_1d_groups'),
+        Sample((r(1, 2, 3, 3, 3), r(2, 2, 2, 2, 2), None, [1, 1, 1], [0, 0, 0], [1, 1, 1],
+                False, [0, 0, 0], 1), desc='3d'),
+    ]
+
+
+def convolution_errors(rng):
+    return [ErrorSample((R(rng, 2, 3), R(rng, 4, 3), None, [1], [0], [1], False, [0], 1),
+                        desc='weight_2d')]
+
+
+def conv_tbc_samples(rng):
+    r = lambda *s: SMALL(rng, *s)  # noqa: E731
+    return [Sample((r(6, 2, 3), r(3, 3, 4), r(4), 1), desc='pad1', check_grad_fn=False),
+            Sample((r(5, 1, 2), r(2, 2, 3), r(3)), desc='no_pad', check_grad_fn=False),
+            Sample((D(rng, 3, 1, 1), D(rng, 2, 1, 1), D(rng, 1)), desc='tiny',
+                   check_grad_fn=False)]
+
+
+def top_bilinear_samples(rng):
+    return [Sample((R(rng, 4, 3), R(rng, 4, 2), R(rng, 5, 3, 2), R(rng, 5)), desc='bias'),
+            Sample((D(rng, 2, 2), D(rng, 2, 1), D(rng, 1, 2, 1)), desc='tiny')]
+
+
+def constant_pad_nd_samples(rng):
+    return [Sample((R(rng, 3, 4), [1, 2]), desc='last_dim'),
+            Sample((R(rng, 2, 3, 4), (1, 0, 0, 2), 1.5), desc='two_dims_value'),
+            Sample((R(rng, 3, 5), [-1, 1]), desc='negative'),
+            Sample((D(rng, 2, 2), [1, 1, 1, 0]), dict(value=-2.0), desc='f64_kw')]
+
+
+def top_pool1d_samples(rng):
+    return [Sample((R(rng, 2, 3, 8), 3), desc='kernel_only'),
+            Sample((R(rng, 2, 3, 8), 3, 2, 1), desc='stride_padding'),
+            Sample((R(rng, 1, 2, 7), [2], [], [0]), desc='empty_stride_list'),
+            Sample((D(rng, 1, 1, 6), 2), desc='f64')]
+
+
+def top_max_pool1d_samples(rng):
+    return top_pool1d_samples(rng) + [
+        Sample((R(rng, 2, 3, 9), 3, 2, 1, 2, True), desc='dilation_ceil')]
+
+
+def top_avg_pool1d_samples(rng):
+    return top_pool1d_samples(rng) + [
+        Sample((R(rng, 2, 3, 9), 3, 2, 1, True, False), desc='ceil_no_pad_count')]
+
+
+def top_max_pool2d_samples(rng):
+    return [Sample((R(rng, 2, 3, 6, 6), 3), desc='kernel_only'),
+            Sample((R(rng, 1, 2, 7, 6), (3, 2), (), 1), desc='empty_stride'),
+            Sample((R(rng, 1, 2, 7, 7), 3, 2, 1, 2, True), desc='all_positional'),
+            Sample((D(rng, 1, 1, 4, 4), 2), desc='f64')]
+
+
+def top_adaptive1d_samples(rng):
+    return [Sample((R(rng, 2, 3, 8), 3), desc='3'),
+            Sample((R(rng, 1, 2, 7), [4]), desc='list'),
+            Sample((D(rng, 1, 1, 5), 2), desc='f64')]
+
+
+def pixel_shuffle_samples(rng):
+    return [Sample((R(rng, 2, 8, 3, 3), 2), desc='4d'),
+            Sample((D(rng, 1, 4, 1, 2), 2), desc='f64')]
+
+
+def pixel_unshuffle_samples(rng):
+    return [Sample((R(rng, 2, 2, 4, 6), 2), desc='4d'),
+            Sample((D(rng, 1, 1, 2, 2), 2), desc='f64')]
+
+
+def _grid(rng, *shape):
+    return np.asarray(rng.uniform(-0.9, 0.9, shape), dtype=np.float32)
+
+
+def grid_sampler_samples(rng):
+    return [Sample((R(rng, 1, 2, 4, 4), _grid(rng, 1, 3, 3, 2), 0, 0, False), desc='bilinear',
+                   check_grad_fn=False),
+            Sample((R(rng, 2, 1, 3, 4), _grid(rng, 2, 2, 2, 2), 1, 1, True), desc='nearest',
+                   check_grad_fn=False),
+            Sample((R(rng, 1, 1, 4, 4), _grid(rng, 1, 2, 3, 2) * 1.5, 0, 2, False),
+                   desc='reflection', check_grad_fn=False)]
+
+
+def grid_sampler_errors(rng):
+    # (torch reads an out-of-range mode as garbage; dynagrad's error: tests of its own)
+    return [ErrorSample((R(rng, 2, 1, 3, 3), _grid(rng, 1, 2, 2, 2), 0, 0, False),
+                        desc='batch_mismatch')]
+
+
+def affine_grid_generator_samples(rng):
+    return [Sample((R(rng, 2, 2, 3), [2, 1, 3, 4], False), desc='2d'),
+            Sample((R(rng, 1, 2, 3), (1, 3, 2, 2), True), desc='align_corners')]
+
+
+def top_cosine_similarity_samples(rng):
+    return [Sample((NZ(rng, 4, 3), NZ(rng, 4, 3)), desc='default_dim'),
+            Sample((NZ(rng, 4, 3), NZ(rng, 4, 3), 0, 1e-6), desc='positional')]
+
+
+def top_pairwise_samples(rng):
+    return [Sample((R(rng, 4, 3), R(rng, 4, 3)), desc='defaults'),
+            Sample((R(rng, 4, 3), R(rng, 4, 3), 1.0, 1e-5, True), desc='positional')]
+
+
+def top_pdist_samples(rng):
+    return [Sample((R(rng, 4, 3),), desc='default_p'),
+            Sample((R(rng, 4, 3), 1.0), desc='p1')]
+
+
+TOPLEVEL_OPS = [
+    OpInfo('toplevel.conv1d', top('conv1d'), top_conv_samples),
+    OpInfo('toplevel.conv2d', top('conv2d'), top_conv2d_samples),
+    OpInfo('toplevel.conv3d', top('conv3d'), top_conv3d_samples),
+    OpInfo('toplevel.conv_transpose1d', top('conv_transpose1d'),
+           top_conv_transpose1d_samples),
+    OpInfo('toplevel.conv_transpose2d', top('conv_transpose2d'), top_conv_transpose_samples),
+    OpInfo('toplevel.conv_transpose3d', top('conv_transpose3d'),
+           top_conv_transpose3d_samples),
+    OpInfo('toplevel.convolution', top('convolution'), convolution_samples,
+           errors=convolution_errors),
+    OpInfo('toplevel.conv_tbc', top('conv_tbc'), conv_tbc_samples),
+    OpInfo('toplevel.bilinear', top('bilinear'), top_bilinear_samples),
+    OpInfo('toplevel.constant_pad_nd', top('constant_pad_nd'), constant_pad_nd_samples),
+    OpInfo('toplevel.max_pool1d', top('max_pool1d'), top_max_pool1d_samples),
+    OpInfo('toplevel.max_pool1d_with_indices', top('max_pool1d_with_indices'),
+           top_max_pool1d_samples),
+    OpInfo('toplevel.avg_pool1d', top('avg_pool1d'), top_avg_pool1d_samples),
+    OpInfo('toplevel.max_pool2d', top('max_pool2d'), top_max_pool2d_samples),
+    OpInfo('toplevel.adaptive_avg_pool1d', top('adaptive_avg_pool1d'),
+           top_adaptive1d_samples),
+    OpInfo('toplevel.adaptive_max_pool1d', top('adaptive_max_pool1d'),
+           top_adaptive1d_samples),
+    OpInfo('toplevel.pixel_shuffle', top('pixel_shuffle'), pixel_shuffle_samples),
+    OpInfo('toplevel.pixel_unshuffle', top('pixel_unshuffle'), pixel_unshuffle_samples),
+    OpInfo('toplevel.grid_sampler', top('grid_sampler'), grid_sampler_samples,
+           errors=grid_sampler_errors),
+    OpInfo('toplevel.grid_sampler_2d', top('grid_sampler_2d'), grid_sampler_samples),
+    OpInfo('toplevel.affine_grid_generator', top('affine_grid_generator'),
+           affine_grid_generator_samples),
+    OpInfo('toplevel.cosine_similarity', top('cosine_similarity'),
+           top_cosine_similarity_samples),
+    OpInfo('toplevel.pairwise_distance', top('pairwise_distance'), top_pairwise_samples),
+    OpInfo('toplevel.pdist', top('pdist'), top_pdist_samples),
+]
+
+OPS = OPS + TOPLEVEL_OPS

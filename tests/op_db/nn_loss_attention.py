@@ -627,3 +627,117 @@ OPS = [
     OpInfo('nn.functional.scaled_dot_product_attention', F('scaled_dot_product_attention'),
            sdpa_samples, errors=sdpa_errors),
 ]
+
+
+# -- top-level forms (torch.kl_div, torch.margin_ranking_loss, ...): reduction as an int
+# (0 none, 1 mean, 2 sum), and 0 by default at top level, unlike nn.functional's 'mean'.
+
+def top(name):
+    return lambda lib, *a, **k: getattr(lib, name)(*a, **k)
+
+
+def _top_loss_samples(make, small, extra=()):
+    """Each reduction positionally after ``extra``, the default, and a float64 sample."""
+    def gen(rng):
+        args = make(rng)
+        s = [Sample(args + extra + (r,), desc=f'reduction_{r}') for r in (0, 1, 2)]
+        s.append(Sample(args, desc='default'))
+        s.append(Sample(tuple(_f64(a) if isinstance(a, np.ndarray) else a
+                              for a in small(rng)) + extra, desc='f64'))
+        return s
+    return gen
+
+
+def _bce_args(rng):
+    return (R(rng, 3, 4), PROB(rng, 3, 4))
+
+
+def _kl_args(rng):
+    return (R(rng, 3, 4), PROB(rng, 3, 4))
+
+
+def _pair_sign(rng, *shape):
+    return (R(rng, *shape), R(rng, *shape), SIGN(rng, *shape[:1]))
+
+
+def top_bce_logits_samples(rng):
+    # weight and pos_weight come first here, so the reduction goes by keyword
+    s = [Sample(_bce_args(rng), dict(reduction=r), desc=f'reduction_{r}') for r in (0, 1, 2)]
+    return s + [Sample(_bce_args(rng), desc='default'),
+                Sample((_f64(R(rng, 2, 2)), _f64(PROB(rng, 2, 2))), desc='f64'),
+                # torch: no gradient for weight / pos_weight, so the values only
+                Sample((R(rng, 3, 4), PROB(rng, 3, 4), POS(rng, 4), POS(rng, 4), 1),
+                       desc='weight_pos_weight', requires_grad=False)]
+
+
+def top_kl_samples(rng):
+    return _top_loss_samples(_kl_args, lambda r: (R(r, 2, 2), PROB(r, 2, 2)))(rng) + [
+        Sample((R(rng, 2, 3), R(rng, 2, 3), 2), dict(log_target=True), desc='log_target')]
+
+
+def top_kl_errors(rng):
+    return [ErrorSample((R(rng, 2, 3), PROB(rng, 2, 3), 0, True), exc=TypeError,
+                        desc='log_target_keyword_only')]
+
+
+def top_hinge_samples(rng):
+    return _top_loss_samples(lambda r: (R(r, 3, 4), SIGN(r, 3, 4)),
+                             lambda r: (R(r, 2, 2), SIGN(r, 2, 2)), extra=(0.5,))(rng)
+
+
+def top_ranking_samples(rng):
+    return _top_loss_samples(lambda r: (R(r, 4), R(r, 4), SIGN(r, 4)),
+                             lambda r: (R(r, 3), R(r, 3), SIGN(r, 3)), extra=(0.2,))(rng)
+
+
+def top_cosine_embedding_samples(rng):
+    return _top_loss_samples(lambda r: _pair_sign(r, 3, 4),
+                             lambda r: _pair_sign(r, 2, 2), extra=(0.1,))(rng)
+
+
+def top_triplet_samples(rng):
+    return _top_loss_samples(lambda r: (R(r, 3, 4), R(r, 3, 4), R(r, 3, 4)),
+                             lambda r: (R(r, 2, 2), R(r, 2, 2), R(r, 2, 2)),
+                             extra=(1.0, 2.0, 1e-6, True))(rng)
+
+
+def top_poisson_samples(rng):
+    counts = lambda *s: np.asarray(rng.integers(0, 4, s), dtype=np.float32)  # noqa: E731
+    return [Sample((R(rng, 3, 4), counts(3, 4), True, False, 1e-8, r), desc=f'reduction_{r}')
+            for r in (0, 1, 2)] + [
+        # the Stirling term of full=True has a kink at target 1: no finite differences
+        Sample((POS(rng, 2, 3), counts(2, 3), False, True, 1e-4, 1), desc='not_log_full',
+               gradcheck=False),
+        Sample((_f64(R(rng, 2, 2)), _f64(counts(2, 2)), True, False, 1e-8, 2), desc='f64')]
+
+
+def top_poisson_errors(rng):
+    return [ErrorSample((R(rng, 3), R(rng, 3)), exc=TypeError, desc='all_arguments_required')]
+
+
+def top_ctc_samples(rng):
+    def log_probs(T, N, C, dtype=np.float32):
+        x = rng.standard_normal((T, N, C))
+        return (x - np.log(np.exp(x).sum(-1, keepdims=True))).astype(dtype)
+    targets = np.array([[1, 2], [1, 1]])
+    return [Sample((log_probs(5, 2, 3), targets, [5, 4], [2, 2]), desc='default'),
+            Sample((log_probs(5, 2, 3), targets, [5, 5], [2, 1], 0, 1), desc='mean'),
+            Sample((log_probs(4, 2, 3, np.float64), targets, [4, 4], [2, 2], 0, 2, True),
+                   desc='f64_sum_zero_infinity', check_grad_fn=False)]
+
+
+TOPLEVEL_OPS = [
+    OpInfo('toplevel.binary_cross_entropy_with_logits',
+           top('binary_cross_entropy_with_logits'), top_bce_logits_samples),
+    OpInfo('toplevel.kl_div', top('kl_div'), top_kl_samples, errors=top_kl_errors),
+    OpInfo('toplevel.hinge_embedding_loss', top('hinge_embedding_loss'), top_hinge_samples),
+    OpInfo('toplevel.margin_ranking_loss', top('margin_ranking_loss'), top_ranking_samples),
+    OpInfo('toplevel.cosine_embedding_loss', top('cosine_embedding_loss'),
+           top_cosine_embedding_samples),
+    OpInfo('toplevel.triplet_margin_loss', top('triplet_margin_loss'), top_triplet_samples),
+    OpInfo('toplevel.poisson_nll_loss', top('poisson_nll_loss'), top_poisson_samples,
+           errors=top_poisson_errors),
+    OpInfo('toplevel.ctc_loss', top('ctc_loss'), top_ctc_samples),
+]
+
+OPS = OPS + TOPLEVEL_OPS

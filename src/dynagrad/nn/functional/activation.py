@@ -437,6 +437,7 @@ class Prelu(Op):
         return gx, gw
 
 
+@method('prelu')
 def prelu(input, weight):
     if autocast_state.active:
         input, weight = autocast_args('lower', input, weight)
@@ -700,6 +701,7 @@ class HardshrinkOp(Op):
         return g * self.keep
 
 
+@method('hardshrink')
 def hardshrink(input, lambd=0.5):
     _float_only(input, 'hardshrink_cpu')
     return HardshrinkOp.apply(input, lambd=lambd)

@@ -22,7 +22,7 @@ from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
 from .linear import linear as _linear
 
-__all__ = []
+__all__ = []   # recurrent_layer, recurrent_stack: used by nn.RNN and the top-level forms
 
 
 def _offsets(batch_sizes):
@@ -413,3 +413,65 @@ def reference_layer(mode, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, 
         if c is not None:
             c = ops.cat([cn, c[b:]], 0)
     return ops.cat(outs, 0), h, c
+
+
+# ---------------------------------------------------------------------------------------
+# A stack of layers from flat weights: the driver behind torch.lstm / gru / rnn_tanh /
+# rnn_relu at top level.
+
+_WEIGHTS_PER_LAYER = {True: 4, False: 2}
+
+
+def _split_params(mode, params, has_biases, num_layers, num_directions):
+    """PyTorch's flat parameter list -> one (w_ih, w_hh, b_ih, b_hh, w_hr) per layer and
+    direction; an LSTM with a projection has one weight more per group (``w_hr``)."""
+    params = list(params)
+    groups = num_layers * num_directions
+    per = _WEIGHTS_PER_LAYER[bool(has_biases)]
+    if mode == 'LSTM' and len(params) == groups * (per + 1):
+        per += 1
+    if len(params) != groups * per:
+        raise RuntimeError(f'{mode.lower()}: expected {groups * per} parameters for '
+                           f'num_layers={num_layers}, bidirectional={num_directions == 2}, '
+                           f'has_biases={bool(has_biases)}, but got {len(params)}')
+    out = []
+    for k in range(groups):
+        g = params[k * per:(k + 1) * per]
+        w_ih, w_hh = g[0], g[1]
+        b_ih, b_hh = (g[2], g[3]) if has_biases else (None, None)
+        w_hr = g[-1] if per in (3, 5) else None
+        out.append((w_ih, w_hh, b_ih, b_hh, w_hr))
+    return out
+
+
+def recurrent_stack(mode, x, batch_sizes, h0, c0, params, has_biases, num_layers, dropout,
+                    train, bidirectional):
+    """Run ``num_layers`` layers (both directions when ``bidirectional``) over the packed
+    sequence ``x`` (rows of the time steps, ``batch_sizes`` per step); ``h0`` / ``c0`` are
+    ``(num_layers * num_directions, B, H)``. Returns ``(output, h_n, c_n or None)``.
+    Dropout (probability ``dropout``, in training) applies between layers, as PyTorch's."""
+    from .dropout import dropout as _dropout
+    num_directions = 2 if bidirectional else 1
+    weights = _split_params(mode, params, has_biases, num_layers, num_directions)
+    if len(batch_sizes) == 0:
+        raise RuntimeError('Expected sequence length to be larger than 0 in RNN')
+    h_states = h0.unbind(0)
+    c_states = c0.unbind(0) if c0 is not None else None
+    hn, cn = [], []
+    layer_in = x
+    for layer in range(num_layers):
+        outs = []
+        for d in range(num_directions):
+            k = layer * num_directions + d
+            o, h, c = recurrent_layer(mode, layer_in, h_states[k],
+                                      c_states[k] if c_states is not None else None,
+                                      *weights[k], tuple(batch_sizes), d == 1)
+            outs.append(o)
+            hn.append(h)
+            cn.append(c)
+        layer_in = outs[0] if num_directions == 1 else ops.cat(outs, 1)
+        if dropout > 0 and train and layer < num_layers - 1:
+            layer_in = _dropout(layer_in, dropout, True)
+    h_n = ops.stack(hn, 0)
+    c_n = ops.stack(cn, 0) if c0 is not None else None
+    return layer_in, h_n, c_n
