@@ -602,3 +602,51 @@ OPS = [
     OpInfo('zero_', clone_then('zero_'), zero_samples, inplace='zero_'),
     OpInfo('copy_', clone_then('copy_'), copy_samples, inplace='copy_', errors=copy_errors),
 ]
+
+
+# -- issue 16: index_reduce ------------------------------------------------------------------
+
+def index_reduce_samples(rng):
+    s = []
+    for reduce in ('prod', 'mean', 'amax', 'amin'):
+        for include_self in (True, False):
+            s.append(Sample((NZ(rng, 4, 3), 0, _idx(0, 2, 0), NZ(rng, 3, 3), reduce),
+                            dict(include_self=include_self),
+                            desc=f'{reduce}_self{int(include_self)}'))
+        s.append(Sample((NZ(rng, 2, 3), 1, _idx(2, 2, 0, 2), NZ(rng, 2, 4), reduce),
+                        desc=f'{reduce}_dim1'))
+        s.append(Sample((I64NZ(rng, 3, 2), 0, _idx(1, 1), I64NZ(rng, 2, 2), reduce),
+                        dict(include_self=False), desc=f'{reduce}_int64'))
+    s.append(Sample((NZ(rng, 3), 0, _idx(1, 1).astype(np.int32), NZ(rng, 2), 'prod'),
+                    desc='1d_int32_index'))
+    s.append(Sample((nc(NZ(rng, 3, 4), TR), 1, _idx(0, 2), NZ(rng, 4, 2), 'mean'),
+                    desc='noncontig'))
+    tie = np.array([[1.0, 2.0], [3.0, 0.5]], np.float32)
+    s.append(Sample((tie, 0, _idx(1, 1), np.array([[3.0, 2.0], [3.0, 0.5]], np.float32),
+                     'amax'), desc='amax_ties', gradcheck=False))
+    z = NZ(rng, 3, 4)
+    z[0, 1] = z[2, 3] = 0
+    src = NZ(rng, 2, 4)
+    src[1, 1] = src[0, 3] = 0
+    s.append(Sample((z, 0, _idx(0, 2), src, 'prod'), desc='prod_zeros'))
+    return s
+
+
+def index_reduce_errors(rng):
+    return [ErrorSample((R(rng, 3, 2), 0, _idx(0, 1), R(rng, 2, 2), 'sum'), desc='bad_reduce'),
+            ErrorSample((R(rng, 3, 2), 0, np.array([0.0, 1.0]), R(rng, 2, 2), 'prod'),
+                        desc='float_index'),
+            ErrorSample((R(rng, 3, 2), 0, _idx(0, 3), R(rng, 2, 2), 'prod'), exc=IndexError,
+                        desc='index_range'),
+            ErrorSample((R(rng, 3, 2), 0, _idx(-1, 0), R(rng, 2, 2), 'prod'), exc=IndexError,
+                        desc='negative_index'),
+            ErrorSample((R(rng, 3, 2), 0, _idx(0, 1), F64(rng, 2, 2), 'prod'),
+                        desc='dtype_mismatch'),
+            ErrorSample((R(rng, 3, 2), 0, _idx(0, 1, 2), R(rng, 2, 2), 'prod'),
+                        desc='count_mismatch')]
+
+
+OPS += [
+    OpInfo('index_reduce', None, index_reduce_samples, method='index_reduce',
+           inplace='index_reduce_', errors=index_reduce_errors),
+]

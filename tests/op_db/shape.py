@@ -679,3 +679,320 @@ OPS += [
     OpInfo('atleast_2d', None, atleast_samples),
     OpInfo('atleast_3d', None, atleast_samples),
 ]
+
+
+# -- issue 16: more views, in-place views, scatter-into and copy forms -------------------------
+
+def H_samples(rng):
+    return [Sample((R(rng, 3, 4),), desc='2d'),
+            Sample((R(rng, 0, 2),), desc='empty'),
+            Sample((nc(R(rng, 4, 3), STEP),), desc='noncontig'),
+            Sample((I64(rng, 2, 3),), desc='int64')]
+
+
+def H_errors(rng):
+    return [ErrorSample((R(rng, 3),), desc='1d'),
+            ErrorSample((R(rng, 2, 3, 4),), desc='3d')]
+
+
+def mH_samples(rng):
+    return [Sample((R(rng, 3, 4),), desc='2d'),
+            Sample((R(rng, 2, 3, 2),), desc='3d'),
+            Sample((nc(R(rng, 4, 3), STEP),), desc='noncontig')]
+
+
+def mH_errors(rng):
+    return [ErrorSample((R(rng, 3),), desc='1d')]
+
+
+def ravel_samples(rng):
+    return [Sample((R(rng, 3, 4),), desc='2d'),
+            Sample((R(rng),), desc='0dim'),
+            Sample((R(rng, 0, 3),), desc='empty'),
+            Sample((nc(R(rng, 4, 3), TR),), desc='noncontig',
+                   check_grad_fn=False),  # torch: ViewBackward0 of a copy; we: UnsafeView
+            Sample((I64(rng, 2, 3),), desc='int64')]
+
+
+def unfold_samples(rng):
+    return [Sample((R(rng, 3, 4), 1, 2, 1), desc='overlapping'),
+            Sample((R(rng, 5, 2), 0, 2, 2), desc='step2'),
+            Sample((R(rng, 5, 2), 0, 2, 3), desc='step_gaps'),
+            Sample((R(rng, 2, 3, 4), -1, 3, 1), desc='neg_dim'),
+            Sample((R(rng, 3, 4), 1, 0, 1), desc='size0'),
+            Sample((R(rng), 0, 1, 1), desc='0dim'),
+            Sample((nc(R(rng, 4, 3), TR), 1, 2, 1), desc='noncontig'),
+            Sample((I64(rng, 6), 0, 3, 2), desc='int64')]
+
+
+def unfold_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), 1, 5, 1), desc='size_too_big', variant='method'),
+            ErrorSample((R(rng, 3, 4), 1, 2, 0), desc='step_zero', variant='method'),
+            ErrorSample((R(rng, 3, 4), 2, 2, 1), exc=IndexError, desc='dim_out_of_range',
+                        variant='method')]
+
+
+def as_strided_samples(rng):
+    return [Sample((R(rng, 3, 4), (2, 2), (1, 2)), desc='2d'),
+            Sample((R(rng, 3, 4), (2, 3), (4, 1), 1), desc='offset'),
+            Sample((R(rng, 3, 4), (3, 3), (1, 1)), desc='overlapping_windows'),
+            Sample((R(rng, 3, 4), (2, 2), (0, 1)), desc='stride0'),
+            Sample((R(rng, 3, 4), (), (), 5), desc='0dim_result'),
+            Sample((R(rng, 3, 4), (0, 2), (1, 1)), desc='empty'),
+            Sample((nc(R(rng, 4, 3), TR), (2, 2), (3, 1)), desc='noncontig'),
+            # reads storage the strided input does not cover: a dependence through memory
+            # that neither library's autograd sees, so finite differences disagree with both
+            Sample((nc(R(rng, 3, 4), STEP), (2, 2), (1, 4), 2), desc='noncontig_offset',
+                   gradcheck=False),
+            Sample((I64(rng, 3, 4), (2, 2), (1, 2)), desc='int64')]
+
+
+def as_strided_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), (2, 2), (1, 2), 20), desc='out_of_bounds'),
+            ErrorSample((R(rng, 3, 4), (2,), (-1,), 3), desc='negative_stride'),
+            ErrorSample((R(rng, 3, 4), (2, 2), (1,)), desc='length_mismatch'),
+            ErrorSample((R(rng, 3, 4), (2,), (1,), -1), desc='negative_offset'),
+            ErrorSample((R(rng, 3, 4), (2, 2), (1, 2), 20), desc='out_of_bounds_inplace',
+                        variant='inplace')]
+
+
+def sum_to_size_samples(rng):
+    return [Sample((R(rng, 3, 4), 1, 4), desc='keep_dim'),
+            Sample((R(rng, 3, 4), (4,)), desc='drop_leading'),
+            Sample((R(rng, 3, 4), (3, 1)), desc='last'),
+            Sample((R(rng, 2, 3, 4), (1, 1)), desc='mixed'),
+            Sample((R(rng, 3, 4), (3, 4)), desc='same'),
+            Sample((R(rng, 3, 4), ()), desc='to_0dim'),
+            Sample((nc(R(rng, 4, 3), TR), (1, 4)), desc='noncontig'),
+            Sample((I64(rng, 2, 3), (1, 3)), desc='int64')]
+
+
+def sum_to_size_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), (2, 4)), desc='not_expandable', variant='method'),
+            ErrorSample((R(rng, 3, 4), (1, 3, 4)), desc='more_dims', variant='method')]
+
+
+def broadcast_tensors_samples(rng):
+    return [Sample((R(rng, 3, 1), R(rng, 4)), desc='two'),
+            Sample((R(rng, 3, 4), R(rng, 3, 4)), desc='same'),
+            Sample((R(rng), R(rng, 2, 1), R(rng, 1, 3)), desc='three'),
+            Sample((R(rng, 0, 1), R(rng, 2)), desc='empty'),
+            Sample((nc(R(rng, 1, 3), TR), R(rng, 2, 1, 1)), desc='noncontig'),
+            Sample((I64(rng, 2, 1), R(rng, 3)), desc='mixed_dtypes')]
+
+
+def broadcast_tensors_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), R(rng, 5)), desc='mismatch')]
+
+
+def broadcast_tensors_fn(lib, *ts):
+    return lib.broadcast_tensors(*ts)
+
+
+def hsplit_samples(rng):
+    return [Sample((R(rng, 3, 4), 2), desc='sections'),
+            Sample((R(rng, 3, 4), [1, 3]), desc='indices'),
+            Sample((R(rng, 4), 2), desc='1d'),
+            Sample((nc(R(rng, 4, 3), TR), 2), desc='noncontig')]
+
+
+def hsplit_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), 3), desc='not_divisible'),
+            ErrorSample((R(rng), 1), desc='0dim')]
+
+
+def vsplit_samples(rng):
+    return [Sample((R(rng, 4, 3), 2), desc='sections'),
+            Sample((R(rng, 4, 3), [1, 3]), desc='indices'),
+            Sample((nc(R(rng, 3, 4), TR), [2]), desc='noncontig')]
+
+
+def vsplit_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), 2), desc='not_divisible'),
+            ErrorSample((R(rng, 4), 2), desc='1d')]
+
+
+def dsplit_samples(rng):
+    return [Sample((R(rng, 2, 3, 4), 2), desc='sections'),
+            Sample((R(rng, 2, 3, 4), [1, 2]), desc='indices')]
+
+
+def dsplit_errors(rng):
+    return [ErrorSample((R(rng, 2, 3, 4), 3), desc='not_divisible'),
+            ErrorSample((R(rng, 3, 4), 2), desc='2d')]
+
+
+def unsafe_split_samples(rng):
+    return [Sample((R(rng, 5, 2), 2), desc='int'),
+            Sample((R(rng, 3, 5), 2, 1), desc='dim1'),
+            Sample((nc(R(rng, 4, 3), TR), 2), dict(dim=1), desc='noncontig'),
+            Sample((I64(rng, 4), 3), desc='int64')]
+
+
+def unsafe_split_with_sizes_samples(rng):
+    return [Sample((R(rng, 2, 5), [1, 3, 1], 1), desc='sizes'),
+            Sample((R(rng, 4, 2), [2, 0, 2]), desc='with_zero'),
+            Sample((nc(R(rng, 4, 3), TR), [1, 3]), dict(dim=1), desc='noncontig')]
+
+
+def diagflat_samples(rng):
+    return [Sample((R(rng, 3),), desc='1d'),
+            Sample((R(rng, 2, 2),), desc='2d_flattened'),
+            Sample((R(rng, 3), 1), desc='offset'),
+            Sample((R(rng, 2), -2), desc='neg_offset'),
+            Sample((R(rng),), desc='0dim'),
+            Sample((R(rng, 0),), desc='empty'),
+            Sample((nc(R(rng, 3, 2), TR),), desc='noncontig'),
+            Sample((I64(rng, 3),), desc='int64')]
+
+
+def diagonal_scatter_samples(rng):
+    return [Sample((R(rng, 3, 4), R(rng, 3)), desc='2d'),
+            Sample((R(rng, 3, 4), R(rng, 3), 1), desc='offset'),
+            Sample((R(rng, 3, 4), R(rng, 2), -1), desc='neg_offset'),
+            Sample((R(rng, 2, 3, 4), R(rng, 3, 2), 0, 0, 2), desc='dims_3d'),
+            Sample((nc(R(rng, 4, 3), TR), R(rng, 3)), desc='noncontig'),
+            Sample((R(rng, 3, 3), nc(R(rng, 6), STEP)), desc='noncontig_src'),
+            Sample((I64(rng, 3, 3), I64(rng, 3)), desc='int64')]
+
+
+def diagonal_scatter_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), R(rng, 2)), desc='src_size'),
+            ErrorSample((R(rng, 3, 4), R(rng, 3), 0, 0, 0), desc='same_dims')]
+
+
+def select_scatter_samples(rng):
+    return [Sample((R(rng, 3, 4), R(rng, 4), 0, 1), desc='dim0'),
+            Sample((R(rng, 3, 4), R(rng, 3), 1, -1), desc='neg_index'),
+            Sample((R(rng, 3), R(rng), 0, 2), desc='1d'),
+            Sample((nc(R(rng, 4, 3), TR), R(rng, 4), 0, 0), desc='noncontig'),
+            Sample((I64(rng, 2, 3), I64(rng, 3), 0, 1), desc='int64')]
+
+
+def select_scatter_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), R(rng, 3), 0, 1), desc='src_size'),
+            ErrorSample((R(rng, 3, 4), R(rng, 4), 0, 5), exc=IndexError, desc='index_range')]
+
+
+def slice_scatter_samples(rng):
+    return [Sample((R(rng, 3, 4), R(rng, 1, 4)), dict(start=1, end=2), desc='rows'),
+            Sample((R(rng, 3, 4), R(rng, 3, 2), 1, 0, 4, 2), desc='step'),
+            Sample((R(rng, 3, 4), R(rng, 3, 4)), desc='all'),
+            Sample((R(rng, 3, 4), R(rng, 2, 4)), dict(start=-2), desc='neg_start'),
+            Sample((R(rng, 3, 4), R(rng, 3, 2)), dict(dim=1, start=1, end=10, step=2),
+                   desc='end_past'),
+            Sample((nc(R(rng, 4, 3), TR), R(rng, 3, 2)), dict(dim=1, end=2),
+                   desc='noncontig'),
+            Sample((I64(rng, 3, 4), I64(rng, 1, 4)), dict(start=2), desc='int64')]
+
+
+def slice_scatter_errors(rng):
+    return [ErrorSample((R(rng, 3, 4), R(rng, 2, 4)), desc='src_size'),
+            ErrorSample((R(rng, 3, 4), R(rng, 3, 2)), dict(dim=1, step=0), desc='step0')]
+
+
+def _no_method_only(gen):
+    return lambda rng: [s for s in gen(rng) if not s.method_only]
+
+
+def split_copy_samples(rng):
+    return [s for s in split_samples(rng) if not isinstance(s.args[1], list)]
+
+
+def view_copy_samples(rng):
+    return [s for s in reshape_samples(rng) if not s.method_only]
+
+
+def expand_copy_samples(rng):
+    return [Sample((R(rng, 3, 1), (3, 4)), desc='expand_dim'),
+            Sample((R(rng, 3, 1), (2, -1, 2)), desc='minus_one'),
+            Sample((R(rng), (2, 3)), desc='0dim'),
+            Sample((nc(R(rng, 1, 3), TR), (3, 4)), desc='noncontig'),
+            Sample((I64(rng, 1, 2), (2, 2)), desc='int64')]
+
+
+def slice_copy_samples(rng):
+    return [Sample((R(rng, 3, 4), 1, 1, 3), desc='dim1'),
+            Sample((R(rng, 3, 4),), desc='default'),
+            Sample((R(rng, 5, 2), 0, 0, 5, 2), desc='step'),
+            Sample((nc(R(rng, 4, 3), TR), 0, 1), desc='noncontig')]
+
+
+def select_copy_samples(rng):
+    return [Sample((R(rng, 3, 4), 1, 2), desc='dim1'),
+            Sample((R(rng, 3, 4), 0, -1), desc='neg'),
+            Sample((nc(R(rng, 4, 3), TR), 0, 1), desc='noncontig')]
+
+
+def t_copy_samples(rng):
+    return [s for s in t_samples(rng) if s.desc != '0dim']
+
+
+def alias_copy_samples(rng):
+    return [Sample((R(rng, 3, 4),), desc='2d'),
+            Sample((R(rng),), desc='0dim'),
+            Sample((nc(R(rng, 4, 3), TR),), desc='noncontig'),
+            Sample((I64(rng, 2),), desc='int64')]
+
+
+def narrow_copy_samples(rng):
+    samples = [s for s in narrow_samples(rng) if s.desc != 'tensor_start']
+    for s in samples:
+        if s.desc == 'neg_start':
+            s.requires_grad = False     # torch 2.13's NarrowCopyBackward0 fails on it
+    return samples
+
+
+OPS += [
+    OpInfo('Tensor.H', lambda lib, x: x.H, H_samples, errors=H_errors),
+    OpInfo('Tensor.mH', lambda lib, x: x.mH, mH_samples, errors=mH_errors),
+    OpInfo('adjoint', None, mH_samples, method='adjoint', errors=mH_errors),
+    OpInfo('ravel', None, ravel_samples, method='ravel'),
+    OpInfo('Tensor.unfold', lambda lib, x, *a: x.unfold(*a), unfold_samples,
+           errors=unfold_errors),
+    OpInfo('as_strided', None, as_strided_samples, method='as_strided',
+           inplace='as_strided_', errors=as_strided_errors),
+    OpInfo('sum_to_size', lambda lib, x, *s: x.sum_to_size(*s), sum_to_size_samples,
+           errors=sum_to_size_errors),
+    OpInfo('broadcast_tensors', broadcast_tensors_fn, broadcast_tensors_samples,
+           errors=broadcast_tensors_errors),
+    OpInfo('hsplit', None, hsplit_samples, method='hsplit', errors=hsplit_errors),
+    OpInfo('vsplit', None, vsplit_samples, method='vsplit', errors=vsplit_errors),
+    OpInfo('dsplit', None, dsplit_samples, method='dsplit', errors=dsplit_errors),
+    OpInfo('unsafe_split', None, unsafe_split_samples, method='unsafe_split'),
+    OpInfo('unsafe_chunk', None, chunk_samples, method='unsafe_chunk'),
+    OpInfo('unsafe_split_with_sizes', None, unsafe_split_with_sizes_samples,
+           method='unsafe_split_with_sizes'),
+    OpInfo('diagflat', None, diagflat_samples, method='diagflat'),
+    OpInfo('diagonal_scatter', None, diagonal_scatter_samples, method='diagonal_scatter',
+           errors=diagonal_scatter_errors),
+    OpInfo('select_scatter', None, select_scatter_samples, method='select_scatter',
+           errors=select_scatter_errors),
+    OpInfo('slice_scatter', None, slice_scatter_samples, method='slice_scatter',
+           errors=slice_scatter_errors),
+    # the *_copy forms: the view op, then a copy (PyTorch names the node <view node>_copy)
+    OpInfo('alias_copy', None, alias_copy_samples),
+    OpInfo('as_strided_copy', None, as_strided_samples),
+    OpInfo('diagonal_copy', None, diagonal_samples),
+    OpInfo('expand_copy', None, expand_copy_samples),
+    OpInfo('narrow_copy', None, narrow_copy_samples, method='narrow_copy'),
+    OpInfo('permute_copy', None, _no_method_only(permute_samples)),
+    OpInfo('select_copy', None, select_copy_samples),
+    OpInfo('slice_copy', None, slice_copy_samples),
+    OpInfo('split_copy', None, split_copy_samples),
+    OpInfo('split_with_sizes_copy', None, lambda rng: [
+        s for s in split_samples(rng) if isinstance(s.args[1], list)]),
+    OpInfo('squeeze_copy', None, squeeze_samples),
+    OpInfo('t_copy', None, t_copy_samples),
+    OpInfo('transpose_copy', None, transpose_samples),
+    OpInfo('unbind_copy', None, unbind_samples),
+    OpInfo('unfold_copy', None, lambda rng: [s for s in unfold_samples(rng)
+                                             if s.desc != '0dim']),
+    OpInfo('unsqueeze_copy', None, unsqueeze_samples),
+    OpInfo('view_copy', None, view_copy_samples),
+]
+
+# In-place view ops: the tensor itself becomes the view (its history and version change).
+for _row, _inplace in (('squeeze', 'squeeze_'), ('unsqueeze', 'unsqueeze_'),
+                       ('transpose', 'transpose_'), ('t', 't_')):
+    [r for r in OPS if r.name == _row][0].inplace = _inplace

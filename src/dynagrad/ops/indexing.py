@@ -1358,7 +1358,70 @@ def argwhere(input):
     return nonzero(input)
 
 
+# ---------------------------------------------------------------------------------------
+# index_reduce, nonzero_static
+
+_INDEX_REDUCES = ('prod', 'mean', 'amax', 'amin')
+
+
+class _BetaWarning:
+    """PyTorch warns once per process that index_reduce is in beta (TORCH_WARN_ONCE)."""
+    given = False
+
+
+def _index_reduce(input, dim, index, source, reduce, include_self, inplace):
+    if not _BetaWarning.given:
+        _BetaWarning.given = True
+        warnings.warn('index_reduce() is in beta and the API may change at any time.',
+                      UserWarning, stacklevel=3)
+    if reduce not in _INDEX_REDUCES:
+        raise RuntimeError('index_reduce(): Expected reduce to be one of prod, mean, amax or '
+                           f'amin but got {reduce}.')
+    _check_source(source, 'index_reduce_')
+    x = input._data
+    idx = _vector_index(index, 'index_reduce_')
+    dim = _wrap_dim(dim, x.ndim)
+    if idx.size and (idx.min() < 0 or idx.max() >= (x.shape[dim] if x.ndim else 1)):
+        raise IndexError(f'index out of range in self (index_reduce_: indices must lie in '
+                         f'[0, {x.shape[dim] if x.ndim else 1}) along dim {dim}, got '
+                         f'{int(idx.min())} to {int(idx.max())})')
+    key = _index_dim_args('index_reduce_', input, dim, index, source)
+    src = source
+    if x.ndim and source._data.ndim == 0:
+        src = source.reshape(1)
+    apply = IndexReduce.apply_ if inplace else IndexReduce.apply
+    return apply(input, src, key=key, region=(), reduce=reduce,
+                 include_self=bool(include_self))
+
+
+class IndexReduce(ScatterReduce):
+    """``index_reduce``: ``scatter_reduce`` with whole slices of ``source`` along ``dim``."""
+
+
+@method
+def index_reduce(input, dim, index, source, reduce, *, include_self=True):
+    return _index_reduce(input, dim, index, source, reduce, include_self, False)
+
+
+@method
+def index_reduce_(input, dim, index, source, reduce, *, include_self=True):
+    return _index_reduce(input, dim, index, source, reduce, include_self, True)
+
+
+@method
+def nonzero_static(input, *, size, fill_value=-1):
+    size = int(size)
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    a = input._data
+    found = xp.argwhere(a) if a.ndim else xp.zeros((1 if a else 0, 0), np.int64)
+    out = xp.full((size, a.ndim), fill_value, dtype=np.int64)
+    n = min(size, found.shape[0])
+    out[:n] = found[:n]
+    return wrap(out)
+
+
 __all__ = ['select', 'index_select', 'gather', 'take', 'take_along_dim', 'scatter',
            'scatter_add', 'scatter_reduce', 'index_add', 'index_copy', 'index_fill',
            'index_put', 'masked_fill', 'masked_scatter', 'masked_select', 'put', 'nonzero',
-           'argwhere']
+           'argwhere', 'index_put_', 'index_reduce', 'nonzero_static']
