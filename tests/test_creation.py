@@ -641,3 +641,30 @@ def test_unravel_index(indices, shape):
     for x, y in zip(d, t):
         same(x, y)
     both(lambda lib: lib.unravel_index(lib.tensor([1.0]), (2, 3))[0])   # TypeError
+
+
+@pytest.mark.parametrize('size,order', [((2, 3, 4), (2, 0, 1)), ((2, 3, 4, 5), (0, 2, 3, 1)),
+                                        ((4,), (0,))])
+def test_empty_permuted_lays_dims_out_as_torch(size, order):
+    t = torch.empty_permuted(size, order)
+    d = dg.empty_permuted(size, order, dtype=dg.float64)
+    assert tuple(d.shape) == tuple(t.shape) and d.stride() == t.stride()
+    assert d.dtype == dg.float64
+
+
+def test_empty_permuted_errors_as_torch():
+    for args, msg in ((((2, 3), (0, 0)), 'Duplicate dim not allowed'),
+                      (((2, 3), (0,)), 'does not match the length of the physical_layout')):
+        with pytest.raises(RuntimeError, match=msg):
+            torch.empty_permuted(*args)
+        with pytest.raises(RuntimeError, match=msg):
+            dg.empty_permuted(*args)
+
+
+def test_top_level_addmv_matches_torch():
+    rng = np.random.default_rng(0)
+    a, m, v = rng.standard_normal(3), rng.standard_normal((3, 4)), rng.standard_normal(4)
+    t, d = torch.tensor(a), dg.tensor(a)
+    torch.addmv_(t, torch.tensor(m), torch.tensor(v), beta=0.5, alpha=2)
+    dg.addmv_(d, dg.tensor(m), dg.tensor(v), beta=0.5, alpha=2)
+    np.testing.assert_allclose(d.numpy(), t.numpy(), rtol=1e-12)

@@ -169,3 +169,7 @@ def test_device_facts_and_predicates_match_torch():
     assert issubclass(dg.OutOfMemoryError, RuntimeError)
     assert issubclass(dg.AcceleratorError, RuntimeError)
     assert dg.GradScaler is dg.amp.GradScaler
+
+
+def test_thread_safe_generator_is_none_outside_thread_workers():
+    assert dg.thread_safe_generator() is None and torch.thread_safe_generator() is None

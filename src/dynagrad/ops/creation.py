@@ -1,4 +1,6 @@
 """Deterministic tensor constructors (the random ones live in ops/random.py)."""
+import builtins
+
 import numpy as np
 
 from .. import _dtype
@@ -386,6 +388,24 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     return _finish(data, requires_grad)
 
 
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None,
+                   requires_grad=False, pin_memory=False):
+    """Uninitialised, dense memory of logical shape ``size`` whose dims lie in memory in
+    the order ``physical_layout`` (outermost first): ``(0, 2, 3, 1)`` is channels-last."""
+    size, order = tuple(size), tuple(physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError('Number of dimensions in size does not match the length of the '
+                           f'physical_layout; i.e. len(size) = {len(size)} is not equal to '
+                           f'len(physical_layout) = {len(order)}')
+    if sorted(order) != list(builtins.range(len(order))):
+        raise RuntimeError('Duplicate dim not allowed')
+    if any(n < 0 for n in size):
+        raise RuntimeError(f'Trying to create tensor with negative dimension: {list(size)}')
+    data = resolve(device).xp.empty([size[d] for d in order], np.dtype(_np_dtype(dtype)))
+    inverse = sorted(builtins.range(len(order)), key=order.__getitem__)
+    return _finish(data.transpose(inverse), requires_grad)
+
+
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False, layout=None,
                   pin_memory=False):
     """A 0-dim tensor holding ``s``, in the default float dtype unless ``dtype`` says."""
@@ -649,7 +669,8 @@ def numel(input):
 __all__ = ['tensor', 'as_tensor', 'from_numpy', 'zeros', 'ones', 'empty', 'full', 'zeros_like',
            'ones_like', 'empty_like', 'full_like', 'arange', 'linspace', 'eye', 'is_tensor',
            'numel', 'logspace', 'hann_window', 'hamming_window', 'bartlett_window',
-           'blackman_window', 'kaiser_window', 'empty_strided', 'scalar_tensor', 'asarray',
+           'blackman_window', 'kaiser_window', 'empty_strided', 'empty_permuted',
+           'scalar_tensor', 'asarray',
            'frombuffer', 'range', 'can_cast', 'vander', 'cartesian_prod', 'combinations',
            'block_diag', 'tril_indices', 'triu_indices', 'unravel_index']
 

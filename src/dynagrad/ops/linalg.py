@@ -39,5 +39,5 @@ from .linalg_norms import (  # noqa: F401
 inverse = inv
 
 __all__ = ['matmul', 'mm', 'bmm', 'mv', 'dot', 'vdot', 'outer', 'ger', 'inner', 'addmm',
-           'addmv', 'addr', 'addbmm', 'baddbmm', 'einsum', 'tensordot', 'kron', 'cross',
+           'addmv', 'addmv_', 'addr', 'addbmm', 'baddbmm', 'einsum', 'tensordot', 'kron', 'cross',
            'matrix_power', 'chain_matmul', 'det', 'slogdet', 'logdet', 'inverse', 'pinverse']

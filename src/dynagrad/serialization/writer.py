@@ -67,6 +67,8 @@ def _place(arr, start, usable, itemsize):
     offset = arr.__array_interface__['data'][0] - start
     if offset < 0 or offset % itemsize:
         return None
+    if not arr.size:                # NumPy's zero strides; PyTorch's are row-major
+        return offset // itemsize, _contiguous_strides(arr.shape)
     extent = offset
     strides = []
     for n, st in zip(arr.shape, arr.strides):
