@@ -26,6 +26,11 @@ from .backends import (set_float32_matmul_precision,  # noqa: F401,E402
 from .nn.functional import cdist  # noqa: F401,E402  (torch.cdist is top-level too)
 from .nn.functional.toplevel import *  # noqa: F401,F403,E402
 from .global_options import *  # noqa: F401,F403,E402
+from .random import thread_safe_generator  # noqa: F401,E402
+from .storage import (UntypedStorage, TypedStorage, FloatStorage, DoubleStorage,  # noqa: F401,E402
+                      HalfStorage, BFloat16Storage, LongStorage, IntStorage, ShortStorage,
+                      CharStorage, ByteStorage, BoolStorage)
+Storage = FloatStorage   # PyTorch's legacy alias
 from .amp import GradScaler  # noqa: F401,E402  (torch.GradScaler is torch.amp.GradScaler)
 from . import amp, cpu  # noqa: F401,E402
 from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enabled,  # noqa

@@ -18,7 +18,7 @@ __all__ = ['use_deterministic_algorithms', 'are_deterministic_algorithms_enabled
            'set_anomaly_enabled', 'is_anomaly_enabled', 'is_anomaly_check_nan_enabled',
            'set_flush_denormal', 'init_num_threads', 'set_default_tensor_type',
            'get_device_module', 'get_device', 'is_distributed', 'is_inference', 'is_storage',
-           'broadcast_shapes', 'thread_safe_generator', 'from_dlpack', 'to_dlpack', 'OutOfMemoryError', 'AcceleratorError',
+           'broadcast_shapes', 'from_dlpack', 'to_dlpack', 'OutOfMemoryError', 'AcceleratorError',
            'has_lapack', 'has_mkl', 'has_openmp', 'has_spectral', 'is_vulkan_available',
            'e', 'pi', 'inf', 'nan', 'newaxis']
 
@@ -174,15 +174,9 @@ def is_inference(input):
 
 
 def is_storage(obj):
-    """False: dynagrad has no storage objects (tensors own NumPy arrays)."""
-    return False
-
-
-def thread_safe_generator():
-    """The generator a DataLoader thread worker should draw from, or None for the default
-    one. dynagrad's DataLoader runs its workers in processes, never in threads, so there is
-    no thread-local generator to return: None, as PyTorch returns outside thread workers."""
-    return None
+    """Whether ``obj`` is a storage (``UntypedStorage`` or a typed one)."""
+    from .storage import is_storage as _is_storage
+    return _is_storage(obj)
 
 
 def broadcast_shapes(*shapes):

@@ -19,6 +19,19 @@ __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version
            'grad_mode', 'legacy']
 
 _new = object.__new__
+
+# Tensor.reinforce (and the 0.3 Variable's): the method PyTorch removed, and what to use.
+REINFORCE_REMOVED = (
+    'reinforce() was removed.\nUse dynagrad.distributions instead.\n'
+    'See https://pytorch.org/docs/master/distributions.html\n\n'
+    'Instead of:\n\nprobs = policy_network(state)\naction = probs.multinomial()\n'
+    'next_state, reward = env.step(action)\naction.reinforce(reward)\n'
+    'action.backward()\n\nUse:\n\nprobs = policy_network(state)\n'
+    '# NOTE: categorical is equivalent to what used to be called multinomial\n'
+    'm = dynagrad.distributions.Categorical(probs)\naction = m.sample()\n'
+    'next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\n'
+    'loss.backward()')
+
 _ndarray = np.ndarray
 
 
@@ -121,6 +134,8 @@ class Tensor:
     _volatile = False     # 0.3 semantics, only ever set on Variables and what they compute
     _legacy_variable = False  # True on the 0.3 Variable class (autograd/variable.py)
     _multi_view_of = None  # name of the node when this is one of several views it returned
+    _grad_dtype = False   # dtype .grad is kept in: False is "this tensor's own", None is "any"
+    _post_acc_hooks = None  # a leaf's hooks run after its .grad was accumulated
     __array_ufunc__ = None  # make NumPy defer to our reflected operators
 
     @staticmethod
@@ -227,7 +242,17 @@ class Tensor:
         return self._data.nbytes
 
     def stride(self, dim=None):
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        data = self._data
+        if data.size:
+            strides = tuple(s // data.itemsize for s in data.strides)
+        else:
+            # NumPy gives an empty array zero strides; PyTorch reports row-major ones (a
+            # zero-length dim counted as 1)
+            strides, step = [], 1
+            for n in reversed(data.shape):
+                strides.append(step)
+                step *= max(n, 1)
+            strides = tuple(reversed(strides))
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, 'stride')]
 
     def is_contiguous(self, memory_format=None):
@@ -278,6 +303,12 @@ class Tensor:
         """The device index, -1 on the CPU (as PyTorch)."""
         index = backend_of(self._data).device.index
         return -1 if index is None else index
+
+    def data_ptr(self):
+        """The address of the first element (0 for a tensor with no elements, as PyTorch)."""
+        return array_address(self._data)
+
+    const_data_ptr = data_ptr
 
     # -- autograd state ---------------------------------------------------------------
     @property
@@ -345,9 +376,14 @@ class Tensor:
                                 f'of type {type(value).__name__}')
             if value is self:
                 raise RuntimeError("can't assign Variable as its own grad")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError('assigned grad has data of a different type: expected '
-                                   f'{self.dtype}, got {value.dtype}')
+            wanted = self._grad_dtype
+            wanted = self.dtype if wanted is False else wanted
+            if wanted is not None and value._data.dtype != wanted.numpy:
+                raise RuntimeError(
+                    f'attempting to assign a gradient with dtype {value.dtype} to a tensor with '
+                    f'grad_dtype {wanted}. The gradient must match the tensor\'s grad_dtype '
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype "
+                    'attribute with a specific dtype, or None to allow any dtype.')
             if value._data.shape != self._data.shape:
                 raise RuntimeError('assigned grad has data of a different size: expected '
                                    f'{list(self._data.shape)}, got {list(value._data.shape)}')
@@ -356,6 +392,30 @@ class Tensor:
     @grad.deleter
     def grad(self):
         self._grad = None
+
+    @property
+    def grad_dtype(self):
+        """The dtype ``.grad`` is kept in (a leaf's own dtype unless set; None: any dtype).
+        Incoming gradients are cast to it when they are accumulated."""
+        if self._grad_fn is not None:
+            raise RuntimeError('grad_dtype can only be accessed on leaf tensors.')
+        wanted = self._grad_dtype
+        return self.dtype if wanted is False else wanted
+
+    @grad_dtype.setter
+    def grad_dtype(self, dtype):
+        if dtype is not None and not isinstance(dtype, _dtype.dtype):
+            raise RuntimeError(f'grad_dtype must be a torch.dtype or None, but got '
+                               f'{type(dtype).__name__}')
+        if self._grad_fn is not None:
+            raise RuntimeError('grad_dtype can only be set on leaf tensors.')
+        grad = self._grad
+        if dtype is not None and grad is not None and grad._data.dtype != dtype.numpy:
+            raise RuntimeError(f'Cannot set grad_dtype to {dtype} because there is already a '
+                               f'gradient with dtype {grad.dtype}. Please clear the gradient '
+                               '(.grad = None) before changing grad_dtype, or ensure the new '
+                               "grad_dtype matches the existing gradient's dtype.")
+        self._grad_dtype = dtype
 
     @property
     def retains_grad(self):
@@ -406,6 +466,35 @@ class Tensor:
 
     def is_inference(self):
         return False
+
+    @property
+    def name(self):
+        """Named tensors are not supported: every tensor's name is None, as PyTorch's
+        unnamed tensors."""
+        return None
+
+    def reinforce(self, reward):
+        raise RuntimeError(REINFORCE_REMOVED)
+
+    def as_subclass(self, cls):
+        """This tensor seen as an instance of ``cls`` (a Tensor subclass): the same data and
+        version counter; the gradient flows back through it to this tensor."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError('Creating a Tensor subclass from a class that does not inherit from '
+                            'Tensor is not possible. Make sure your class inherits from Tensor.')
+        out = self[...]  # an alias (AliasBackward0), as PyTorch records
+        out.__class__ = cls
+        return out
+
+    def module_load(self, other, assign=False):
+        """What ``load_state_dict`` swaps in for this parameter or buffer: ``other`` copied
+        into this tensor (``other`` itself when ``assign``), detached."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f'copy_(): argument \'other\' (position 1) must be Tensor, not '
+                            f'{type(other).__name__}')
+        if assign:
+            return other.detach()
+        return self.copy_(other).detach()
 
     # -- conversion -------------------------------------------------------------------
     def numpy(self, *, force=False):
@@ -593,6 +682,44 @@ class Tensor:
     def new_full(self, size, fill_value, dtype=None, device=None, requires_grad=False):
         return self._new_filled(fill_value, (size,), dtype, device, requires_grad)
 
+    def new(self, *args, **kwargs):
+        """The legacy constructor in this tensor's dtype: ``t.new(2, 3)`` allocates a size,
+        ``t.new([1, 2])`` copies data, ``t.new(other)`` aliases ``other``."""
+        return Tensor._from_legacy_args(args, kwargs, self.dtype, typed=True)
+
+    def new_empty_strided(self, size, stride, dtype=None, layout=None, device=None,
+                          pin_memory=False, requires_grad=False):
+        """Uninitialised memory seen with ``stride`` (in elements), in this tensor's dtype
+        and device unless given."""
+        size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+        if len(size) != len(stride):
+            raise RuntimeError(f'dimensionality of sizes ({len(size)}) must match '
+                               f'dimensionality of strides ({len(stride)})')
+        if any(n < 0 for n in size):
+            raise RuntimeError(f'Trying to create tensor with negative dimension: {list(size)}')
+        if any(s < 0 for s in stride):
+            raise RuntimeError('as_strided: Negative strides are not supported at the moment, '
+                               f'got strides: {list(stride)}')
+        np_dtype = np.dtype((dtype or self.dtype).numpy)
+        ns = (backend_of(self._data) if device is None else resolve(device)).xp
+        count = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+        data = ns.lib.stride_tricks.as_strided(
+            ns.empty(count, np_dtype), size, tuple(s * np_dtype.itemsize for s in stride))
+        return wrap(data).requires_grad_(requires_grad)
+
+    def apply_(self, callable):
+        """Replace every element ``v`` by ``callable(v)``, in place (a Python loop: slow)."""
+        return _map_elements(self, 'apply_', (), callable)
+
+    def map_(self, tensor, callable):
+        """``self[i] = callable(self[i], tensor[i])`` for every element, in place;
+        ``tensor`` broadcasts to this tensor's shape."""
+        return _map_elements(self, 'map_', ((tensor, 'other'),), callable)
+
+    def map2_(self, x, y, callable):
+        """``self[i] = callable(self[i], x[i], y[i])`` for every element, in place."""
+        return _map_elements(self, 'map2_', ((x, 'x'), (y, 'y')), callable)
+
     # -- printing -------------------------------------------------------------------
     def __repr__(self):
         from . import _tensor_str
@@ -609,6 +736,63 @@ class Tensor:
                                          default_dtype_name=_dtype.get_default_dtype().name)
 
     __str__ = __repr__
+
+
+def array_address(array):
+    """The address of ``array``'s first element; 0 when it has none, as PyTorch's data_ptr."""
+    if array.size == 0:
+        return 0
+    interface = getattr(array, '__array_interface__', None)
+    if interface is not None:
+        return interface['data'][0]
+    return array.data.ptr  # a device array (CuPy's)
+
+
+def _python_converter(np_dtype):
+    """How a value a callable returned becomes an element of ``np_dtype``, refusing what
+    PyTorch refuses (a string or None into a number)."""
+    def number(v):
+        if isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)):
+            return v
+        if np_dtype.kind in 'iu':
+            raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
+        raise TypeError(f'must be real number, not {type(v).__name__}')
+    if np_dtype.kind in 'iu':
+        return lambda v: int(number(v))
+    if np_dtype.kind == 'b':
+        return lambda v: bool(number(v))
+    return lambda v: float(number(v))
+
+
+def _map_elements(self, op, others, fn):
+    """apply_ / map_ / map2_: a Python callable over the elements, written back in place."""
+    if not callable(fn):
+        raise TypeError(f"'{type(fn).__name__}' object is not callable")
+    if self._requires_grad:
+        raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use "
+                           f'var.detach().{op}() instead.')
+    if backend_of(self._data).type != 'cpu':
+        raise RuntimeError(f'{op}() is only implemented on CPU tensors')
+    arrays = []
+    for other, arg in others:
+        if not isinstance(other, Tensor):
+            raise TypeError(f"{op}(): argument '{arg}' (position {len(arrays) + 1}) must be "
+                            f'Tensor, not {type(other).__name__}')
+        if other._requires_grad:
+            raise RuntimeError(f"Can't call {op}() on Variable that requires grad. Use "
+                               f'var.detach().{op}() instead.')
+        if other._data.dtype != self._data.dtype:
+            where = f"'{arg}'" if op == 'map_' else f"argument '{arg}'"
+            raise TypeError(f'{op}: expected {legacy_type_name(self._data.dtype)} for {where} '
+                            f'(got {other.type()})')
+        arrays.append(other.expand(self.shape)._data)
+    data = self._data
+    convert = _python_converter(data.dtype)
+    columns = [a.reshape(-1).tolist() for a in [data] + arrays]
+    values = [convert(fn(*args)) for args in zip(*columns)]
+    data[...] = np.array(values, dtype=data.dtype).reshape(data.shape)
+    bump_version(self, op)
+    return self
 
 
 def _rebuild(cls, data, requires_grad):

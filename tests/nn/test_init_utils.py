@@ -145,3 +145,35 @@ def test_containers_register_parameters():
     assert all(isinstance(p, dg.nn.Parameter) for p in pl) and len(list(pl.parameters())) == 2
     pd = dg.nn.ParameterDict({'a': dg.ones(1)})
     assert isinstance(pd['a'], dg.nn.Parameter) and 'a' in pd
+
+
+DEPRECATED = {'uniform': lambda lib: (lib.empty(3, 4),), 'normal': lambda lib: (lib.empty(3, 4),),
+              'constant': lambda lib: (lib.empty(3, 4), 0.5), 'eye': lambda lib: (lib.empty(3, 4),),
+              'dirac': lambda lib: (lib.empty(4, 2, 3),),
+              'xavier_uniform': lambda lib: (lib.empty(3, 4),),
+              'xavier_normal': lambda lib: (lib.empty(3, 4),),
+              'kaiming_uniform': lambda lib: (lib.empty(3, 4),),
+              'kaiming_normal': lambda lib: (lib.empty(3, 4),),
+              'orthogonal': lambda lib: (lib.empty(3, 4, dtype=lib.float64),),
+              'sparse': lambda lib: (lib.empty(5, 4), 0.4)}
+
+
+@pytest.mark.parametrize('name', sorted(DEPRECATED))
+def test_deprecated_aliases_warn_and_fill_like_torch(name):
+    import warnings
+    results = []
+    for lib in (torch, dg):
+        lib.manual_seed(4)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            out = getattr(lib.nn.init, name)(*DEPRECATED[name](lib))
+        assert [(w.category, str(w.message)) for w in caught] == [
+            (FutureWarning, f'`nn.init.{name}` is now deprecated in favor of '
+                            f'`nn.init.{name}_`.')]
+        results.append(np.asarray(out.detach().numpy()))
+    if name == 'orthogonal':   # LAPACK's QR: equal to rounding
+        np.testing.assert_allclose(results[1], results[0], rtol=0, atol=1e-12)
+    else:
+        assert np.array_equal(results[0], results[1])
+    assert getattr(init, name).__name__ == name
+    assert name in init.__all__ and name in torch.nn.init.__all__

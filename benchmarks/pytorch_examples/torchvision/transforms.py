@@ -38,14 +38,41 @@ class Lambda:
         return self.fn(x)
 
 
-class _SameSize:
-    """Resize/CenterCrop: the synthetic images are made at the size asked for."""
+def _is_pil(image):
+    return hasattr(image, 'crop') and hasattr(image, 'resize')
+
+
+class CenterCrop:
+    """The central size x size window (of a PIL image, as torchvision; a synthetic NumPy
+    image is made at the size asked for, so cropping it is cropping nothing)."""
+
+    def __init__(self, size):
+        self.size = (size, size) if isinstance(size, int) else tuple(size)
+
+    def __call__(self, image):
+        h, w = self.size
+        if _is_pil(image):
+            left, top = (image.width - w) // 2, (image.height - h) // 2
+            return image.crop((left, top, left + w, top + h))
+        top, left = (image.shape[0] - h) // 2, (image.shape[1] - w) // 2
+        return image[top:top + h, left:left + w] if top >= 0 and left >= 0 else image
+
+
+class Resize:
+    """A PIL image's smaller edge to ``size`` (bilinear, as torchvision's default); a
+    synthetic NumPy image is made at the size asked for and passes unchanged."""
 
     def __init__(self, size, *args, **kwargs):
         self.size = size
 
     def __call__(self, image):
-        return image
-
-
-Resize = CenterCrop = _SameSize
+        if not _is_pil(image):
+            return image
+        from PIL import Image
+        if isinstance(self.size, int):
+            w, h = image.size
+            short = min(w, h)
+            size = (self.size * w // short, self.size * h // short)
+        else:
+            size = (self.size[1], self.size[0])
+        return image.resize(size, Image.BILINEAR)

@@ -1,14 +1,28 @@
 """dynagrad.autograd: reverse-mode automatic differentiation on define-by-run graphs."""
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
-                        inference_mode, is_inference_mode_enabled)
-from .function import Function, FunctionCtx, once_differentiable  # noqa: F401
+                        inference_mode, is_inference_mode_enabled, set_multithreading_enabled,
+                        is_multithreading_enabled, enforce_grad_layout_policy,
+                        is_view_replay_enabled)
+from .function import (Function, FunctionCtx, once_differentiable,  # noqa: F401
+                       NestedIOFunction)
 from .graph import Node  # noqa: F401
 from .engine import run_backward as _run_backward
 from ..backend import xp
 from ..tensor import Tensor, method, wrap
 
-__all__ = ['backward', 'grad', 'Variable', 'Function', 'no_grad', 'enable_grad',
-           'set_grad_enabled', 'gradcheck', 'gradgradcheck']
+__all__ = ['backward', 'grad', 'Variable', 'Function', 'NestedIOFunction', 'no_grad',
+           'enable_grad', 'set_grad_enabled', 'gradcheck', 'gradgradcheck',
+           'set_multithreading_enabled', 'enforce_grad_layout_policy']
+
+
+def is_tensor_like(inp):
+    """Whether ``inp`` is a Tensor (or an instance of a Tensor subclass)."""
+    return isinstance(inp, Tensor)
+
+
+def kineto_available():
+    """False: dynagrad has no Kineto profiler."""
+    return False
 
 
 def _as_tuple(x):

@@ -8,8 +8,10 @@
 Gradients travel as NumPy arrays, the fast path, unless ``create_graph=True``: then they
 are tensors and grad mode is on, so the backward pass itself is recorded.
 """
-import numpy as np
+import itertools
+import threading
 
+import numpy as np
 
 from .._dtype import is_floating
 from ..backend import fp_errors_off, fp_errors_restore, xp
@@ -151,6 +153,9 @@ def _run_hooks(fns, g, as_tensors):
 def _accumulate(var, g, create_graph, handed_out):
     """Add ``g`` into ``var.grad``; never let two leaves share one gradient buffer."""
     if create_graph:
+        wanted = var._grad_dtype
+        if wanted is not None and wanted is not False and g.dtype != wanted:
+            g = g.to(wanted)
         if var._grad is None:
             var._grad = g if g._grad_fn is not None and id(g) not in handed_out else g.clone()
             handed_out.add(id(var._grad))
@@ -158,8 +163,12 @@ def _accumulate(var, g, create_graph, handed_out):
             var._grad = var._grad + g
         return
     old = var._grad
-    if g.dtype != var._data.dtype:
-        g = g.astype(var._data.dtype)
+    wanted = var._grad_dtype
+    if wanted is False:         # the default: .grad in the leaf's own dtype
+        if g.dtype != var._data.dtype:
+            g = g.astype(var._data.dtype)
+    elif wanted is not None and g.dtype != wanted.numpy:
+        g = g.astype(wanted.numpy)
     if old is None:
         if g.base is not None or not g.flags.writeable or id(g) in handed_out:
             g = g.copy()
@@ -172,9 +181,46 @@ def _accumulate(var, g, create_graph, handed_out):
         bump_version(old, 'gradient accumulation into .grad')
 
 
+class _Passes(threading.local):
+    """The backward passes running in this thread (a hook may start another inside one),
+    each with the callbacks queued to run when it ends."""
+    def __init__(self):
+        self.stack = []     # [(pass id, callbacks)]
+
+
+_passes = _Passes()
+_pass_ids = itertools.count()
+
+
+def current_pass():
+    """An id of the innermost backward pass running in this thread (None outside one)."""
+    return _passes.stack[-1][0] if _passes.stack else None
+
+
+def queue_callback(fn):
+    """Run ``fn()`` when the current backward pass has finished."""
+    if not _passes.stack:
+        raise RuntimeError('Final callbacks can only be installed during backward pass.')
+    _passes.stack[-1][1].append(fn)
+
+
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                  accumulate=True, allow_unused=False):
     """Backpropagate from ``tensors``; return the gradients of ``inputs`` when not accumulating."""
+    callbacks = []
+    _passes.stack.append((next(_pass_ids), callbacks))
+    try:
+        result = _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs,
+                               accumulate, allow_unused)
+    finally:
+        _passes.stack.pop()
+    for fn in callbacks:
+        fn()
+    return result
+
+
+def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate,
+                  allow_unused):
     for i, t in enumerate(tensors):
         if not t._requires_grad:
             raise RuntimeError(_why_no_grad(i, t))
@@ -313,6 +359,15 @@ def _leaf(node, grads_out, create_graph, handed_out, targets, capture, accumulat
         if node._hooks:
             for fn in list(node._hooks.values()):
                 fn((var._grad,), (g,))
+        if var._post_acc_hooks:
+            for fn in list(var._post_acc_hooks.values()):
+                returned = fn(var)
+                if isinstance(returned, Tensor):
+                    raise RuntimeError('Tensor post accumulate grad hooks should return None.')
+                if returned is not None:    # PyTorch's words; the hook must return None
+                    raise TypeError(f"expected Variable, but hook returned "
+                                    f"'{type(returned).__name__}' (a post accumulate grad "
+                                    'hook must return None)')
 
 
 def _before_node(node, grads_out, create_graph):

@@ -1101,3 +1101,91 @@ def once_differentiable(backward):
 
 
 _dtype.on_extension_load(_enable_bfloat16)
+
+
+# ---------------------------------------------------------------------------------------
+# The legacy instance-style Function with nested inputs and outputs.
+
+def _nested_tensors(obj):
+    """The tensors inside nested lists/tuples, in order."""
+    if isinstance(obj, Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _nested_tensors(o)
+
+
+def _refill(structure, values):
+    """``structure`` with its tensors replaced, in order, by the items of ``values``."""
+    if isinstance(structure, Tensor):
+        return next(values)
+    if isinstance(structure, (list, tuple)):
+        return type(structure)(_refill(s, values) for s in structure)
+    return structure
+
+
+class _NestedCall(Function):
+    """Runs one NestedIOFunction object's forward_extended/backward_extended on the graph."""
+
+    @staticmethod
+    def forward(ctx, fn, nested_inputs, *flat):
+        fn._ctx = ctx
+        nested = _refill(nested_inputs, iter(flat))
+        fn._nested_output = fn.forward_extended(*nested)
+        for name in ('dirty_tensors', 'non_differentiable'):
+            marked = getattr(fn, name, ())
+            getattr(ctx, 'mark_dirty' if name == 'dirty_tensors' else
+                    'mark_non_differentiable')(*marked)
+        ctx.save_for_backward(*getattr(fn, 'to_save', ()))
+        ctx._fn = fn
+        return tuple(_nested_tensors(fn._nested_output))
+
+    @staticmethod
+    def backward(ctx, *grads):
+        fn = ctx._fn
+        nested = _refill(fn._nested_output, iter(grads))
+        result = fn.backward_extended(*nested)
+        result = result if isinstance(result, tuple) else (result,)
+        return (None, None) + tuple(_nested_none_or_tensors(result))
+
+
+def _nested_none_or_tensors(obj):
+    if obj is None or isinstance(obj, Tensor):
+        yield obj
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            yield from _nested_none_or_tensors(o)
+
+
+class NestedIOFunction(Function):
+    """PyTorch's legacy Function: an instance is called on (possibly nested) inputs, and
+    its ``forward_extended(*inputs)`` / ``backward_extended(*grad_outputs)`` are ordinary
+    methods using ``self`` as the context. Kept for old code; use ``Function`` for new code.
+    (PyTorch 2.x keeps the class but calling an instance fails there; here it works.)"""
+
+    def __call__(self, *inputs):
+        flat = _NestedCall.apply(self, inputs, *_nested_tensors(inputs))
+        flat = flat if isinstance(flat, tuple) else (flat,)
+        return _refill(self._nested_output, iter(flat))
+
+    _do_forward = __call__
+
+    def forward_extended(self, *input):
+        raise NotImplementedError
+
+    def backward_extended(self, *grad_output):
+        raise NotImplementedError
+
+    def save_for_backward(self, *args):
+        self.to_save = tuple(_nested_tensors(args))
+        self._to_save_nested = args
+
+    @property
+    def saved_tensors(self):
+        return _refill(self._to_save_nested, iter(self._ctx.saved_tensors))
+
+    def mark_dirty(self, *args, **kwargs):
+        self.dirty_tensors = tuple(_nested_tensors((args, tuple(kwargs.values()))))
+
+    def mark_non_differentiable(self, *args, **kwargs):
+        self.non_differentiable = tuple(_nested_tensors((args, tuple(kwargs.values()))))

@@ -1,11 +1,13 @@
 """Grad mode: whether ops record a graph. Thread-local, as in PyTorch."""
 import functools
 import inspect
+import threading
 
 from ..tensor import grad_mode as state  # the flags live with the Tensor, which reads them
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled',
-           'inference_mode', 'is_inference_mode_enabled']
+           'inference_mode', 'is_inference_mode_enabled', 'set_multithreading_enabled',
+           'is_multithreading_enabled', 'enforce_grad_layout_policy', 'is_view_replay_enabled']
 
 
 def is_grad_enabled():
@@ -122,3 +124,60 @@ class inference_mode(_DecoratorContextManager):
 
     def clone(self):
         return inference_mode(self.mode)
+
+
+class _EngineFlags(threading.local):
+    """Switches PyTorch's engine reads that change nothing in dynagrad's: its backward runs
+    on the calling thread, gradients are laid out as NumPy gives them, and a view's
+    history is always replayed from its base. Kept so programs can set and read them."""
+    multithreading = True
+    layout_policy = True
+    view_replay = False
+
+
+engine_flags = _EngineFlags()
+
+
+class _FlagSetter(_DecoratorContextManager):
+    """Set an engine flag now (a function call); as a context manager or decorator, restore
+    the previous value on exit. Thread-local, as PyTorch's."""
+    flag = None
+
+    def __init__(self, mode=True):
+        self.prev = getattr(engine_flags, self.flag)
+        self.mode = bool(mode)
+        setattr(engine_flags, self.flag, self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        setattr(engine_flags, self.flag, self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class set_multithreading_enabled(_FlagSetter):
+    """Whether backward may run on per-device worker threads; dynagrad's always runs on the
+    calling thread, so either value gives the same result."""
+    flag = 'multithreading'
+
+    def __init__(self, mode):
+        super().__init__(mode)
+
+
+class enforce_grad_layout_policy(_FlagSetter):
+    """Whether accumulated gradients are forced into the parameter's strides; dynagrad
+    keeps no stride contract for ``.grad``, so either value gives the same result."""
+    flag = 'layout_policy'
+
+
+def is_multithreading_enabled():
+    return engine_flags.multithreading
+
+
+def is_view_replay_enabled():
+    """False unless changed: the flag PyTorch's ``_force_original_view_tracking`` sets."""
+    return engine_flags.view_replay

@@ -2,11 +2,14 @@
 import itertools
 import threading
 import weakref
+from typing import NamedTuple
 
 from .._dtype import FROM_NUMPY
-from ..tensor import Tensor, legacy_type_name, method
+from ..tensor import Tensor, bump_version, legacy_type_name, method
 
-__all__ = ['Node', 'AccumulateGrad', 'RemovableHandle']
+__all__ = ['saved_tensors_hooks', 'save_on_cpu', 'disable_saved_tensors_hooks',
+           'register_multi_grad_hook', 'allow_mutation_on_saved_tensors', 'Node',
+           'GradientEdge', 'get_gradient_edge', 'increment_version']
 
 ERR_BACKWARD_TWICE = (
     'Trying to backward through the graph a second time (or directly access saved tensors '
@@ -323,3 +326,141 @@ def register_hook(self, hook):
     handle = RemovableHandle(self._hooks)
     self._hooks[handle.id] = hook
     return handle
+
+
+@method()
+def register_post_accumulate_grad_hook(self, hook):
+    """``hook(tensor) -> None`` runs after this leaf's ``.grad`` was accumulated by a
+    backward pass (not by ``autograd.grad``); the hook may read and update the tensor."""
+    if not self._requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if self._grad_fn is not None:
+        raise RuntimeError('post accumulate grad hooks cannot be registered on non-leaf tensors')
+    if self._post_acc_hooks is None:
+        self._post_acc_hooks = HookDict()
+    handle = RemovableHandle(self._post_acc_hooks)
+    self._post_acc_hooks[handle.id] = hook
+    return handle
+
+
+# -- gradient edges, version bumps, hooks over several tensors --------------------------
+
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient is computed: the node and which of its outputs."""
+    node: Node
+    output_nr: int
+    ownership_token: object = None
+
+
+def get_gradient_edge(tensor):
+    """The edge of the graph where ``tensor``'s gradient arrives (its AccumulateGrad node
+    for a leaf)."""
+    if not tensor._requires_grad:
+        raise RuntimeError('It is not possible to get the gradient edge for a Tensor that does '
+                           'not require gradients')
+    if tensor._grad_fn is not None:
+        return GradientEdge(tensor._grad_fn, tensor._output_nr)
+    return GradientEdge(grad_accumulator(tensor), 0)
+
+
+def increment_version(tensor):
+    """Count an in-place write made behind autograd's back (through ``data_ptr()``, another
+    library's kernel) into ``tensor`` or each tensor of an iterable."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        bump_version(t, 'a write announced with autograd.graph.increment_version')
+
+
+class _MultiGradState:
+    """The gradients one register_multi_grad_hook collects during one backward pass."""
+    __slots__ = ('grads', 'pass_id', 'fired')
+
+    def __init__(self, n):
+        self.grads = [None] * n
+        self.pass_id = None
+        self.fired = False
+
+
+class _MultiHandle:
+    """Removes every per-tensor hook of one register_multi_grad_hook."""
+    __slots__ = ('handles',)
+
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for h in self.handles:
+            h.remove()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode='all'):
+    """``mode='all'``: ``fn(grads)`` once per backward pass that computes a gradient for any
+    of ``tensors``, with one entry per tensor (None where none was computed).
+    ``mode='any'``: ``fn(grad)`` with the first of their gradients computed in a pass."""
+    from .engine import current_pass, queue_callback
+    if mode not in ('all', 'any'):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f'register_multi_grad_hook: tensors[{i}] is a '
+                            f'{type(t).__name__}, not a Tensor')
+        if not t._requires_grad:
+            raise RuntimeError(f'register_multi_grad_hook: tensors[{i}] does not require grad; '
+                               'pass only tensors that do')
+    state = _MultiGradState(len(tensors))
+
+    def start_pass():
+        pass_id = current_pass()
+        if state.pass_id != pass_id:
+            state.pass_id, state.fired = pass_id, False
+            state.grads = [None] * len(tensors)
+            if mode == 'all':
+                queue_callback(lambda: fn(list(state.grads)))
+
+    def hook_for(i):
+        def hook(grad):
+            start_pass()
+            if mode == 'all':
+                state.grads[i] = grad
+            elif not state.fired:
+                state.fired = True
+                fn(grad)
+        return hook
+
+    return _MultiHandle([t.register_hook(hook_for(i)) for i, t in enumerate(tensors)])
+
+
+class allow_mutation_on_saved_tensors:
+    """Within this context, a tensor saved for backward may be modified in place afterwards:
+    backward sees the value it had when it was saved (here every saved tensor is kept as a
+    copy while the context is active; PyTorch copies on the first write)."""
+
+    def __init__(self):
+        self._hooks = saved_tensors_hooks(self._pack, self._unpack)
+        self._open = False
+
+    def _pack(self, tensor):
+        return (self, tensor.clone())
+
+    @staticmethod
+    def _unpack(packed):
+        ctx, value = packed
+        if not ctx._open:     # PyTorch raises an AssertionError here too
+            raise AssertionError("Trying to backward outside of the 'allow_mutation_on_saved_"
+                               "tensors' context in which the graph was originally recorded.")
+        return value
+
+    def __enter__(self):
+        self._open = True
+        self._hooks.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        self._open = False
+        return self._hooks.__exit__(*exc)

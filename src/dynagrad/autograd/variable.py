@@ -86,18 +86,6 @@ class Variable(Tensor):
             retain_graph = retain_variables
         Tensor.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
-    def reinforce(self, reward):
-        raise RuntimeError(
-            'reinforce() was removed.\nUse dynagrad.distributions instead (once it exists).\n'
-            'See https://pytorch.org/docs/master/distributions.html\n\n'
-            'Instead of:\n\nprobs = policy_network(state)\naction = probs.multinomial()\n'
-            'next_state, reward = env.step(action)\naction.reinforce(reward)\n'
-            'action.backward()\n\nUse:\n\nprobs = policy_network(state)\n'
-            '# NOTE: categorical is equivalent to what used to be called multinomial\n'
-            'm = dynagrad.distributions.Categorical(probs)\naction = m.sample()\n'
-            'next_state, reward = env.step(action)\nloss = -m.log_prob(action) * reward\n'
-            'loss.backward()')
-
     def __repr__(self):
         return 'Variable containing:' + legacy_body(self._data)
 

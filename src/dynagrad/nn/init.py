@@ -1,4 +1,9 @@
-"""Parameter initialisation, in place and without recording, with PyTorch's formulas."""
+"""Parameter initialisation, in place and without recording, with PyTorch's formulas.
+
+The fillers draw from the generator as PyTorch's do, so after the same ``manual_seed`` a
+model starts from PyTorch's weights bit for bit (``orthogonal_`` aside: the same Gaussian
+matrix, but its QR factorisation comes from NumPy's LAPACK, equal to PyTorch's only to
+rounding)."""
 import math
 import warnings
 
@@ -10,7 +15,9 @@ from ..tensor import bump_version
 
 __all__ = ['calculate_gain', 'uniform_', 'normal_', 'trunc_normal_', 'constant_', 'ones_',
            'zeros_', 'eye_', 'dirac_', 'xavier_uniform_', 'xavier_normal_', 'kaiming_uniform_',
-           'kaiming_normal_', 'orthogonal_', 'sparse_']
+           'kaiming_normal_', 'orthogonal_', 'sparse_', 'uniform', 'normal', 'constant', 'eye',
+           'dirac', 'xavier_uniform', 'xavier_normal', 'kaiming_uniform', 'kaiming_normal',
+           'orthogonal', 'sparse']
 
 _LINEAR_FNS = ('linear', 'conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d',
                'conv_transpose3d')
@@ -64,21 +71,62 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal(mean, std) restricted to [a, b], by inverting the normal CDF."""
+    """Normal(mean, std) restricted to [a, b], by rejection as PyTorch draws it: when the
+    interval holds more than 0.3 of the mass, normal samples with the ones outside redrawn
+    (a full tensor of fresh samples per round); otherwise uniform proposals on [a, b]
+    accepted where ``log u`` is below the log density relative to its peak."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn('mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The '
                       'distribution of values may be incorrect.', stacklevel=2)
 
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
-    lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-    from ..ops.pointwise import erfinv
     with no_grad():
-        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
-        values = erfinv(tensor) * (std * math.sqrt(2.0)) + mean
-        values = values.clamp(a, b)
-        tensor.copy_(values)
+        if cdf((b - mean) / std) - cdf((a - mean) / std) > 0.3:
+            _trunc_by_redraw(tensor, mean, std, a, b, generator)
+        else:
+            _trunc_by_proposal(tensor, mean, std, a, b, generator)
+        bump_version(tensor, 'nn.init.trunc_normal_')
     return tensor
+
+
+def _trunc_by_redraw(tensor, mean, std, a, b, generator):
+    t = tensor._data.dtype.type
+    lo, hi = t(a), t(b)   # the bounds as the tensor holds them
+    result = tensor.normal_(mean, std, generator=generator)._data.copy()
+    fresh = tensor.detach().clone()
+    while True:
+        outside = (result < lo) | (result > hi)
+        if not outside.any():
+            break
+        redraw = fresh.normal_(mean, std, generator=generator)._data
+        result = xp.where(outside, redraw, result)
+    tensor._data[...] = result
+
+
+def _trunc_by_proposal(tensor, mean, std, a, b, generator):
+    t = tensor._data.dtype.type
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    scratch = tensor.detach().clone()
+
+    def log_ratio(x):   # log density at x minus at the peak, in the tensor's dtype
+        z = (x - t(mean)) / t(std)
+        return z * z * t(-0.5) - t(log_peak)
+
+    def rejected(candidates):
+        u = scratch.uniform_(generator=generator)._data
+        with xp.errstate(divide='ignore'):
+            return xp.log(u) > log_ratio(candidates)
+
+    result = tensor.uniform_(a, b, generator=generator)._data.copy()
+    pending = rejected(result)
+    proposal = tensor.detach().clone()
+    while pending.any():
+        candidates = proposal.uniform_(a, b, generator=generator)._data.copy()
+        result = xp.where(pending, candidates, result)
+        pending = xp.where(pending, rejected(candidates), pending)
+    tensor._data[...] = result
 
 
 def constant_(tensor, val):
@@ -163,6 +211,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     from ..ops.random import randn
+    # PyTorch's draw: a (rows, cols) normal fill in the tensor's dtype
     flat = randn(rows, cols, generator=generator, dtype=tensor.dtype)._data.astype(np.float64)
     if rows < cols:
         flat = flat.T
@@ -189,3 +238,28 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
             tensor._data[idx, col] = 0
         bump_version(tensor, 'nn.init.sparse_')
     return tensor
+
+
+def _deprecated(new):
+    old = new.__name__[:-1]
+
+    def alias(*args, **kwargs):
+        warnings.warn(f'`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.',
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+    alias.__name__ = alias.__qualname__ = old
+    alias.__doc__ = f'Deprecated alias of ``{new.__name__}`` (warns ``FutureWarning``).'
+    return alias
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

@@ -5,12 +5,12 @@ from .._device import check_device, device_of_type
 from ..tensor import Tensor
 from ..autograd.graph import RemovableHandle, HookDict
 from ..ops.conversion import parse_to
-from .parameter import Parameter
+from .parameter import Parameter, Buffer, is_lazy
 
-_IncompatibleKeys = namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])
+_IncompatibleKeysFields = namedtuple('IncompatibleKeys', ['missing_keys', 'unexpected_keys'])
 
 
-class _IncompatibleKeysResult(_IncompatibleKeys):
+class _IncompatibleKeys(_IncompatibleKeysFields):
     def __repr__(self):
         if not self.missing_keys and not self.unexpected_keys:
             return '<All keys matched successfully>'
@@ -78,6 +78,10 @@ class Module:
                 raise AttributeError('cannot assign module before Module.__init__() call')
             self._remove(name)
             self._modules[name] = value
+        elif isinstance(value, Buffer):
+            if params is None:
+                raise AttributeError('cannot assign buffer before Module.__init__() call')
+            self.register_buffer(name, value, value.persistent)
         elif params is not None and name in params:
             if value is not None:
                 raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
@@ -403,6 +407,11 @@ class Module:
         """
         if not hasattr(state_dict, 'keys'):
             raise TypeError(f'Expected state_dict to be dict-like, got {type(state_dict)}.')
+        for mod_prefix, m in self.named_modules():
+            # a lazy module first takes its shapes from what is being loaded
+            hook = getattr(m, '_lazy_load_hook', None)
+            if hook is not None:
+                hook(state_dict, mod_prefix + '.' if mod_prefix else '')
         own = {}
         for mod_prefix, m in self.named_modules():
             p = mod_prefix + '.' if mod_prefix else ''
@@ -419,6 +428,8 @@ class Module:
             if key not in state_dict:
                 continue
             value = state_dict[key]
+            if is_lazy(t) and is_lazy(value):
+                continue        # uninitialized into uninitialized: a match, nothing to copy
             if not isinstance(value, Tensor):
                 errors.append(f'While copying the parameter named "{key}", expected '
                               f'dynagrad.Tensor or Tensor-like object from checkpoint but '
@@ -442,13 +453,15 @@ class Module:
             for key, (m, store, name, t) in own.items():
                 if key in state_dict:
                     value = state_dict[key]
+                    if is_lazy(t) and is_lazy(value):
+                        continue
                     if assign:
                         if store == '_parameters' and not isinstance(value, Parameter):
                             value = Parameter(value, requires_grad=t.requires_grad)
                         getattr(m, store)[name] = value
                     else:
                         t.copy_(value)
-        return _IncompatibleKeysResult(missing, unexpected)
+        return _IncompatibleKeys(missing, unexpected)
 
     # -- hooks -------------------------------------------------------------------------
     def _add_hook(self, hooks, hook, prepend=False):

@@ -1,10 +1,29 @@
 """Random sampling: the generator, random constructors, sampling ops and in-place fillers.
 
-Every draw goes through a ``Generator`` (NumPy's PCG64 underneath): the one passed as
-``generator=``, else ``default_generator``, which ``dynagrad.manual_seed`` seeds. A
-generator's state is a small uint8 tensor (``get_state``/``set_state``) that restores the
-stream exactly, seed included. The values differ from PyTorch's (another bit generator),
-by design; shapes, dtypes, argument checks, errors and autograd behaviour follow it.
+Every draw goes through a ``Generator``: the one passed as ``generator=``, else
+``default_generator``, which ``dynagrad.manual_seed`` seeds. The engine is the one PyTorch's
+CPU generator uses, a 32-bit Mersenne Twister (mt19937, NumPy's ``MT19937`` bit generator)
+seeded with the standard initialisation from the low 32 bits of the seed, and the
+distributions are the same transforms of its draws, so after the same seed ``rand``,
+``randn``, ``randint``, ``randperm``, ``random_``, ``normal``/``normal_``, ``uniform_``,
+``bernoulli``/``bernoulli_``, ``exponential_``, ``geometric_``, ``log_normal_``,
+``cauchy_``, ``multinomial``, dropout and ``nn.init`` give PyTorch's CPU values bit for bit
+(float32 and float64; the half types too), and calls advance the stream as PyTorch's do.
+``poisson`` and ``binomial`` draw from the same engine with NumPy's samplers (PyTorch's
+use a variable number of draws per element by rejection): deterministic under
+``manual_seed``, but not PyTorch's values.
+
+The transforms (found by comparing with PyTorch's outputs): a float32 uniform is the low 24
+bits of one 32-bit draw times 2**-24, a float64 one the low 53 bits of a 64-bit draw (first
+32-bit draw high) times 2**-53; ``uniform_(a, b)`` is ``fma(u, b - a, a)``. Normal samples
+come from Box-Muller: tensors of 16 or more elements fill with uniforms, then each block of
+16 turns its first 8 into ``1 - u`` radii and its last 8 into angles (the last, partial
+block is redone from 16 fresh uniforms); float32 computes this with the single-precision
+Cephes log and sincos (fused multiply-adds), float64 with the C library's ``log``.
+Smaller tensors take two float64 uniforms per pair, ``sqrt(-2 log1p(-u2))`` and
+``2 pi u1``, and keep the pair's sine for the next draw (part of the generator's state).
+The C library's ``log``, ``log1p``, ``exp`` and ``tan`` are called per element (through
+``math``): NumPy's vectorised ones differ from them in the last bit now and then.
 
 Autograd follows PyTorch: a sample is not a differentiable function of its parameters,
 so ``normal(mean, std)``, ``bernoulli(p)`` and ``poisson(rates)`` record a node whose
@@ -13,6 +32,8 @@ non-leaf replace its history with a node that sends zero back; on a leaf that re
 grad they raise unless run under ``no_grad`` (as ``nn.init`` does).
 """
 import contextlib
+import math
+import struct
 import warnings
 
 import numpy as np
@@ -25,8 +46,11 @@ from .formula import zeros_like
 
 _U64 = 1 << 64
 _DEFAULT_SEED = 67280421310721
-_STATE_WORDS = 7     # seed, PCG64 state (2 words), increment (2 words), has_uint32, uinteger
-_STATE_BYTES = 8 * _STATE_WORDS
+_MT_WORDS = 624
+# seed, then the twister's 624 words and position, then the cached normal sample (flag, value)
+_STATE_LAYOUT = struct.Struct('<Q' + 'I' * _MT_WORDS + 'qQd')
+_STATE_BYTES = _STATE_LAYOUT.size
+_SIXTEEN = 16        # tensors this big take the blocked Box-Muller path
 
 
 # -- the generator -----------------------------------------------------------------------
@@ -41,11 +65,19 @@ def _check_seed(seed):
     return seed % _U64   # negative seeds wrap, as in PyTorch
 
 
+def _twister(seed):
+    """An MT19937 bit generator after the standard init_genrand of the seed's low 32 bits."""
+    legacy = np.random.RandomState(seed & 0xffffffff).get_state(legacy=True)
+    bits = np.random.MT19937()
+    bits.state = {'bit_generator': 'MT19937', 'state': {'key': legacy[1], 'pos': legacy[2]}}
+    return bits
+
+
 class Generator:
     """A seeded source of random numbers for the sampling functions' ``generator=``.
 
     ``Generator().manual_seed(s)`` gives the same stream as ``dynagrad.manual_seed(s)``
-    gives the default generator. NumPy's PCG64 underneath, so values differ from PyTorch's.
+    gives the default generator, and the same values as PyTorch's CPU generator.
     """
 
     def __init__(self, device='cpu'):
@@ -59,8 +91,12 @@ class Generator:
 
     def _reseed(self, seed):
         self._seed = seed
-        self._bits = np.random.PCG64(seed)
-        self._rng = np.random.Generator(self._bits)
+        self._use(_twister(seed))
+
+    def _use(self, bits, normal=None):
+        self._bits = bits
+        self._rng = np.random.Generator(bits)   # NumPy's samplers on the same stream
+        self._normal = normal                    # the cached second value of a normal pair
 
     @property
     def device(self):
@@ -82,12 +118,11 @@ class Generator:
 
     def get_state(self):
         """The state as a uint8 tensor; ``set_state`` of it repeats the stream exactly."""
-        st = self._bits.state
-        mask = _U64 - 1
-        s, inc = st['state']['state'], st['state']['inc']
-        words = xp.array([self._seed, s & mask, s >> 64, inc & mask, inc >> 64,
-                          st['has_uint32'], st['uinteger']], dtype='<u8')
-        return wrap(words.view(np.uint8).copy())
+        st = self._bits.state['state']
+        cached = self._normal is not None
+        raw = _STATE_LAYOUT.pack(self._seed, *[int(k) for k in st['key']], int(st['pos']),
+                                 int(cached), self._normal if cached else 0.0)
+        return wrap(xp.frombuffer(raw, np.uint8).copy())
 
     def set_state(self, new_state):
         if not isinstance(new_state, Tensor):
@@ -99,14 +134,17 @@ class Generator:
             raise RuntimeError(f'Expected a dynagrad generator state of size {_STATE_BYTES} but '
                                f'found the input RNG state size to be {new_state._data.size} '
                                f'(pass a tensor from get_state() / get_rng_state())')
-        w = [int(v) for v in xp.ascontiguousarray(new_state._data).reshape(-1).view('<u8')]
-        bits = np.random.PCG64()
-        bits.state = {'bit_generator': 'PCG64',
-                      'state': {'state': w[1] | (w[2] << 64), 'inc': w[3] | (w[4] << 64)},
-                      'has_uint32': w[5], 'uinteger': w[6]}
-        self._seed = w[0]
-        self._bits = bits
-        self._rng = np.random.Generator(bits)
+        words = _STATE_LAYOUT.unpack(xp.ascontiguousarray(new_state._data).reshape(-1).tobytes())
+        pos = words[1 + _MT_WORDS]
+        if not 0 <= pos <= _MT_WORDS:
+            raise RuntimeError(f'Invalid mt19937 state: position {pos} is outside [0, '
+                               f'{_MT_WORDS}] (pass a tensor from get_state())')
+        bits = np.random.MT19937()
+        bits.state = {'bit_generator': 'MT19937',
+                      'state': {'key': xp.array(words[1:1 + _MT_WORDS], dtype=np.uint32),
+                                'pos': pos}}
+        self._seed = words[0]
+        self._use(bits, words[-1] if words[-2] else None)
         return self
 
     def clone_state(self):
@@ -164,12 +202,19 @@ def fork_rng(devices=None, enabled=True, _caller='fork_rng', _devices_kw='device
         default_generator.set_state(state)
 
 
-def array_rng(generator):
+def _generator(generator):
+    """The dynagrad Generator to draw from: ``generator``, else the default one."""
     if generator is None:
-        return default_generator._rng
+        return default_generator
     if not isinstance(generator, Generator):
         raise TypeError(f'generator must be a dynagrad.Generator, not {type(generator).__name__}')
-    return generator._rng
+    return generator
+
+
+def array_rng(generator):
+    """A NumPy ``Generator`` drawing from the generator's stream (for NumPy's samplers; the
+    PyTorch-matching draws below take it too)."""
+    return _generator(generator)._rng
 
 
 # -- shared checks -----------------------------------------------------------------------
@@ -293,43 +338,317 @@ def _check_range(low, high_inc, np_dtype):
                               UserWarning, stacklevel=4)
 
 
+# -- PyTorch's draws from the engine ---------------------------------------------------
+
+def _bits_of(rng):
+    """The MT19937 bit generator behind a dynagrad Generator or the NumPy one it lends."""
+    return rng._bits if isinstance(rng, Generator) else rng.bit_generator
+
+
+def _raw32(rng, n):
+    """``n`` 32-bit draws (as uint64)."""
+    return _bits_of(rng).random_raw(n)
+
+
+def _raw64(rng, n):
+    """``n`` 64-bit draws, each two 32-bit draws, the first the high half."""
+    r = _raw32(rng, 2 * n)
+    return (r[0::2] << xp.uint64(32)) | r[1::2]
+
+
+def _uniform24(rng, n):
+    """float32 uniforms in [0, 1): the low 24 bits of a 32-bit draw."""
+    u = (_raw32(rng, n) & xp.uint64(0xffffff)).astype(np.float32)
+    u *= np.float32(2.0 ** -24)
+    return u
+
+
+def _bits53(rng, n):
+    """The low 53 bits of ``n`` 64-bit draws."""
+    r = _raw32(rng, 2 * n)
+    high = r[0::2]
+    high &= xp.uint64((1 << 21) - 1)
+    high <<= xp.uint64(32)
+    high |= r[1::2]
+    return high
+
+
+def _uniform53(rng, n):
+    """float64 uniforms in [0, 1): the low 53 bits of a 64-bit draw."""
+    u = _bits53(rng, n).astype(np.float64)
+    u *= 2.0 ** -53
+    return u
+
+
+def _uniform_bits(rng, n, np_dtype):
+    """Uniforms in [0, 1) as PyTorch draws them for ``np_dtype`` (the float32 ones for the
+    half types, rounded to them afterwards)."""
+    if np_dtype == np.float64:
+        return _uniform53(rng, n)
+    return _uniform24(rng, n)
+
+
+# Fused multiply-add, rounded once as the hardware's is: PyTorch's kernels use it, and a
+# separate multiply and add differ in the last bit about a third of the time.
+
+def _add_round_odd(a, b):
+    """``a + b`` (float64) rounded to odd: exact sum's truncation with the last bit set when
+    inexact, so that one more rounding to fewer bits is the correct rounding of the sum."""
+    s = a + b
+    bb = s - a
+    err = (a - (s - bb)) + (b - bb)
+    fix = (err != 0) & ((s.view(np.int64) & 1) == 0)
+    if fix.any():
+        s = xp.where(fix, xp.nextafter(s, xp.where(err > 0, xp.inf, -xp.inf)), s)
+    return s
+
+
+def _split(a):
+    c = 134217729.0 * a    # 2**27 + 1: Veltkamp's split into two 26-bit halves
+    hi = c - (c - a)
+    return hi, a - hi
+
+
+def _fma64(x, y, z):
+    """``x * y + z`` for float64 arrays/scalars, rounded once (Boldo and Melquiond's
+    emulation: exact product, exact sum, then the low parts rounded to odd)."""
+    x = xp.asarray(x, np.float64)
+    p = x * y
+    xh, xl = _split(x)
+    yh, yl = _split(xp.asarray(y, np.float64))
+    perr = ((xh * yh - p) + xh * yl + xl * yh) + xl * yl
+    s = p + z
+    bb = s - p
+    serr = (p - (s - bb)) + (z - bb)
+    return s + _add_round_odd(serr, perr)
+
+
+def _fma32(x, y, z, tiny=False):
+    """``x * y + z`` for float32 values, rounded once. The product is exact in float64 and
+    the float64 sum rounds again only by a hair, which matters only where it lands exactly
+    halfway between two float32s (or, with ``tiny``, among subnormals): those few are
+    redone exactly."""
+    s = xp.asarray(x).astype(np.float64)
+    s *= y
+    s += z
+    bits = s.view(np.int64)
+    risky = (bits & 0x1fffffff) == 0x10000000
+    if tiny:
+        risky |= (bits & 0x7ff0000000000000) < 0x3820000000000000     # below 2**-125
+    if risky.any():
+        p = xp.broadcast_to(xp.asarray(x, np.float64) * y, s.shape)[risky]
+        s[risky] = _add_round_odd(p, xp.broadcast_to(xp.asarray(z, np.float64), s.shape)[risky])
+    return s.astype(np.float32)
+
+
+def _scale_shift(z, std, mean, np_dtype):
+    """``fma(z, std, mean)`` in ``np_dtype`` (float32 or float64) as PyTorch computes it."""
+    if math.frexp(std)[0] == 0.5 or std == 0:   # power of two: the product is exact
+        t = np_dtype.type
+        return (z * t(std) + t(mean)).astype(np_dtype, copy=False)
+    if np_dtype == np.float32:
+        return _fma32(z, np.float32(std), np.float32(mean), tiny=True)
+    return _fma64(z, std, mean)
+
+
+# float32 log and sincos: Cephes's single-precision algorithms, evaluated as PyTorch's
+# vectorised (AVX2) normal fill does, with its fused multiply-adds.
+_LOG_P = (7.0376836292E-2, -1.1514610310E-1, 1.1676998740E-1, -1.2420140846E-1,
+          1.4249322787E-1, -1.6668057665E-1, 2.0000714765E-1, -2.4999993993E-1,
+          3.3333331174E-1)
+_F = np.float32
+
+
+def _log_f32(x):
+    bits = xp.maximum(x, _F(1.17549435e-38)).view(np.int32)
+    e = ((bits >> 23) - 0x7f).astype(np.float32) + _F(1)
+    m = ((bits & ~0x7f800000) | 0x3f000000).view(np.float32)   # mantissa in [0.5, 1)
+    low = m < _F(0.707106781186547524)
+    e = e - low.astype(np.float32)
+    x = (m - _F(1)) + xp.where(low, m, _F(0))
+    z = x * x
+    y = xp.full_like(x, _F(_LOG_P[0]))
+    for c in _LOG_P[1:]:
+        y = _fma32(y, x, _F(c))
+    y = y * x
+    y = _fma32(y, z, e * _F(-2.12194440e-4))
+    # the fused steps below have exact products (z / 2; a small integer e times a 9-bit
+    # constant), so a plain multiply and add round the same
+    y = y - z * _F(0.5)
+    return (x + y) + e * _F(0.693359375)
+
+
+def _sincos_f32(x):
+    """sin and cos of float32 angles in [0, 2 pi)."""
+    negative = x < 0
+    x = xp.abs(x)
+    j = (x * _F(1.27323954473516)).astype(np.int32)    # 4 / pi
+    j = (j + 1) & ~1
+    y = j.astype(np.float32)
+    swap = (j & 2) == 0
+    # y is an even integer below 9 here (angles in [0, 2 pi)), so its products with the
+    # first two parts of pi / 4 (8 and 11 bits) are exact: only the third needs the fma
+    x = x + y * _F(-0.78515625)
+    x = x + y * _F(-2.4187564849853515625e-4)
+    x = _fma32(y, _F(-3.77489497744594108e-8), x)
+    sin_negative = negative ^ ((j & 4) != 0)
+    cos_negative = ((~(j - 2)) & 4) != 0
+    z = x * x
+    yc = xp.full_like(x, _F(2.443315711809948E-005))
+    yc = _fma32(yc, z, _F(-1.388731625493765E-003))
+    yc = _fma32(yc, z, _F(4.166664568298827E-002))
+    yc = _fma32(yc * z, z, -(z * _F(0.5))) + _F(1)
+    ys = xp.full_like(x, _F(-1.9515295891E-4))
+    ys = _fma32(ys, z, _F(8.3321608736E-3))
+    ys = _fma32(ys, z, _F(-1.6666654611E-1))
+    ys = _fma32(ys * z, x, x)
+    s = xp.where(swap, ys, yc)
+    c = xp.where(swap, yc, ys)
+    return xp.where(sin_negative, -s, s), xp.where(cos_negative, -c, c)
+
+
+def _libm(fn, a):
+    """``fn`` (math.log, math.log1p) element-wise through the C library, as PyTorch's
+    kernels call it: NumPy's own SIMD versions differ in the last bit now and then."""
+    return xp.fromiter(map(fn, a.ravel().tolist()), np.float64, a.size).reshape(a.shape)
+
+
+def _box_muller_16(u, np_dtype, mean, std):
+    """Blocks of 16 uniforms -> 16 normals: radii from the first 8, angles from the last 8."""
+    d = u.reshape(-1, _SIXTEEN)
+    half = _SIXTEEN // 2
+    if np_dtype == np.float32:
+        radius = xp.sqrt(_F(-2) * _log_f32(_F(1) - d[:, :half]))
+        sin, cos = _sincos_f32(_F(2 * math.pi) * d[:, half:])
+    else:
+        radius = xp.sqrt(-2.0 * _libm(math.log, 1.0 - d[:, :half]))
+        theta = 2.0 * math.pi * d[:, half:]
+        sin, cos = xp.sin(theta), xp.cos(theta)
+    out = xp.empty(d.shape, np_dtype)
+    out[:, :half] = _scale_shift(radius * cos, std, mean, np_dtype)
+    out[:, half:] = _scale_shift(radius * sin, std, mean, np_dtype)
+    return out.reshape(-1)
+
+
+def _normal_pairs(g, n):
+    """``n`` float64 standard normals drawn PyTorch's scalar way: a pair per two float64
+    uniforms (``sqrt(-2 log1p(-u2))`` times the cosine, then the sine, of ``2 pi u1``), the
+    pair's second value kept in the generator for the next draw when it is not used."""
+    head = []
+    if n and g._normal is not None:
+        head = [g._normal]
+        g._normal = None
+    pairs = (n - len(head) + 1) // 2
+    u = _uniform53(g, 2 * pairs).reshape(pairs, 2)
+    radius = xp.sqrt(-2.0 * _libm(math.log1p, -u[:, 1]))
+    theta = 2.0 * math.pi * u[:, 0]
+    z = xp.stack([radius * xp.cos(theta), radius * xp.sin(theta)], axis=1).reshape(-1)
+    out = xp.concatenate([xp.array(head, np.float64), z])
+    if out.size > n:
+        g._normal = float(out[n])
+    return out[:n]
+
+
+def _normal_fill(g, shape, np_dtype, mean=0.0, std=1.0):
+    """Normal samples in ``shape`` as PyTorch's ``normal_`` fills a contiguous tensor."""
+    n = math.prod(shape)
+    work = np_dtype if np_dtype.itemsize >= 4 else np.dtype(np.float32)
+    if n < _SIXTEEN:
+        out = _scale_shift(_normal_pairs(g, n), std, mean, np.dtype(np.float64))
+        return out.astype(np_dtype).reshape(shape)
+    if np_dtype.itemsize < 4:
+        # half types: whole blocks over uniforms padded to a multiple of 16; the last block
+        # gives the last 16 values
+        padded = -(-n // _SIXTEEN) * _SIXTEEN
+        v = _box_muller_16(_uniform_bits(g, padded, work), work, mean, std)
+        out = xp.concatenate([v[:n - _SIXTEEN], v[padded - _SIXTEEN:]])
+        return out.astype(np_dtype).reshape(shape)
+    u = _uniform_bits(g, n, work)
+    out = xp.empty(n, work)
+    full = n - n % _SIXTEEN
+    out[:full] = _box_muller_16(u[:full], work, mean, std)
+    if full < n:   # the last 16 again, from fresh uniforms
+        out[n - _SIXTEEN:] = _box_muller_16(_uniform_bits(g, _SIXTEEN, work), work, mean, std)
+    return out.reshape(shape)
+
+
 def _integers(rng, low, high_inc, shape, np_dtype):
-    data = rng.integers(low, high_inc, size=shape, dtype=np.int64, endpoint=True)
-    return data.astype(np_dtype)
+    """Integers in [low, high_inc]: a 32-bit draw modulo the range, a 64-bit one for ranges
+    of 2**32 and more."""
+    n = math.prod(shape)
+    span = high_inc - low + 1
+    if span < (1 << 32):
+        r = _raw32(rng, n) % xp.uint64(span)
+    elif span < _U64:
+        r = _raw64(rng, n) % xp.uint64(span)
+    else:
+        r = _raw64(rng, n)
+    data = (r + xp.uint64(low % _U64)).astype(np.int64)   # wraps modulo 2**64, as C does
+    return data.astype(np_dtype).reshape(shape)
 
 
 # -- sampling kernels (arrays in, arrays out) --------------------------------------------
 
 def uniform01(rng, shape, np_dtype):
-    """Uniform in [0, 1) with every bit of the dtype's mantissa random, never 1."""
-    if np_dtype == np.float64:
-        return rng.random(shape)
-    if np_dtype == np.float32:
-        return rng.random(shape, dtype=np.float32)
-    m = _MANTISSA[_name(np_dtype)]
-    return rng.integers(0, 1 << m, size=shape, dtype=np.int64).astype(np_dtype) * \
-        np_dtype.type(2.0 ** -m)
+    """Uniform in [0, 1) as PyTorch draws it (``rng``: a Generator or the NumPy one that
+    ``array_rng`` lends)."""
+    u = _uniform_bits(rng, math.prod(shape), np_dtype).astype(np_dtype, copy=False)
+    if np_dtype.itemsize < 4:   # rounding to a half type can reach 1
+        u = _below_to(u, 0.0, 1.0)
+    return u.reshape(shape)
 
 
-def _standard_normal(rng, shape, np_dtype):
-    if np_dtype == np.float64 or np_dtype == np.float32:
-        return rng.standard_normal(shape, dtype=np_dtype)
-    return rng.standard_normal(shape, dtype=np.float32).astype(np_dtype)
+def _below_to(r, low, high):
+    """PyTorch keeps ``uniform_`` in [from, to): a value that rounded up to ``to`` (in the
+    dtype) becomes ``from``."""
+    top = r.dtype.type(high)
+    hit = r == top
+    if hit.any():
+        r[hit] = r.dtype.type(low)
+    return r
 
 
-def _scaled_normal(rng, shape, np_dtype, mean, std):
-    """``mean + std * z`` computed in the dtype (float32 for float16), in place."""
-    z = xp.asarray(_standard_normal(rng, shape, np_dtype if np_dtype.itemsize >= 4
-                                    else np.dtype(np.float32)))
-    if std != 1.0:
-        z *= std
-    if mean != 0.0:
-        z += mean
-    return z.astype(np_dtype, copy=False)
+def _bernoulli(rng, p, shape, np_dtype, like=None):
+    """1 where a uniform is below ``p``: a float64 uniform for a number ``p``, one in p's
+    dtype for a tensor of probabilities (draws walk ``like``'s memory order, if given)."""
+    n = math.prod(shape)
+    if isinstance(p, (float, int)):
+        # u < p with u = k / 2**53 is k < p * 2**53 (exact): compare the integers
+        keep = _bits53(rng, n) < xp.uint64(math.ceil(p * 2.0 ** 53))
+        return _place(keep.astype(np_dtype), shape, like)
+    pd = p.dtype if p.dtype in (np.float32, np.float64) else np.dtype(np.float32)
+    u = _place(_uniform_bits(rng, n, pd), shape, like)
+    return (u < p.astype(u.dtype, copy=False)).astype(np_dtype)
 
 
-def _bernoulli(rng, p, shape, np_dtype):
-    return xp.asarray(rng.random(shape) < p).astype(np_dtype)
+def _walk_axes(like):
+    """The axes of a strided array from the largest stride to the smallest, the order in
+    which PyTorch's kernels walk a tensor (memory order); None for plain C order."""
+    if like is None or like.flags.c_contiguous or like.ndim < 2:
+        return None
+    axes = sorted(range(like.ndim), key=lambda d: -abs(like.strides[d]) if like.shape[d] > 1
+                  else 0)
+    return None if axes == list(range(like.ndim)) else axes
+
+
+def _place(flat, shape, like=None):
+    """Values drawn in ``like``'s memory order, as an array of ``shape``."""
+    axes = _walk_axes(like)
+    if axes is None:
+        return flat.reshape(shape)
+    walked = flat.reshape([shape[d] for d in axes])
+    return walked.transpose(xp.argsort(axes))
+
+
+def bernoulli_mask(generator, p, shape, np_dtype):
+    """A 0/1 array of ``shape``, 1 with probability ``p`` (a number), drawn as PyTorch's
+    ``bernoulli_(p)`` draws it (dropout's masks)."""
+    return _bernoulli(_generator(generator), float(p), shape, np_dtype)
+
+
+def _exponential(rng, shape, lambd):
+    u = _uniform53(rng, math.prod(shape)).reshape(shape)
+    return (-1.0 / lambd) * _libm(math.log1p, -u)
 
 
 class _ZeroGrad(Op):
@@ -349,7 +668,7 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None,
     _no_extra(kw, 'rand')
     check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'check_uniform_bounds')
-    return _finish(uniform01(array_rng(generator), shape, np_dtype), requires_grad)
+    return _finish(uniform01(_generator(generator), shape, np_dtype), requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, layout=None, device=None,
@@ -359,7 +678,7 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None,
     _no_extra(kw, 'randn')
     check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
-    return _finish(_standard_normal(array_rng(generator), shape, np_dtype), requires_grad)
+    return _finish(_normal_fill(_generator(generator), shape, np_dtype), requires_grad)
 
 
 def _no_extra(kw, fn):
@@ -399,7 +718,8 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
                            f'from={low} >= to={high} (randint)')
     _check_range(low, high - 1, np_dtype)
-    return _finish(_integers(array_rng(generator), low, high - 1, shape, np_dtype), requires_grad)
+    return _finish(_integers(_generator(generator), low, high - 1, shape, np_dtype),
+                   requires_grad)
 
 
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None,
@@ -424,7 +744,23 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None,
         raise RuntimeError(f'value cannot be converted to type {name}_t without overflow '
                            f'(randperm({n}) needs values up to {n - 1})')
     _check_requires_grad(np_dtype, requires_grad)
-    return _finish(array_rng(generator).permutation(n).astype(np_dtype), requires_grad)
+    return _finish(_permutation(_generator(generator), n).astype(np_dtype), requires_grad)
+
+
+def _permutation(g, n):
+    """PyTorch's shuffle: for each i, swap place i with a place drawn from [i, n). The
+    swaps depend on each other, so this one runs a loop (about 0.1 s per million)."""
+    if n < 2:
+        return xp.arange(n, dtype=np.int64)
+    spans = xp.arange(n, 1, -1, dtype=np.uint64)
+    if n < 0xffffffff // 20:
+        offsets = _raw32(g, n - 1) % spans
+    else:
+        offsets = _raw64(g, n - 1) % spans
+    perm = list(range(n))
+    for i, j in enumerate((offsets + xp.arange(n - 1, dtype=np.uint64)).tolist()):
+        perm[i], perm[j] = perm[j], perm[i]
+    return xp.array(perm, dtype=np.int64)
 
 
 def _like_dtype(input, dtype):
@@ -477,8 +813,8 @@ class Normal(_ZeroGrad):
         s = next(it) if std is None else std
         self._n = len(arrays)
         shape = xp.broadcast_shapes(xp.shape(m), xp.shape(s))
-        z = _standard_normal(array_rng(generator), shape,
-                             np_dtype if np_dtype.itemsize >= 4 else np.dtype(np.float32))
+        z = _normal_fill(_generator(generator), shape,
+                         np_dtype if np_dtype.itemsize >= 4 else np.dtype(np.float32))
         return (m + s * z).astype(np_dtype, copy=False)
 
 
@@ -487,7 +823,7 @@ class Bernoulli(_ZeroGrad):
     _n = 1
 
     def forward(self, p, generator=None):
-        return _bernoulli(array_rng(generator), p, p.shape, p.dtype)
+        return _bernoulli(_generator(generator), p, p.shape, p.dtype)
 
 
 class BernoulliScalarP(Op):
@@ -495,7 +831,7 @@ class BernoulliScalarP(Op):
     node_name = 'NotImplemented'
 
     def forward(self, x, p, generator=None):
-        return _bernoulli(array_rng(generator), p, x.shape, x.dtype)
+        return _bernoulli(_generator(generator), p, x.shape, x.dtype)
 
     def backward(self, g):
         raise RuntimeError('derivative for aten::bernoulli is not implemented (bernoulli(input, '
@@ -509,39 +845,63 @@ class Poisson(_ZeroGrad):
         return xp.asarray(array_rng(generator).poisson(rates)).astype(rates.dtype)
 
 
+class Binomial(Op):
+    """``binomial(count, prob)``: NumPy's sampler on the generator's stream."""
+    node_name = 'NotImplemented'
+
+    def forward(self, count, prob, generator=None):
+        n, p = xp.broadcast_arrays(count, prob)
+        draws = array_rng(generator).binomial(n.astype(np.int64), p.astype(np.float64))
+        return xp.asarray(draws).astype(count.dtype)
+
+    def backward(self, g):
+        raise RuntimeError('derivative for aten::binomial is not implemented (binomial samples '
+                           'are not differentiable; detach() count first)')
+
+
 class Multinomial(Op):
     differentiable = False
 
     def forward(self, p, num_samples, replacement, generator=None):
-        rng = array_rng(generator)
+        g = _generator(generator)
         k = p.shape[-1]
-        P = p.reshape(-1, k).astype(np.float64)
+        P = p.reshape(-1, k)
         rows = P.shape[0]
         if rows == 0:
             return xp.zeros(p.shape[:-1] + (num_samples,), np.int64)
-        if replacement:
-            cdf = xp.cumsum(P, axis=1)
+        if replacement and num_samples > 1:
+            # a float64 uniform per sample (row by row), found in the normalised running sum
+            cdf = xp.cumsum(P.astype(np.float64), axis=1)
             cdf /= cdf[:, -1:]
-            u = rng.random((rows, num_samples))
-            if rows == 1:
-                idx = xp.searchsorted(cdf[0], u[0], side='right')[None]
-            else:  # one sorted array: row r's cdf shifted by 2r
-                shift = 2.0 * xp.arange(rows)[:, None]
-                idx = xp.searchsorted((cdf + shift).ravel(), (u + shift).ravel(),
-                                      side='right').reshape(rows, num_samples)
-                idx -= k * xp.arange(rows)[:, None]
-            last = k - 1 - xp.argmax(P[:, ::-1] > 0, axis=1)   # never past the last p > 0
-            idx = xp.minimum(idx, last[:, None])
-        else:  # exponential races: the n smallest E/p are a draw without replacement
-            with np.errstate(divide='ignore'):
-                keys = rng.standard_exponential((rows, k)) / P
-            if num_samples < k:
-                part = xp.argpartition(keys, num_samples - 1, axis=1)[:, :num_samples]
-                order = xp.argsort(xp.take_along_axis(keys, part, 1), axis=1, kind='stable')
-                idx = xp.take_along_axis(part, order, 1)
+            cdf[:, -1] = 1.0
+            u = _uniform53(g, rows * num_samples).reshape(rows, num_samples)
+            idx = _first_at_least(cdf, u)
+        else:
+            # exponential races: the largest p / E (E ~ Exp(1), in p's dtype) win
+            work = p.dtype if p.dtype.itemsize >= 4 else np.dtype(np.float32)
+            keys = P.astype(work) / _exponential(g, P.shape, 1.0).astype(work)
+            if num_samples == 1:
+                idx = xp.argmax(keys, axis=1)[:, None]
             else:
-                idx = xp.argsort(keys, axis=1, kind='stable')
+                idx = xp.argsort(-keys, axis=1, kind='stable')[:, :num_samples]
         return idx.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64)
+
+
+def _first_at_least(cdf, u):
+    """Per row, the first index whose ``cdf`` is >= each ``u`` (a binary search run on all
+    rows at once, comparing exactly)."""
+    rows, k = cdf.shape
+    left = xp.zeros(u.shape, np.int64)
+    right = xp.full(u.shape, k, np.int64)
+    row = xp.arange(rows)[:, None]
+    while True:
+        open_ = left < right
+        if not open_.any():
+            return left
+        mid = (left + right) // 2
+        below = cdf[row, xp.minimum(mid, k - 1)] < u
+        left = xp.where(open_ & below, mid + 1, left)
+        right = xp.where(open_ & ~below, mid, right)
 
 
 def _tensor_arg(x, fn, arg):
@@ -569,7 +929,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
         np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
         if not s >= 0.0:
             raise RuntimeError(f'normal expects std >= 0.0, but found std {_num(s)}')
-        return _finish(_scaled_normal(array_rng(generator), shape, np_dtype, m, s), requires_grad)
+        return _finish(_normal_fill(_generator(generator), shape, np_dtype, m, s), requires_grad)
     if size is not None or dtype is not None or requires_grad:
         raise TypeError('normal() received an invalid combination of arguments: size, dtype '
                         'and requires_grad go with numbers for mean and std only')
@@ -594,7 +954,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
     return result
 
 
-def _broadcast(a, b):
+def _broadcast(a, b, names=('normal', 'mean', 'std')):
     try:
         return xp.broadcast_shapes(a.shape, b.shape)
     except ValueError:
@@ -603,8 +963,8 @@ def _broadcast(a, b):
             if x[-i] != y[-i] and x[-i] != 1 and y[-i] != 1:
                 raise RuntimeError(
                     f'The size of tensor a ({x[-i]}) must match the size of tensor b ({y[-i]}) '
-                    f'at non-singleton dimension {max(len(x), len(y)) - i} (normal: mean of '
-                    f'shape {list(x)}, std of shape {list(y)})') from None
+                    f'at non-singleton dimension {max(len(x), len(y)) - i} ({names[0]}: '
+                    f'{names[1]} of shape {list(x)}, {names[2]} of shape {list(y)})') from None
         raise
 
 
@@ -646,6 +1006,30 @@ def poisson(input, generator=None):
     return Poisson.apply(input, generator=generator)
 
 
+def binomial(count, prob, generator=None):
+    """Binomial samples: successes in ``count`` trials of probability ``prob`` (tensors of
+    one floating dtype, broadcast), in count's dtype."""
+    _tensor_arg(count, 'binomial', 'count')
+    if not isinstance(prob, Tensor):
+        raise TypeError(f"binomial(): argument 'prob' (position 2) must be Tensor, not "
+                        f'{type(prob).__name__}')
+    array_rng(generator)
+    n, p = count._data, prob._data
+    if n.dtype.kind not in 'fV':
+        raise ValueError(f'binomial only supports floating-point dtypes for count, got: '
+                         f'{_KERNEL_TYPE[_name(n.dtype)]}')
+    if p.dtype != n.dtype:
+        raise RuntimeError(f'Found dtype {_KERNEL_TYPE[_name(p.dtype)]} but expected '
+                           f'{_KERNEL_TYPE[_name(n.dtype)]} (binomial: count and prob must '
+                           f'share a dtype)')
+    _broadcast(count, prob, ('binomial', 'count', 'prob'))
+    if n.size and not (n >= 0).all():
+        raise RuntimeError('binomial expects count >= 0 (got a negative count)')
+    if p.size and not ((p >= 0) & (p <= 1)).all():
+        raise RuntimeError('binomial expects prob in [0, 1] (got a probability outside it)')
+    return Binomial.apply(count, prob, generator=generator)
+
+
 @method
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices sampled from each row of ``input`` (unnormalised probabilities)."""
@@ -683,6 +1067,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 
 class _Fill(Op):
     """An in-place random fill: the old values get zero gradient (so do tensor params)."""
+    widens_bfloat16 = False   # the draw depends on the dtype: bfloat16 is drawn as such
 
     def backward(self, g):
         z = zeros_like(g)
@@ -691,41 +1076,50 @@ class _Fill(Op):
 
 class Uniform(_Fill):
     def forward(self, x, low, high, generator=None):
-        r = uniform01(array_rng(generator), x.shape, x.dtype)
-        if (low, high) != (0.0, 1.0):
-            c = x.dtype.type if x.dtype.itemsize >= 4 else np.float32  # float16 computes in float32
-            r = xp.asarray(r * c(high - low) + c(low)).astype(x.dtype, copy=False)
-            if high > low:   # rounding must not reach ``high``: [from, to) as promised
-                xp.minimum(r, xp.nextafter(x.dtype.type(high), x.dtype.type(low)), out=r)
-        return r
+        work = x.dtype if x.dtype.itemsize >= 4 else np.dtype(np.float32)  # halves: in float32
+        u = _place(_uniform_bits(_generator(generator), x.size, x.dtype), x.shape, x)
+        if (low, high) == (0.0, 1.0):
+            r = u.astype(x.dtype, copy=False)
+        elif work == np.float64:
+            r = _fma64(u, high - low, low)
+        else:   # from and to in the tensor's dtype first, then fma(u, to - from, from)
+            lo, hi = (x.dtype.type(v).astype(np.float32) for v in (low, high))
+            r = _fma32(u, hi - lo, lo, tiny=True).astype(x.dtype, copy=False)
+        return _below_to(r, low, high)
 
 
 class NormalFill(_Fill):
     node_name = 'NormalBackward0'
 
     def forward(self, x, mean, std, generator=None):
-        return _scaled_normal(array_rng(generator), x.shape, x.dtype, mean, std)
+        # PyTorch's blocked path is for contiguous tensors; others draw one by one
+        if x.flags.c_contiguous:
+            return _normal_fill(_generator(generator), x.shape, x.dtype, mean, std)
+        z = _scale_shift(_normal_pairs(_generator(generator), x.size), std, mean,
+                         np.dtype(np.float64))
+        return _place(z.astype(x.dtype), x.shape, x)
 
 
 class BernoulliFill(_Fill):
     node_name = 'BernoulliBackward2'
 
     def forward(self, x, p, generator=None):
-        return _bernoulli(array_rng(generator), p, x.shape, x.dtype)
+        return _bernoulli(_generator(generator), p, x.shape, x.dtype, like=x)
 
 
 class BernoulliTensorFill(_Fill):
     node_name = 'BernoulliBackward1'
 
     def forward(self, x, p, generator=None):
-        return _bernoulli(array_rng(generator), p, x.shape, x.dtype)
+        return _bernoulli(_generator(generator), p, x.shape, x.dtype, like=x)
 
 
 class Random(_Fill):
     """``random_(from, to)``; the subclasses are the ``random_(to)`` and ``random_()`` forms,
     which PyTorch names differently."""
     def forward(self, x, low, high_inc, generator=None):
-        return _integers(array_rng(generator), low, high_inc, x.shape, x.dtype)
+        flat = _integers(_generator(generator), low, high_inc, (x.size,), x.dtype)
+        return _place(flat, x.shape, x)
 
 
 class RandomTo(Random):
@@ -738,24 +1132,40 @@ class RandomFull(Random):
 
 class Exponential(_Fill):
     def forward(self, x, lambd, generator=None):
-        return xp.asarray(array_rng(generator).standard_exponential(x.shape) / lambd).astype(x.dtype)
+        flat = _exponential(_generator(generator), (x.size,), lambd).astype(x.dtype)
+        return _place(flat, x.shape, x)
 
 
 class Geometric(_Fill):
+    """``ceil(log(u) / log1p(-p))`` with a float64 uniform u."""
+
     def forward(self, x, p, generator=None):
-        return xp.asarray(array_rng(generator).geometric(p, x.shape)).astype(x.dtype)
+        u = _uniform53(_generator(generator), x.size)
+        zero = u == 0            # log(0) = -inf: the sample is +inf (1 in 2**53)
+        logs = _libm(math.log, xp.where(zero, 1.0, u))
+        k = xp.ceil(logs / math.log1p(-p))
+        if zero.any():
+            k[zero] = xp.inf
+        return _place(k.astype(x.dtype), x.shape, x)
 
 
 class LogNormal(_Fill):
+    """``exp(fma(z, std, mean))``, z from the scalar normal draws (whatever the size)."""
+
     def forward(self, x, mean, std, generator=None):
-        z = xp.asarray(array_rng(generator).standard_normal(x.shape))
-        return xp.exp(mean + std * z).astype(x.dtype)
+        z = _normal_pairs(_generator(generator), x.size)
+        flat = _libm(math.exp, _scale_shift(z, std, mean, np.dtype(np.float64)))
+        return _place(flat.astype(x.dtype), x.shape, x)
 
 
 class Cauchy(_Fill):
+    """``fma(tan(pi (u - 1/2)), sigma, median)`` with a float64 uniform u."""
+
     def forward(self, x, median, sigma, generator=None):
-        z = xp.asarray(array_rng(generator).standard_cauchy(x.shape))
-        return (median + sigma * z).astype(x.dtype)
+        u = _uniform53(_generator(generator), x.size)
+        t = _libm(math.tan, math.pi * (u - 0.5))
+        flat = _scale_shift(t, sigma, median, np.dtype(np.float64)).astype(x.dtype)
+        return _place(flat, x.shape, x)
 
 
 def _continuous_only(x, what, names):
@@ -922,4 +1332,4 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
 __all__ = ['Generator', 'default_generator', 'manual_seed', 'initial_seed', 'seed',
            'get_rng_state', 'set_rng_state', 'rand', 'randn', 'randint', 'randperm',
            'rand_like', 'randn_like', 'randint_like', 'normal', 'bernoulli', 'poisson',
-           'multinomial']
+           'binomial', 'multinomial']

@@ -1,12 +1,21 @@
-"""dynagrad.optim: optimizers and learning-rate schedulers, following torch.optim."""
-from . import lr_scheduler
+"""dynagrad.optim: optimizers and learning-rate schedulers, following torch.optim.
+
+Left out: ``SparseAdam`` (it needs sparse gradients, and dynagrad has no sparse tensors).
+"""
+from . import lr_scheduler, swa_utils
+from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam, Adamax, AdamW, NAdam, RAdam
+from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ['LBFGS', 'SGD', 'Adadelta', 'Adagrad', 'Adam', 'AdamW', 'Adamax', 'NAdam',
-           'Optimizer', 'RAdam', 'RMSprop', 'lr_scheduler']
+__all__ = ['ASGD', 'LBFGS', 'SGD', 'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW',
+           'Adamax', 'Muon', 'NAdam', 'Optimizer', 'RAdam', 'RMSprop', 'Rprop', 'lr_scheduler',
+           'swa_utils', 'swap_in_optimizer_params_and_state']

@@ -1,7 +1,12 @@
-"""Adadelta (Zeiler)."""
-from ..autograd.grad_mode import no_grad
+"""Adadelta (Zeiler).
+
+``foreach=True`` runs the same single-tensor update; ``capturable=True`` is refused at step
+as PyTorch refuses it for CPU parameters; ``differentiable=True`` is refused at step (not
+yet written in dynagrad ops).
+"""
 from ..backend import xp
-from .optimizer import Optimizer, _advance, _scalar
+from .optimizer import (Optimizer, _DEVICES_NO_XLA, _advance, _capturable_message, _scalar,
+                        _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -19,7 +24,9 @@ class Adadelta(Optimizer):
             lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
             capturable=capturable, foreach=foreach, differentiable=differentiable))
 
-    @no_grad()
+    _capturable_errors = (_capturable_message(devices=_DEVICES_NO_XLA),) * 2
+
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():

@@ -1,7 +1,12 @@
-"""Adagrad (Duchi et al.), with PyTorch's lr_decay and initial_accumulator_value."""
-from ..autograd.grad_mode import no_grad
+"""Adagrad (Duchi et al.), with PyTorch's lr_decay and initial_accumulator_value.
+
+``foreach`` and ``fused`` are accepted as PyTorch accepts them on CPU, with its checks, and
+run the same single-tensor update. ``differentiable=True`` is refused at step (not yet
+written in dynagrad ops).
+"""
 from ..backend import xp
-from .optimizer import Optimizer, _addcdiv_, _advance, _scalar, _state_tensor, _step_tensor
+from .optimizer import (Optimizer, _addcdiv_, _advance, _check_fused, _scalar, _state_tensor,
+                        _step_tensor, _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -18,6 +23,7 @@ class Adagrad(Optimizer):
                              f'{initial_accumulator_value}')
         if not 0.0 <= eps:
             raise ValueError(f'Invalid epsilon value: {eps}')
+        _check_fused(fused, foreach, differentiable)
         super().__init__(params, dict(
             lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
             initial_accumulator_value=initial_accumulator_value, foreach=foreach,
@@ -32,7 +38,7 @@ class Adagrad(Optimizer):
         state['step'] = _step_tensor()
         state['sum'] = _state_tensor(xp.full_like(p._data, init))
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():

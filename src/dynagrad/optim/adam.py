@@ -1,7 +1,19 @@
-"""Adam and AdamW (Kingma & Ba; Loshchilov & Hutter), with amsgrad and maximize."""
-from ..autograd.grad_mode import no_grad
+"""Adam and AdamW (Kingma & Ba; Loshchilov & Hutter), with amsgrad and maximize, and the
+Adam variants Adamax, NAdam and RAdam.
+
+``foreach`` (and, for Adam and AdamW, ``fused``) are accepted as PyTorch accepts them on CPU,
+with its checks, and run the same single-tensor update. ``capturable=True`` is refused at
+step as PyTorch refuses it for CPU parameters. Adam and AdamW with ``differentiable=True``
+run the update as dynagrad ops, so autograd records it; Adamax, NAdam and RAdam refuse
+``differentiable=True`` at step (not yet written in dynagrad ops).
+"""
+import numpy as np
+
 from ..backend import xp
-from .optimizer import Optimizer, _addcdiv_, _advance, _lerp_, _scalar
+from ..ops.pointwise import maximum
+from ..tensor import Tensor
+from .optimizer import (Optimizer, _DEVICES_NO_XLA, _addcdiv_, _advance, _capturable_message,
+                        _check_fused, _lerp_, _scalar, _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -24,16 +36,23 @@ class Adam(Optimizer):
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         _check_common(lr, eps, betas, weight_decay)
         betas = tuple(_scalar(b) for b in betas)
+        _check_fused(fused, foreach, differentiable)
         super().__init__(params, dict(
             lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
             maximize=maximize, foreach=foreach, capturable=capturable,
             differentiable=differentiable, fused=fused,
             decoupled_weight_decay=decoupled_weight_decay))
 
-    @no_grad()
+    _supports_differentiable = True
+    _capturable_checked_first = True
+
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
+            if group['differentiable']:
+                _differentiable_adam(group, p, g, state)
+                continue
             lr, (beta1, beta2) = _scalar(group['lr']), map(_scalar, group['betas'])
             eps, amsgrad = group['eps'], group['amsgrad']
             step = _advance(state, p, 'exp_avg', 'exp_avg_sq',
@@ -52,6 +71,37 @@ class Adam(Optimizer):
                 denom = xp.sqrt(v) / bc2_sqrt + eps
             _addcdiv_(p._data, m, denom, -step_size)
         return loss
+
+
+def _differentiable_adam(group, p, g, state):
+    """Adam's update of ``p`` in dynagrad ops (``g`` a tensor), recorded by autograd."""
+    lr, (beta1, beta2) = group['lr'], map(_scalar, group['betas'])
+    eps, amsgrad = group['eps'], group['amsgrad']
+    step = _advance(state, p, 'exp_avg', 'exp_avg_sq',
+                    *(('max_exp_avg_sq',) if amsgrad else ()))
+    m, v = state['exp_avg'], state['exp_avg_sq']
+    m.lerp_(g, 1 - beta1)
+    v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    # PyTorch's differentiable Adam computes the bias corrections from the float32 step
+    # tensor, so in float32
+    f32 = np.float32
+    bias_correction1 = f32(1) - f32(beta1) ** f32(step)
+    bc2_sqrt = float(xp.sqrt(f32(1) - f32(beta2) ** f32(step)))
+    if isinstance(lr, Tensor):
+        step_size = lr / float(bias_correction1)
+    else:
+        step_size = float(f32(lr) / bias_correction1)
+    if amsgrad:
+        # a new tensor each step: the old maximum may be saved for backward
+        state['max_exp_avg_sq'] = vmax = maximum(state['max_exp_avg_sq'], v)
+        denom = (vmax.sqrt() / bc2_sqrt).add_(eps)
+    else:
+        denom = (v.sqrt() / bc2_sqrt).add_(eps)
+    m = m.clone()    # the state buffer changes in place next step; backward needs this one
+    if isinstance(step_size, Tensor):
+        p.sub_(m / denom * step_size)
+    else:
+        p.addcdiv_(m, denom, value=-step_size)
 
 
 class AdamW(Adam):
@@ -73,7 +123,7 @@ class Adamax(Optimizer):
                                       maximize=maximize, differentiable=differentiable,
                                       capturable=capturable))
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
@@ -89,6 +139,10 @@ class Adamax(Optimizer):
 
 
 class NAdam(Optimizer):
+    _capturable_errors = (_capturable_message('params, mu_products and state_steps'),
+                          _capturable_message('params, mu_products, and state_steps',
+                                              _DEVICES_NO_XLA))
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
@@ -101,7 +155,7 @@ class NAdam(Optimizer):
             maximize=maximize, foreach=foreach, capturable=capturable,
             differentiable=differentiable))
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
@@ -135,7 +189,7 @@ class RAdam(Optimizer):
             foreach=foreach, capturable=capturable,
             decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():

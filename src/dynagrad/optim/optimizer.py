@@ -16,7 +16,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, set_grad_enabled
 from ..autograd.graph import RemovableHandle, HookDict
 from .._dtype import is_floating
 from ..backend import xp
@@ -80,6 +80,35 @@ def _hooked_step(step):
 
     wrapper._dg_hooked = True
     return wrapper
+
+
+def _use_grad_for_differentiable(step):
+    """Run a ``step`` with autograd recording exactly when the optimizer was built with
+    ``differentiable=True`` (PyTorch's rule: a differentiable step records even inside
+    ``no_grad``, any other step never records)."""
+
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        with set_grad_enabled(bool(self.defaults.get('differentiable', False))):
+            return step(self, *args, **kwargs)
+
+    return wrapper
+
+
+def _check_fused(fused, foreach, differentiable):
+    """PyTorch's construction-time checks of ``fused`` (which it runs on CPU too)."""
+    if fused and differentiable:
+        raise RuntimeError('`fused` does not support `differentiable`')
+    if fused and foreach:
+        raise RuntimeError('`fused` and `foreach` cannot be `True` together.')
+
+
+_DEVICES = "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']"
+_DEVICES_NO_XLA = "['cuda', 'xpu', 'hpu', 'privateuseone']"
+
+
+def _capturable_message(what='params and state_steps', devices=_DEVICES):
+    return f'If capturable=True, {what} must be on supported devices: {devices}.'
 
 
 def _typename(obj):
@@ -175,6 +204,21 @@ class Optimizer:
     # Whether each per-parameter state tensor (other than 0-dim scalars) has its parameter's
     # shape; load_state_dict checks it. LBFGS keeps flat vectors over all parameters.
     _state_matches_param_shapes = True
+
+    # PyTorch accepts capturable=True at construction and refuses it at the first step with
+    # CPU parameters (CUDA graphs need an accelerator); its assertion text names what it
+    # checks: (single-tensor text, foreach text).
+    _capturable_errors = (_capturable_message(), _capturable_message(devices=_DEVICES_NO_XLA))
+    # Whether foreach=True with differentiable=True is refused at step (PyTorch's foreach
+    # kernels do not record autograd; SGD falls back to its single-tensor loop instead).
+    _foreach_refuses_differentiable = True
+    # Which of the two refusals PyTorch raises first when both apply
+    _capturable_checked_first = False
+    # Whether the subclass applies its (decoupled) weight decay itself, in its step
+    _weight_decay_in_step = False
+    # Whether differentiable=True has an update in dynagrad ops (a step that would silently
+    # not record is refused instead)
+    _supports_differentiable = False
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -316,6 +360,27 @@ class Optimizer:
         without momentum, and PyTorch then leaves ``self.state`` empty)."""
         return True
 
+    def _check_step_flags(self):
+        """Refuse, before anything changes, what PyTorch refuses at step on a CPU."""
+        for group in self.param_groups:
+            foreach = bool(group.get('foreach'))
+            differentiable = group.get('differentiable', False)
+            capturable = group.get('capturable', False) and not group.get('fused')
+            if not (capturable or differentiable) or all(p.grad is None
+                                                         for p in group['params']):
+                continue      # (PyTorch checks only parameters that have gradients)
+            autograd_foreach = (foreach and differentiable
+                                and self._foreach_refuses_differentiable)
+            if autograd_foreach and not (capturable and self._capturable_checked_first):
+                raise AssertionError("_foreach ops don't support autograd")
+            if capturable:
+                raise AssertionError(self._capturable_errors[foreach])
+            if differentiable and not self._supports_differentiable:
+                raise NotImplementedError(
+                    f'{type(self).__name__}.step: differentiable=True is not supported in '
+                    'dynagrad yet (SGD, Adam and AdamW support it); build the optimizer '
+                    'with differentiable=False')
+
     def _params_with_grad(self):
         """``(group, p, g, state)`` for each parameter with a gradient, group by group.
 
@@ -324,11 +389,19 @@ class Optimizer:
         decouples it (AdamW's), which instead scales ``p`` by ``1 - lr * weight_decay`` here.
         ``state`` is ``self.state[p]`` (None where ``_keeps_state`` says so). Once the loop
         body has written its update into ``p``, the parameter's version counter is bumped.
+
+        In a ``differentiable`` group ``g`` is a tensor instead, made with dynagrad ops
+        (and decoupled decay is an in-place op on ``p``), so autograd records the update:
+        the loop body then writes ``p`` with tensor ops too.
         """
+        self._check_step_flags()
         for group in self.param_groups:
             maximize = group.get('maximize', False)
-            wd = _scalar(group.get('weight_decay', 0))
-            lr = _scalar(group['lr'])
+            differentiable = group.get('differentiable', False)
+            wd = 0 if self._weight_decay_in_step else group.get('weight_decay', 0)
+            lr = group['lr']
+            if not differentiable:
+                wd, lr = _scalar(wd), _scalar(lr)
             decoupled = ('decoupled_weight_decay' in self.defaults
                          and group.get('decoupled_weight_decay', False))
             stateful = self._keeps_state(group)
@@ -336,11 +409,21 @@ class Optimizer:
                 grad = p.grad
                 if grad is None:
                     continue
+                state = self.state[p] if stateful else None
+                if differentiable:
+                    g = -grad if maximize else grad
+                    if wd != 0:
+                        if decoupled:
+                            p.mul_(1 - lr * wd)
+                        else:
+                            g = g.add(p, alpha=wd)
+                    yield group, p, g, state
+                    continue
                 g = grad._data
                 if maximize:
                     g = -g
                 g = _weight_decay(p, g, lr, wd, decoupled)
-                yield group, p, g, (self.state[p] if stateful else None)
+                yield group, p, g, state
                 bump_version(p, 'optimizer.step')
 
     # -- hooks ---------------------------------------------------------------------------

@@ -1,7 +1,12 @@
-"""RMSprop (Hinton), with PyTorch's centered and momentum variants."""
-from ..autograd.grad_mode import no_grad
+"""RMSprop (Hinton), with PyTorch's centered and momentum variants.
+
+``foreach=True`` runs the same single-tensor update; ``capturable=True`` is refused at step
+as PyTorch refuses it for CPU parameters; ``differentiable=True`` is refused at step (not
+yet written in dynagrad ops).
+"""
 from ..backend import xp
-from .optimizer import Optimizer, _addcdiv_, _advance, _lerp_, _scalar
+from .optimizer import (Optimizer, _addcdiv_, _advance, _capturable_message, _lerp_, _scalar,
+                        _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -23,7 +28,9 @@ class RMSprop(Optimizer):
             weight_decay=weight_decay, capturable=capturable, foreach=foreach,
             maximize=maximize, differentiable=differentiable))
 
-    @no_grad()
+    _capturable_errors = (_capturable_message(), _capturable_message())
+
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():

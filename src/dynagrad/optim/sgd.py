@@ -1,6 +1,12 @@
-"""Stochastic gradient descent, with PyTorch's momentum, dampening and Nesterov rules."""
-from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, _add_scaled_, _scalar, _state_tensor
+"""Stochastic gradient descent, with PyTorch's momentum, dampening and Nesterov rules.
+
+``foreach`` and ``fused`` are accepted as PyTorch accepts them on CPU (with its checks) and
+run the same single-tensor update; ``differentiable=True`` runs the update as dynagrad ops,
+so autograd records it (into the initial parameters, the gradients, a tensor ``lr``).
+"""
+from ..tensor import Tensor
+from .optimizer import (Optimizer, _add_scaled_, _check_fused, _scalar, _state_tensor,
+                        _use_grad_for_differentiable)
 
 
 class SGD(Optimizer):
@@ -14,18 +20,25 @@ class SGD(Optimizer):
             raise ValueError(f'Invalid weight_decay value: {weight_decay}')
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError('Nesterov momentum requires a momentum and zero dampening')
+        _check_fused(fused, foreach, differentiable)
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
                                       weight_decay=weight_decay, nesterov=nesterov,
                                       maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
 
+    _foreach_refuses_differentiable = False    # PyTorch's SGD then loops per tensor
+    _supports_differentiable = True
+
     def _keeps_state(self, group):
         return group['momentum'] != 0     # the momentum buffer is SGD's only state
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, d_p, state in self._params_with_grad():
+            if group['differentiable']:
+                _differentiable_update(group, p, d_p, state)
+                continue
             lr, momentum = _scalar(group['lr']), group['momentum']
             if momentum != 0:
                 buf = state.get('momentum_buffer')
@@ -41,9 +54,25 @@ class SGD(Optimizer):
         return loss
 
 
+def _differentiable_update(group, p, d_p, state):
+    """SGD's update of ``p`` in dynagrad ops (``d_p`` a tensor), recorded by autograd."""
+    lr, momentum = group['lr'], group['momentum']
+    if momentum != 0:
+        buf = state.get('momentum_buffer')
+        if buf is None:
+            # as PyTorch: the first buffer is a detached copy of the gradient
+            buf = state['momentum_buffer'] = d_p.detach().clone()
+        else:
+            buf.mul_(momentum).add_(d_p, alpha=1 - group['dampening'])
+        d_p = d_p.add(buf, alpha=momentum) if group['nesterov'] else buf
+    if isinstance(lr, Tensor):
+        p.sub_(d_p * lr)
+    else:
+        p.add_(d_p, alpha=-lr)
+
+
 def _check_lr(lr):
     """PyTorch's checks of a learning rate (a number, or a 1-element tensor)."""
-    from ..tensor import Tensor
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError('Tensor lr must be 1-element')
     if not 0.0 <= lr:

@@ -1,7 +1,7 @@
 """``dynagrad.utils``: helpers around training, as ``torch.utils``."""
 import importlib
 
-__all__ = ['data', 'checkpoint', 'safetensors']
+__all__ = ['data', 'checkpoint', 'safetensors', 'dlpack']
 
 
 def __getattr__(name):

@@ -1,17 +1,16 @@
 """Dropout and its variants: element-wise, channel-wise (1d/2d/3d), alpha (SELU-preserving).
 
-Masks are drawn from dynagrad's default generator, so ``dynagrad.manual_seed`` repeats a
-run. As in PyTorch, out of training, with ``p == 0`` or on an empty input the input itself
-is returned; otherwise the output is ``input * noise`` (``MulBackward0``), plus a shift for
+Masks are drawn from dynagrad's default generator as PyTorch's CPU dropout draws them (the
+``bernoulli_(1 - p)`` stream: one float64 uniform per mask element), so after the same
+``manual_seed`` the masks, and the outputs, equal PyTorch's bit for bit. As in PyTorch,
+out of training, with ``p == 0`` or on an empty input the input itself is returned; otherwise the output is ``input * noise`` (``MulBackward0``), plus a shift for
 alpha dropout (``AddBackward0``), and the gradient is ``grad * noise`` with the same noise.
 """
 import warnings
 
-import numpy as np
-
 from ...autograd.function import Op
 from ...backend import xp
-from ...ops.random import array_rng
+from ...ops.random import bernoulli_mask
 
 # -alpha * scale of SELU: the value alpha dropout sets dropped elements to (before a, b)
 _ALPHA_P = 1.7580993408473766
@@ -40,9 +39,7 @@ def _check_p(p):
 
 def _keep(shape, p, dtype):
     """A 0/1 mask of ``shape`` (1 with probability ``1 - p``), from the default generator."""
-    rng = array_rng(None)
-    u = rng.random(shape, dtype=np.float32) if dtype == np.float32 else rng.random(shape)
-    return (u < 1.0 - p).astype(dtype)
+    return bernoulli_mask(None, 1.0 - p, shape, dtype)
 
 
 def _dropout(input, p, training, inplace, noise_shape, alpha=False):
@@ -66,7 +63,7 @@ def _dropout(input, p, training, inplace, noise_shape, alpha=False):
                      + dtype.type(_ALPHA_P * a * p)).astype(dtype, copy=False)
             noise = keep * dtype.type(a)
         else:
-            noise = keep * dtype.type(1.0 / (1.0 - p))
+            noise = keep / dtype.type(1.0 - p)   # PyTorch divides; the reciprocal rounds apart
     op = DropoutMul if shift is None else DropoutMul.named('AddBackward0')
     if inplace:
         return op.apply_(input, noise=noise, shift=shift)

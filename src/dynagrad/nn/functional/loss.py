@@ -922,6 +922,107 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     return _reduce(loss, reduction)
 
 
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,
+                                      margin=1.0, swap=False, reduction='mean'):
+    """Triplet loss with a custom distance (``pairwise_distance`` by default):
+    ``max(d(a, p) - d(a, n) + margin, 0)``; ``swap`` uses ``min(d(a, n), d(p, n))``."""
+    if margin <= 0:
+        raise ValueError(f'margin must be greater than 0, got {margin}')
+    reduction = _reduction(None, None, reduction)
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(f'The anchor, positive, and negative tensors are expected to have the '
+                           f'same number of dimensions, but got: anchor {dims[0]}D, positive '
+                           f'{dims[1]}D, and negative {dims[2]}D inputs')
+    if distance_function is None:
+        from .distance import pairwise_distance as distance_function
+    d_pos = distance_function(anchor, positive)
+    d_neg = distance_function(anchor, negative)
+    if swap:
+        d_neg = _ops.minimum(d_neg, distance_function(positive, negative))
+    loss = _ops.clamp_min(margin + d_pos - d_neg, 0)
+    return _reduce(loss, reduction)
+
+
+# -- linear + cross entropy ----------------------------------------------------------------
+
+class LinearCrossEntropyOptions:
+    """Options of the chunked ``linear_cross_entropy`` (PyTorch's memory-saving path).
+
+    Accepted and validated as in PyTorch; dynagrad computes the same values by the reference
+    path (the logits are materialized), so they change no result."""
+    _POLICIES = ('accurate', 'balanced', 'compact', 'auto')
+    __slots__ = ('allow_retain_graph', 'batch_chunk_size', 'chunking_method', 'acc_policy',
+                 'acc_dtype')
+
+    def __init__(self, allow_retain_graph=False, batch_chunk_size=None, chunking_method='auto',
+                 acc_policy='auto', acc_dtype=None):
+        if acc_policy not in self._POLICIES:
+            raise ValueError(f'invalid acc_policy: {acc_policy!r}')
+        if chunking_method is not None and not _valid_chunking(chunking_method):
+            raise ValueError(f'invalid chunking_method: {chunking_method!r}')
+        if batch_chunk_size is not None and (not isinstance(batch_chunk_size, int)
+                                             or batch_chunk_size <= 0):
+            raise ValueError(f'batch_chunk_size must be positive int or None, got '
+                             f'{batch_chunk_size}')
+        self.allow_retain_graph = allow_retain_graph
+        self.batch_chunk_size = batch_chunk_size
+        self.chunking_method = chunking_method
+        self.acc_policy = acc_policy
+        self.acc_dtype = acc_dtype
+
+    def __repr__(self):
+        fields = ', '.join(f'{name}={getattr(self, name)!r}' for name in self.__slots__)
+        return f'{type(self).__name__}({fields})'
+
+    def __eq__(self, other):
+        return type(other) is type(self) and all(
+            getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+
+def _valid_chunking(method):
+    """'auto', or '<strategy>:<number>' as PyTorch's 'aspect_ratio:2'."""
+    if method == 'auto':
+        return True
+    name, _, value = str(method).partition(':')
+    try:
+        return bool(name) and float(value) > 0
+    except ValueError:
+        return False
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None,
+                         reduction='mean', ignore_index=None, label_smoothing=0.0,
+                         options=None):
+    """``cross_entropy(linear(input, linear_weight) + linear_bias, target, ...)``, where
+    ``linear_weight`` is ``(C, in)`` or ``(C, d1, ..., dK, in)`` (K-dimensional loss over a
+    batched ``(N, in)`` input); ``ignore_index=None`` means -100."""
+    if options is not None and not isinstance(options, LinearCrossEntropyOptions):
+        raise TypeError(f'linear_cross_entropy: options must be a LinearCrossEntropyOptions '
+                        f'or None, got {type(options).__name__}')
+    if input.shape[-1] != linear_weight.shape[-1]:
+        raise RuntimeError(f'expected equal input and linear_weight last dimensions '
+                           f'(in_features), got {input.shape[-1]} and '
+                           f'{linear_weight.shape[-1]}, respectively')
+    classes_shape = tuple(linear_weight.shape[:-1])
+    flat = linear_weight.reshape(-1, linear_weight.shape[-1])
+    logits = _ops.matmul(input, flat.t())
+    if len(classes_shape) > 1:
+        if input.ndim != 2:
+            raise RuntimeError(f'linear_cross_entropy: a {len(classes_shape)}-D linear_weight '
+                               f'(K-dimensional loss) needs a batched (N, in_features) input, '
+                               f'got {input.ndim}D')
+        logits = logits.reshape(input.shape[0], *classes_shape)
+    if linear_bias is not None:
+        if tuple(linear_bias.shape) != classes_shape:
+            raise RuntimeError(f'expected linear_bias shape {classes_shape}, got '
+                               f'{tuple(linear_bias.shape)}')
+        logits = logits + linear_bias
+    return cross_entropy(logits, target, weight, ignore_index=-100 if ignore_index is None
+                         else ignore_index, reduction=reduction,
+                         label_smoothing=label_smoothing)
+
+
 # -- CTC -------------------------------------------------------------------------------------
 
 def _logaddexp3(a, b, c):
@@ -1144,4 +1245,5 @@ __all__ = ['mse_loss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'binary_cross_
            'multilabel_soft_margin_loss', 'nll_loss', 'cross_entropy', 'multi_margin_loss',
            'multilabel_margin_loss', 'kl_div', 'poisson_nll_loss', 'gaussian_nll_loss',
            'hinge_embedding_loss', 'margin_ranking_loss', 'cosine_embedding_loss',
-           'triplet_margin_loss', 'ctc_loss']
+           'triplet_margin_loss', 'ctc_loss', 'triplet_margin_with_distance_loss',
+           'linear_cross_entropy']

@@ -306,3 +306,20 @@ def _as_parameter(value):
     if isinstance(value, Parameter) or not isinstance(value, Tensor):
         return value
     return Parameter(value)
+
+
+class Container(Module):
+    """Deprecated: modules given as keyword arguments become children; subclass Module."""
+
+    def __init__(self, **kwargs):
+        super().__init__()
+        import warnings
+        warnings.warn('`nn.Container` is deprecated. All of its functionality is now '
+                      'implemented in `nn.Module`. Subclass that instead.', FutureWarning,
+                      stacklevel=2)
+        for key, value in kwargs.items():
+            self.add_module(key, value)
+
+
+__all__ = ['Container', 'Sequential', 'ModuleList', 'ModuleDict', 'ParameterList',
+           'ParameterDict']

@@ -146,21 +146,61 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, device, dtype, output_padding)
 
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return getattr(F, self._fn)(input, self.weight, self.bias, self.stride, self.padding,
+                                    output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        """The output padding that makes the output ``output_size`` (spatial sizes, or the
+        whole shape); each size must lie within one stride of the smallest output."""
+        if output_size is None:
+            return self.output_padding
+        n = self._n
+        leading = 2 if input.dim() == n + 2 else 1
+        output_size = [int(s) for s in output_size]
+        if len(output_size) == leading + n:
+            output_size = output_size[leading:]
+        if len(output_size) != n:
+            raise ValueError(f'ConvTranspose{n}D: for {input.dim()}D input, output_size must '
+                             f'have {n} or {leading + n} elements (got {len(output_size)})')
+        smallest = [(input.shape[leading + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        largest = [low + self.stride[d] - 1 for d, low in enumerate(smallest)]
+        for size, low, high in zip(output_size, smallest, largest):
+            if not low <= size <= high:
+                raise ValueError(f'requested an output size of {output_size}, but valid sizes '
+                                 f'range from {smallest} to {largest} (for an input of '
+                                 f'{input.shape[leading:]})')
+        return tuple(size - low for size, low in zip(output_size, smallest))
+
 
 class ConvTranspose1d(_ConvTransposeNd):
     _n = 1
-
-    def forward(self, input, output_size=None):
-        return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+    _fn = 'conv_transpose1d'
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     _n = 2
-
-    def forward(self, input, output_size=None):
-        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+    _fn = 'conv_transpose2d'
 
 
-__all__ = ['Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d']
+class ConvTranspose3d(_ConvTransposeNd):
+    _n = 3
+    _fn = 'conv_transpose3d'
+
+
+__all__ = ['Conv1d', 'Conv2d', 'Conv3d', 'ConvTranspose1d', 'ConvTranspose2d',
+           'ConvTranspose3d']
+
+_LAZY = ('LazyConv1d', 'LazyConv2d', 'LazyConv3d', 'LazyConvTranspose1d', 'LazyConvTranspose2d',
+         'LazyConvTranspose3d')
+
+
+def __getattr__(name):
+    # PyTorch defines the lazy convolutions here; they live in lazy.py, which imports this
+    # module, so they are reached on first use.
+    if name in _LAZY:
+        from . import lazy
+        return getattr(lazy, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

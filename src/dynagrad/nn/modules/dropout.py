@@ -40,4 +40,9 @@ class AlphaDropout(_DropoutNd):
     _fn = 'alpha_dropout'
 
 
-__all__ = ['Dropout', 'Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout']
+class FeatureAlphaDropout(_DropoutNd):
+    _fn = 'feature_alpha_dropout'
+
+
+__all__ = ['Dropout', 'Dropout1d', 'Dropout2d', 'Dropout3d', 'AlphaDropout',
+           'FeatureAlphaDropout']

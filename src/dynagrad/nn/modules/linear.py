@@ -6,6 +6,7 @@ from ...tensor import check_device
 from ..parameter import Parameter
 from ... import ops
 from .. import functional as F
+from .. import init
 
 
 class Linear(Module):
@@ -16,13 +17,19 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        bound = 1 / math.sqrt(in_features) if in_features else 0
-        self.weight = Parameter(ops.rand(out_features, in_features, dtype=dtype) * (2 * bound)
-                                - bound)
+        self.weight = Parameter(ops.empty(out_features, in_features, dtype=dtype))
         if bias:
-            self.bias = Parameter(ops.rand(out_features, dtype=dtype) * (2 * bound) - bound)
+            self.bias = Parameter(ops.empty(out_features, dtype=dtype))
         else:
             self.register_parameter('bias', None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        # PyTorch's draws in PyTorch's order, so a seeded model starts from the same weights
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
@@ -42,13 +49,19 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        bound = 1 / math.sqrt(in1_features)
-        self.weight = Parameter(ops.rand(out_features, in1_features, in2_features,
-                                         dtype=dtype) * (2 * bound) - bound)
+        self.weight = Parameter(ops.empty(out_features, in1_features, in2_features,
+                                          dtype=dtype))
         if bias:
-            self.bias = Parameter(ops.rand(out_features, dtype=dtype) * (2 * bound) - bound)
+            self.bias = Parameter(ops.empty(out_features, dtype=dtype))
         else:
             self.register_parameter('bias', None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input1, input2):
         return F.bilinear(input1, input2, self.weight, self.bias)
@@ -73,3 +86,12 @@ class Identity(Module):
 
 
 __all__ = ['Identity', 'Linear', 'Bilinear']
+
+
+def __getattr__(name):
+    # PyTorch defines LazyLinear here; it lives with the other lazy modules (lazy.py imports
+    # this module, so the name resolves on first use)
+    if name == 'LazyLinear':
+        from .lazy import LazyLinear
+        return LazyLinear
+    raise AttributeError(f'module {__name__!r} has no attribute {name!r}')

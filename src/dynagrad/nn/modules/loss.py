@@ -1,4 +1,7 @@
 """Loss modules: each holds its options (and weights, as buffers) and calls nn.functional."""
+import math
+import warnings
+
 from ..module import Module
 from .. import functional as F
 
@@ -79,6 +82,18 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input, target):
         return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                           reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """Deprecated alias of ``NLLLoss`` (which takes (N, C, H, W) input itself)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction='mean'):
+        warnings.warn('`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a '
+                      'drop-in replacement and see '
+                      'https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more '
+                      'details.', FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class BCELoss(_WeightedLoss):
@@ -178,6 +193,70 @@ class TripletMarginLoss(_Loss):
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
 
 
+class TripletMarginWithDistanceLoss(_Loss):
+    """Triplet loss with any distance function (``PairwiseDistance()`` by default)."""
+
+    def __init__(self, *, distance_function=None, margin=1.0, swap=False, reduction='mean'):
+        super().__init__(None, None, reduction)
+        if margin <= 0:
+            raise ValueError(f'TripletMarginWithDistanceLoss: expected margin to be greater '
+                             f'than 0, got {margin} instead')
+        if distance_function is None:
+            from .distance import PairwiseDistance
+            distance_function = PairwiseDistance()
+        self.distance_function = distance_function
+        self.margin = margin
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function,
+            margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+from ..functional.loss import LinearCrossEntropyOptions  # noqa: E402
+
+
+class LinearCrossEntropyLoss(Module):
+    """Cross entropy of ``linear(input)`` logits: holds a ``Linear(in_features,
+    num_classes * prod(out_features))`` whose weight is viewed as
+    ``(num_classes, *out_features, in_features)``."""
+
+    def __init__(self, in_features, num_classes, *, out_features=(), bias=False, device=None,
+                 dtype=None, reduction='mean', weight=None, ignore_index=None,
+                 label_smoothing=0.0, options=None):
+        super().__init__()
+        from .linear import Linear
+        out_features = tuple(out_features)
+        if weight is not None and tuple(weight.shape) != (num_classes,):
+            raise RuntimeError(f'expected weight shape to be ({num_classes},), got '
+                               f'{tuple(weight.shape)}')
+        self.register_buffer('weight', weight)
+        self.reduction = reduction
+        self.num_classes = num_classes
+        self.out_features = out_features
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+        self.options = options
+        self.linear = Linear(in_features, num_classes * math.prod(out_features), bias=bias,
+                             device=device, dtype=dtype)
+
+    def forward(self, input, target):
+        shape = (self.num_classes, *self.out_features)
+        bias = self.linear.bias
+        return F.linear_cross_entropy(
+            input, self.linear.weight.reshape(*shape, self.linear.in_features), target,
+            linear_bias=None if bias is None else bias.reshape(*shape), weight=self.weight,
+            reduction=self.reduction, ignore_index=self.ignore_index,
+            label_smoothing=self.label_smoothing, options=self.options)
+
+    def extra_repr(self):
+        return (f'in_features={self.linear.in_features}, num_classes={self.num_classes}, '
+                f'out_features={self.out_features}, bias={self.linear.bias is not None}, '
+                f'reduction={self.reduction}, ignore_index={self.ignore_index}, '
+                f'label_smoothing={self.label_smoothing}, options={self.options}')
+
+
 class CTCLoss(_Loss):
     def __init__(self, blank=0, reduction='mean', zero_infinity=False):
         super().__init__(None, None, reduction)
@@ -193,4 +272,5 @@ __all__ = ['L1Loss', 'MSELoss', 'SmoothL1Loss', 'HuberLoss', 'SoftMarginLoss', '
            'HingeEmbeddingLoss', 'MultiLabelMarginLoss', 'CrossEntropyLoss', 'NLLLoss',
            'BCELoss', 'BCEWithLogitsLoss', 'MultiLabelSoftMarginLoss', 'MultiMarginLoss',
            'PoissonNLLLoss', 'GaussianNLLLoss', 'MarginRankingLoss', 'CosineEmbeddingLoss',
-           'TripletMarginLoss', 'CTCLoss']
+           'TripletMarginLoss', 'CTCLoss', 'NLLLoss2d', 'TripletMarginWithDistanceLoss',
+           'LinearCrossEntropyLoss', 'LinearCrossEntropyOptions']

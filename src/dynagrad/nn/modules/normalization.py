@@ -124,6 +124,16 @@ class _InstanceNorm(_NormBase):
             raise ValueError(f'expected {" or ".join(f"{d}D" for d in self._dims)} input '
                              f'(got {input.dim()}D input)')
         unbatched = input.dim() == self._dims[0]
+        feature_dim = 0 if unbatched else 1
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match "
+                                 f'num_features ({self.num_features}), but got: '
+                                 f'{input.shape[feature_dim]}.')
+            import warnings
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. "
+                          'You can silence this warning by not passing in num_features, '
+                          'which is not used because affine=False')
         if unbatched:
             input = input.unsqueeze(0)
         out = F.instance_norm(input, self.running_mean, self.running_var, self.weight,
@@ -138,6 +148,10 @@ class InstanceNorm1d(_InstanceNorm):
 
 class InstanceNorm2d(_InstanceNorm):
     _dims = (3, 4)
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _dims = (4, 5)
 
 
 class LayerNorm(Module):
@@ -218,5 +232,40 @@ class LocalResponseNorm(Module):
         return f'{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}'
 
 
+class CrossMapLRN2d(Module):
+    """Local response normalization across channels of 4-D input (the legacy Lua layer):
+    ``x / (k + alpha / size * s) ** beta`` with ``s`` a sum of squares over nearby channels.
+
+    PyTorch's kernel sums the channels ``c - h .. c + h`` (``h = (size - 1) // 2 + 1``, less
+    one) and, for every channel past the first window, also channel 0's square; this layer
+    reproduces those values."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f'CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D '
+                             'instead.')
+        channels = input.shape[1]
+        half = int((self.size - 1) / 2 + 1) - 1
+        squares = input * input
+        padded = F.pad(squares, (0, 0, 0, 0, half, half))
+        window = padded.narrow(1, 0, channels)
+        for offset in range(1, 2 * half + 1):
+            window = window + padded.narrow(1, offset, channels)
+        if channels > half + 1:
+            first = squares.narrow(1, 0, 1).expand(-1, channels - half - 1, -1, -1)
+            extra = ops.cat([ops.zeros_like(squares.narrow(1, 0, half + 1)), first], 1)
+            window = window + extra
+        scale = window * (self.alpha / self.size) + self.k
+        return input * scale.pow(-self.beta)
+
+    def extra_repr(self):
+        return f'{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}'
+
+
 __all__ = ['BatchNorm1d', 'BatchNorm2d', 'BatchNorm3d', 'InstanceNorm1d', 'InstanceNorm2d',
-           'LayerNorm', 'GroupNorm', 'RMSNorm', 'LocalResponseNorm']
+           'InstanceNorm3d', 'LayerNorm', 'GroupNorm', 'RMSNorm', 'LocalResponseNorm',
+           'CrossMapLRN2d']

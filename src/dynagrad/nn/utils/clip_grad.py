@@ -75,3 +75,15 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     for g in _grads(parameters):
         xp.clip(g._data, -clip_value, clip_value, out=g._data)
         bump_version(g, 'clip_grad_value_')
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False,
+                   foreach=None):
+    """Deprecated alias of :func:`clip_grad_norm_` (warns)."""
+    import warnings
+    warnings.warn('`dynagrad.nn.utils.clip_grad_norm` is now deprecated in favor of '
+                  '`dynagrad.nn.utils.clip_grad_norm_`.', FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+
+
+__all__ += ['clip_grad_norm']

@@ -7,7 +7,6 @@ import sys
 import time
 import warnings
 
-import numpy as np
 
 from .dataset import IterableDataset
 from .sampler import Sampler, SequentialSampler, RandomSampler, BatchSampler
@@ -253,8 +252,8 @@ class _BaseDataLoaderIter:
         self._sampler_iter = iter(self._index_sampler)
         # As PyTorch, every pass draws a base seed for the workers from the loader's
         # generator (the main process draws it too, so the random streams advance alike).
-        from ...ops.random import array_rng
-        self._base_seed = int(array_rng(loader.generator).integers(0, 1 << 63, dtype=np.int64))
+        from .sampler import _draw_seed
+        self._base_seed = _draw_seed(loader.generator)   # PyTorch's draw: its worker seeds
         self._num_yielded = 0
         if loader.pin_memory:
             from ... import accelerator

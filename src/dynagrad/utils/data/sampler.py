@@ -13,8 +13,12 @@ def _random():
 
 
 def _draw_seed(generator=None):
-    """A fresh int64 seed from ``generator`` (the default generator when None)."""
-    return int(_random().array_rng(generator).integers(0, 1 << 63, dtype=np.int64))
+    """A fresh int64 seed from ``generator`` (the default generator when None), drawn as
+    PyTorch draws it (``empty((), dtype=int64).random_()``), so that a seeded program
+    shuffles its data in PyTorch's order."""
+    from ... import _dtype
+    from ...ops.creation import empty
+    return int(empty((), dtype=_dtype.int64).random_(generator=generator).item())
 
 
 def _is_int(x):
