@@ -5,13 +5,14 @@ registers its Tensor methods (in-place forms and operators included) where it de
 function they bind, with ``dynagrad.tensor.method``: importing a family registers them.
 """
 from . import arithmetic, unary, comparison, clamping, pointwise  # noqa: F401
-from . import reduction, shape, indexing, linalg, random, creation, statistics
+from . import reduction, shape, strided, indexing, linalg, random, creation, statistics
 from .arithmetic import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
 from .clamping import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
+from .strided import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
@@ -19,6 +20,6 @@ from .creation import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 
 # The elementwise families (``pointwise`` gathers them under its old name), then the rest.
-FAMILIES = (arithmetic, unary, comparison, clamping, reduction, shape, indexing, linalg, random,
-            statistics)
+FAMILIES = (arithmetic, unary, comparison, clamping, reduction, shape, strided, indexing, linalg,
+            random, statistics)
 __all__ = [name for module in FAMILIES + (creation,) for name in module.__all__]
