@@ -277,23 +277,28 @@ def test_optimizer_steps_on_bfloat16_parameters():
 
 KNOWN = {
     # torch rounds interpolation weights and products to bfloat16 at each step; dynagrad
-    # interpolates in float32 and rounds the result once
-    'nn.functional.interpolate_linear': ('1d_x2.5', '1d_noncontig_T'),
-    'nn.functional.interpolate_bilinear': ('2d_shrink', '2d_size', '2d_recompute',
-                                           '2d_noncontig_T'),
-    'nn.functional.interpolate_bicubic': ('2d_x2', '2d_shrink', '2d_size', '2d_small',
-                                          '2d_scale_tuple', '2d_recompute', '2d_noncontig_T',
-                                          '2d_small_align'),
+    # interpolates in float32 and rounds the result once (toplevel.grid_sampler[reflection]:
+    # a rounded coordinate lands across a reflection edge, flipping the grid's gradient)
     'nn.functional.grid_sample': ('bilinear_zeros_noac', 'bilinear_zeros_ac',
                                   'bilinear_border_noac', 'bilinear_reflection_noac',
                                   'bilinear_reflection_ac', 'reflection_far'),
+    'toplevel.grid_sampler': ('reflection',),
+    'toplevel.grid_sampler_2d': ('bilinear',),
     'bilinear': ('2d_no_bias',),
+    # torch's float32 -> bfloat16 cast turns NaN into 0xFFFF (sign bit set); dynagrad's keeps
+    # the sign of the float32 NaN, and signbit reads that bit
+    'signbit': ('special',),
     # torch's ||x||^2 + ||y||^2 - 2 x.y cancels in bfloat16; dynagrad's float32 does not
     'cdist': ('mm_path',),
     # torch raises for these inputs in bfloat16; dynagrad computes them
     'nn.functional.affine_grid': ('height1',),
     'nn.functional.local_response_norm': ('4d',),
     'nn.functional.embedding_bag': ('per_sample_weights', '2d_per_sample_weights'),
+    # torch's CPU avg_pool3d has no bfloat16 kernel (NotImplementedError); lp_pool3d is on it
+    'nn.functional.avg_pool3d': ('k2_fast_path', 'small_overlap', 'small_pad',
+                                 'small_exclude_pad', 'ceil_exclude_pad', 'unbatched_divisor',
+                                 'noncontig_T'),
+    'nn.functional.lp_pool3d': ('p2_k2', 'small_p3', 'p1.5_ceil'),
 }
 
 OPS = lp.ops_with_samples()

@@ -13,13 +13,8 @@ from op_db import OP_BY_NAME
 # Known differences, with PyTorch's reason; test_known_differences_still_differ keeps the
 # list true (a fixed one must leave it).
 KNOWN = {
-    # torch interpolates with float16 weights and products (rounded at each step); dynagrad
-    # computes the interpolation in float32 and rounds the result once
-    'nn.functional.interpolate_linear': ('1d_x2.5', '1d_noncontig_T', '1d_align_corners'),
-    'nn.functional.interpolate_bilinear': ('2d_shrink', '2d_size', '2d_recompute',
-                                           '2d_noncontig_T'),
-    'nn.functional.interpolate_bicubic': ('2d_shrink', '2d_size', '2d_small', '2d_scale_tuple',
-                                          '2d_recompute', '2d_noncontig_T', '2d_small_align'),
+    # torch's bilinear rounds its products to float16 at each step; dynagrad computes in
+    # float32 and rounds the result once
     'bilinear': ('2d_no_bias', '3d'),
     # torch's ||x||^2 + ||y||^2 - 2 x.y cancels in float16; dynagrad's float32 does not
     'cdist': ('mm_path',),
@@ -33,6 +28,11 @@ KNOWN = {
     'nn.functional.affine_grid': ('height1',),
     'nn.functional.local_response_norm': ('4d',),
     'nn.functional.embedding_bag': ('per_sample_weights', '2d_per_sample_weights'),
+    # torch's CPU avg_pool3d has no float16 kernel (NotImplementedError); lp_pool3d is on it
+    'nn.functional.avg_pool3d': ('k2_fast_path', 'small_overlap', 'small_pad',
+                                 'small_exclude_pad', 'ceil_exclude_pad', 'unbatched_divisor',
+                                 'noncontig_T'),
+    'nn.functional.lp_pool3d': ('p2_k2', 'small_p3', 'p1.5_ceil'),
 }
 
 OPS = lp.ops_with_samples()

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from ..backend import xp
+from ..autograd.function import autocast_args, autocast_state
 from ..tensor import Tensor, method, wrap
 from .reduction import _dim1, _check_int
 from .formula import where
@@ -55,6 +56,8 @@ _INTERPOLATIONS = ('linear', 'lower', 'higher', 'midpoint', 'nearest')
 
 def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     _check_tensor(op, 'input', input)
+    if autocast_state.active:   # PyTorch's CPU autocast runs quantiles in float32
+        input, q = autocast_args('fp32', input, q)
     x = input._data
     if x.dtype not in (np.float32, np.float64):
         raise RuntimeError(f'{op}() input tensor must be either float or double dtype '
@@ -279,7 +282,9 @@ def _gradient_uniform(f, axis, h, edge_order):
 def _gradient_coords(f, axis, coords, edge_order):
     n = f.shape[axis]
     nd = f.ndim
-    c = coords.to(f.dtype) if coords.dtype != f.dtype else coords
+    # The weights are computed in the coordinates' dtype and promote with the input's, as
+    # in PyTorch (a bfloat16 input with float32 coordinates gives float32)
+    c = coords if coords._data.dtype.kind in 'fV' else coords.to(_dtype.get_default_dtype())
     sl = lambda start, length: f.narrow(axis, start, length)  # noqa: E731
     d = c[1:] - c[:-1]
     dx1, dx2 = d[:-1], d[1:]
@@ -345,7 +350,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
                                    'device and each spacing tensor to be 1-D with the size '
                                    f'of its dimension (dim {axis} has {input.shape[axis]}, '
                                    f'got shape {list(h.shape)})')
-            parts = _gradient_coords(f, axis, h, edge_order)
+            parts = _gradient_coords(input, axis, h, edge_order)
         else:
             parts = _gradient_uniform(f, axis, float(h), edge_order)
         out.append(cat(parts, axis))

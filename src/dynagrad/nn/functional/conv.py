@@ -607,8 +607,9 @@ def _squeezed(result, batched):
     return result if batched else result.squeeze(0)
 
 
-def _convnd(d, input, weight, bias, stride, padding, dilation, groups):
-    if autocast_state.active:
+def _convnd(d, input, weight, bias, stride, padding, dilation, groups, *, cast=True):
+    # cast=False: torch.convolution, which is not on autocast's lists (conv1d/2d/3d are)
+    if cast and autocast_state.active:
         input, weight, bias = autocast_args('lower', input, weight, bias)
     fn = f'conv{d}d'
     _check_tensors(fn, input, weight, bias, d)
@@ -656,8 +657,8 @@ def _convnd(d, input, weight, bias, stride, padding, dilation, groups):
 
 
 def _conv_transposend(d, input, weight, bias, stride, padding, output_padding, groups,
-                      dilation):
-    if autocast_state.active:
+                      dilation, *, cast=True):
+    if cast and autocast_state.active:
         input, weight, bias = autocast_args('lower', input, weight, bias)
     fn = f'conv_transpose{d}d'
     _check_tensors(fn, input, weight, bias, d, transposed=True)

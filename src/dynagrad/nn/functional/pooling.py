@@ -11,6 +11,11 @@ backward is the forward map again (max pooling: scatter at the argmax <-> gather
 average pooling: spread over windows <-> sum over windows; adaptive average pooling: a
 matrix per axis <-> its transpose), so double backward comes from the pairs calling each
 other through ``Op.run``.
+
+Under CPU autocast PyTorch runs the 3-d max (without indices), average and adaptive
+poolings, both fractional poolings and max-unpooling in float32, and the 1-d and 2-d forms
+in the input's dtype; one op class serving both, the functions that run in float32 cast
+their input themselves.
 """
 import itertools
 import math
@@ -281,6 +286,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """3-d max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+    # PyTorch's autocast lists max_pool3d as float32 but not max_pool3d_with_indices, which
+    # F.max_pool3d calls for return_indices=True
+    if autocast_state.active and not return_indices:
+        input, = autocast_args('fp32', input)
     return _max_pool('max_pool3d', 3, input, kernel_size, stride, padding, dilation,
                      ceil_mode, return_indices)
 
@@ -437,6 +446,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """3-d average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
     k = _ntuple(kernel_size, 3, 'kernel_size', 'avg_pool3d')
     if input.ndim in (4, 5) and any(sz < kk for sz, kk in zip(input.shape[-3:], k)):
         T, H, W = input.shape[-3:]
@@ -536,7 +547,8 @@ def _adaptive_avg(fn, n, input, output_size):
     _check_float(fn, input)
     if out == (1,) * n:   # global average pooling: PyTorch records a mean
         return input.mean(tuple(range(-n, 0)), keepdim=True)
-    dt = input._data.dtype
+    # the 1 / count weights in float32 at least: AxisMatmul computes half types in float32
+    dt = input._data.dtype if input._data.dtype.char in 'fd' else np.dtype(np.float32)
     mats = tuple(_adaptive_matrix(sz, o, dt) for sz, o in zip(input.shape[-n:], out))
     return AxisMatmul.named(f'AdaptiveAvgPool{n}DBackward0').apply(input, mats=mats)
 
@@ -548,6 +560,8 @@ def adaptive_avg_pool2d(input, output_size):
 
 def adaptive_avg_pool3d(input, output_size):
     """Average over ``output_size`` adaptive windows of the last three dims."""
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
     return _adaptive_avg('adaptive_avg_pool3d', 3, input, output_size)
 
 
@@ -616,6 +630,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
 
 def adaptive_max_pool3d(input, output_size, return_indices=False):
     """Max over ``output_size`` adaptive windows of the last three dims."""
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
     return _adaptive_max('adaptive_max_pool3d', 3, input, output_size, return_indices)
 
 
@@ -705,6 +721,8 @@ class FractionalMaxPoolOp(Op):
 
 def _fractional(fn, n, input, kernel_size, output_size, output_ratio, return_indices,
                 _random_samples):
+    if autocast_state.active:   # both of PyTorch's fractional poolings run in float32
+        input, _random_samples = autocast_args('fp32', input, _random_samples)
     if output_size is None and output_ratio is None:
         raise ValueError(f'{fn} requires specifying either an output_size or an output_ratio')
     k = _ntuple(kernel_size, n, 'kernel_size', fn)

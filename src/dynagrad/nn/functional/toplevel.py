@@ -288,23 +288,20 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
                                   groups, dilation)
 
 
-_CONVS = {1: (_conv.conv1d, _conv.conv_transpose1d), 2: (_conv.conv2d, _conv.conv_transpose2d),
-          3: (_conv.conv3d, _conv.conv_transpose3d)}
-
-
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
     """The general convolution: 1, 2 or 3 spatial dims by ``weight``'s rank, transposed or
-    not (``output_padding`` is used only when transposed)."""
+    not (``output_padding`` is used only when transposed). Unlike conv1d/2d/3d it is not on
+    autocast's lists, so it runs in its inputs' dtype inside an autocast region."""
     d = weight.ndim - 2
-    if d not in _CONVS:
+    if d not in (1, 2, 3):
         raise RuntimeError(f'convolution: expected a weight of 3, 4 or 5 dims (1, 2 or 3 '
                            f'spatial dims), got weight of shape {list(weight.shape)}')
-    direct, transposed_fn = _CONVS[d]
     if transposed:
-        return transposed_fn(input, weight, bias, stride, padding, output_padding, groups,
-                             dilation)
-    return direct(input, weight, bias, stride, padding, dilation, groups)
+        return _conv._conv_transposend(d, input, weight, bias, stride, padding,
+                                       output_padding, groups, dilation, cast=False)
+    return _conv._convnd(d, input, weight, bias, stride, padding, dilation, groups,
+                         cast=False)
 
 
 def conv_tbc(input, weight, bias, pad=0):

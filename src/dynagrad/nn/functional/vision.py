@@ -316,7 +316,9 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     if not input.dtype.is_floating_point:
         raise RuntimeError(f'"upsample_{mode}" not implemented for '
                            f'\'{input.dtype.legacy_name[:-6]}\'')
-    dt = input._data.dtype
+    # source coordinates and weights in float32 at least, as PyTorch computes them (a
+    # bfloat16 scale 1 / 0.7 is off by a tenth of a pixel at the far end)
+    dt = input._data.dtype if input._data.dtype.char in 'fd' else np.dtype(np.float32)
     build = _cubic_matrix if mode == 'bicubic' else _linear_matrix
     mats = [build(n, o, s, align_corners, dt) for n, o, s in zip(in_sizes, out, scales)]
     name = {'linear': 'UpsampleLinear1DBackward0', 'bilinear': 'UpsampleBilinear2DBackward0',
