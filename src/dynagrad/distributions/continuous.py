@@ -7,20 +7,14 @@ import dynagrad as dg
 from . import constraints
 from .distribution import Distribution
 from .gamma import Chi2, Exponential
-from .normal import Normal, expand_params
-from .transformed_distribution import TransformedDistribution
-from .transforms import (AbsTransform, AffineTransform, ExpTransform, PowerTransform,
+from .normal import Normal
+from .transformed_distribution import FoldedAtZero, TransformedDistribution
+from .transforms import (AffineTransform, ExpTransform, PowerTransform,
                          StickBreakingTransform)
 from .utils import broadcast_all, euler_constant, standard_normal
 
 __all__ = ['Uniform', 'Laplace', 'Cauchy', 'HalfCauchy', 'Gumbel', 'StudentT', 'Weibull',
            'Pareto', 'LogisticNormal', 'FisherSnedecor', 'Kumaraswamy', 'GeneralizedPareto']
-
-
-def _finish_expand(self, new, cls, batch_shape):
-    super(cls, new).__init__(batch_shape, validate_args=False)
-    new._validate_args = self._validate_args
-    return new
 
 
 class Uniform(Distribution):
@@ -51,15 +45,10 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args=None):
         self.low, self.high = broadcast_all(low, high)
-        if isinstance(low, Number) and isinstance(high, Number):
-            batch_shape = dg.Size()
-        else:
-            batch_shape = self.low.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.low.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Uniform, batch_shape, _instance, ('low', 'high'))
-        return _finish_expand(self, new, Uniform, batch_shape)
+        return self._expanded(Uniform, batch_shape, _instance, ('low', 'high'))
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
@@ -114,16 +103,10 @@ class Laplace(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = dg.Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Laplace, batch_shape, _instance,
-                                         ('loc', 'scale'))
-        return _finish_expand(self, new, Laplace, batch_shape)
+        return self._expanded(Laplace, batch_shape, _instance, ('loc', 'scale'))
 
     def rsample(self, sample_shape=dg.Size()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -159,15 +142,10 @@ class Cauchy(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.loc, self.scale = broadcast_all(loc, scale)
-        if isinstance(loc, Number) and isinstance(scale, Number):
-            batch_shape = dg.Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Cauchy, batch_shape, _instance, ('loc', 'scale'))
-        return _finish_expand(self, new, Cauchy, batch_shape)
+        return self._expanded(Cauchy, batch_shape, _instance, ('loc', 'scale'))
 
     @property
     def mean(self):
@@ -205,53 +183,28 @@ class Cauchy(Distribution):
         return math.log(4 * math.pi) + self.scale.log()
 
 
-class HalfCauchy(TransformedDistribution):
+class HalfCauchy(FoldedAtZero):
     """|X| for X ~ Cauchy(0, scale)."""
     arg_constraints = {'scale': constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
 
     def __init__(self, scale, validate_args=None):
-        base_dist = Cauchy(0, scale, validate_args=False)
-        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+        super().__init__(Cauchy(0, scale, validate_args=False), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(HalfCauchy, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         return dg.full(tuple(self._extended_shape()), math.inf, dtype=self.scale.dtype)
-
-    @property
-    def mode(self):
-        return dg.zeros_like(self.scale)
 
     @property
     def variance(self):
         return self.base_dist.variance
 
     def log_prob(self, value):
-        value = dg.as_tensor(value, dtype=self.base_dist.scale.dtype)
-        if self._validate_args:
-            self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return dg.where(value >= 0, log_prob, dg.full_like(log_prob, -math.inf))
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
+        # unlike HalfNormal, a number is taken too (as PyTorch's HalfCauchy does)
+        return super().log_prob(dg.as_tensor(value, dtype=self.base_dist.scale.dtype))
 
 
 class Gumbel(TransformedDistribution):
@@ -274,8 +227,7 @@ class Gumbel(TransformedDistribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Gumbel, _instance)
-        new.loc = self.loc.expand(batch_shape)
-        new.scale = self.scale.expand(batch_shape)
+        self._expand_params(new, batch_shape, ('loc', 'scale'))
         return super().expand(batch_shape, _instance=new)
 
     def log_prob(self, value):
@@ -332,10 +284,9 @@ class StudentT(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, StudentT, batch_shape, _instance,
-                                         ('df', 'loc', 'scale'))
+        new = self._expanded(StudentT, batch_shape, _instance, ('df', 'loc', 'scale'))
         new._chi2 = self._chi2.expand(batch_shape)
-        return _finish_expand(self, new, StudentT, batch_shape)
+        return new
 
     def rsample(self, sample_shape=dg.Size()):
         # X / sqrt(Z / df) with X standard normal and Z ~ Chi2(df)
@@ -378,8 +329,7 @@ class Weibull(TransformedDistribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Weibull, _instance)
-        new.scale = self.scale.expand(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
+        self._expand_params(new, batch_shape, ('scale', 'concentration'))
         new.concentration_reciprocal = new.concentration.reciprocal()
         base_dist = self.base_dist.expand(batch_shape)
         transforms = [PowerTransform(exponent=new.concentration_reciprocal),
@@ -419,8 +369,7 @@ class Pareto(TransformedDistribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Pareto, _instance)
-        new.scale = self.scale.expand(batch_shape)
-        new.alpha = self.alpha.expand(batch_shape)
+        self._expand_params(new, batch_shape, ('scale', 'alpha'))
         return super().expand(batch_shape, _instance=new)
 
     @property
@@ -485,18 +434,13 @@ class FisherSnedecor(Distribution):
         self.df1, self.df2 = broadcast_all(df1, df2)
         self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
         self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
-        if isinstance(df1, Number) and isinstance(df2, Number):
-            batch_shape = dg.Size()
-        else:
-            batch_shape = self.df1.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.df1.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, FisherSnedecor, batch_shape, _instance,
-                                         ('df1', 'df2'))
+        new = self._expanded(FisherSnedecor, batch_shape, _instance, ('df1', 'df2'))
         new._gamma1 = self._gamma1.expand(batch_shape)
         new._gamma2 = self._gamma2.expand(batch_shape)
-        return _finish_expand(self, new, FisherSnedecor, batch_shape)
+        return new
 
     @property
     def mean(self):
@@ -561,8 +505,7 @@ class Kumaraswamy(TransformedDistribution):
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Kumaraswamy, _instance)
-        new.concentration1 = self.concentration1.expand(batch_shape)
-        new.concentration0 = self.concentration0.expand(batch_shape)
+        self._expand_params(new, batch_shape, ('concentration1', 'concentration0'))
         return super().expand(batch_shape, _instance=new)
 
     @property
@@ -597,17 +540,11 @@ class GeneralizedPareto(Distribution):
 
     def __init__(self, loc, scale, concentration, validate_args=None):
         self.loc, self.scale, self.concentration = broadcast_all(loc, scale, concentration)
-        if isinstance(loc, Number) and isinstance(scale, Number) and \
-                isinstance(concentration, Number):
-            batch_shape = dg.Size()
-        else:
-            batch_shape = self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, GeneralizedPareto, batch_shape, _instance,
-                                         ('loc', 'scale', 'concentration'))
-        return _finish_expand(self, new, GeneralizedPareto, batch_shape)
+        return self._expanded(GeneralizedPareto, batch_shape, _instance,
+                              ('loc', 'scale', 'concentration'))
 
     def _xi(self):
         """(xi is zero, xi with zeros replaced by 1): the xi = 0 limit is taken separately,

@@ -25,12 +25,7 @@ class Dirichlet(ExponentialFamily):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = dg.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape + self.event_shape)
-        super(Dirichlet, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Dirichlet, batch_shape, _instance, ('concentration',))
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -98,11 +93,8 @@ class Beta(ExponentialFamily):
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = dg.Size(batch_shape)
+        new = self._expanded(Beta, batch_shape, _instance)
         new._dirichlet = self._dirichlet.expand(batch_shape)
-        super(Beta, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property

@@ -1,7 +1,6 @@
 """Discrete distributions: Bernoulli, Categorical, OneHotCategorical (and its straight-
 through variant), Binomial, Multinomial, Poisson, Geometric, NegativeBinomial."""
 import math
-from numbers import Number
 
 import dynagrad as dg
 from ..tensor import wrap
@@ -9,9 +8,9 @@ from . import constraints
 from ._samplers import binomial_array
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .normal import expand_params
 from .utils import (broadcast_all, broadcast_tensors, check_one_of, clamp_by_zero,
-                    lazy_property, logits_to_probs, probs_to_logits)
+                    expand_probs_or_logits, given_param_shape, lazy_probs_and_logits,
+                    store_probs_or_logits)
 
 __all__ = ['Bernoulli', 'Categorical', 'OneHotCategorical', 'OneHotCategoricalStraightThrough',
            'Binomial', 'Multinomial', 'Poisson', 'Geometric', 'NegativeBinomial']
@@ -27,26 +26,15 @@ class Bernoulli(ExponentialFamily):
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
+    logits, probs = lazy_probs_and_logits(is_binary=True)
+    param_shape = given_param_shape
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        check_one_of(probs, logits)
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = dg.Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        store_probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Bernoulli, batch_shape, _instance,
-                                         ('probs', 'logits'))
-        new._param = new.probs if 'probs' in self.__dict__ else new.logits
-        super(Bernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_or_logits(self, Bernoulli, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -60,18 +48,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self):
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=dg.Size()):
         shape = self._extended_shape(sample_shape)
@@ -108,6 +84,8 @@ class Categorical(Distribution):
     arg_constraints = {'probs': constraints.simplex,
                        'logits': constraints.independent(constraints.real, 1)}
     has_enumerate_support = True
+    logits, probs = lazy_probs_and_logits(is_binary=False)
+    param_shape = given_param_shape
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         check_one_of(probs, logits)
@@ -126,35 +104,13 @@ class Categorical(Distribution):
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = dg.Size(batch_shape)
-        param_shape = tuple(batch_shape) + (self._num_events,)
-        if 'probs' in self.__dict__:
-            new.probs = self.probs.expand(param_shape)
-            new._param = new.probs
-        if 'logits' in self.__dict__:
-            new.logits = self.logits.expand(param_shape)
-            new._param = new.logits
+        new = expand_probs_or_logits(self, Categorical, batch_shape, _instance)
         new._num_events = self._num_events
-        super(Categorical, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     @property
     def mean(self):
@@ -198,7 +154,23 @@ class Categorical(Distribution):
         return values
 
 
-class OneHotCategorical(Distribution):
+class _ParamsOfCategorical:
+    """For families built on a ``_categorical``: its parameters are theirs."""
+
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
+
+    @property
+    def param_shape(self):
+        return self._categorical.param_shape
+
+
+class OneHotCategorical(_ParamsOfCategorical, Distribution):
     """A Categorical draw as a one-hot vector of length ``K``."""
     arg_constraints = {'probs': constraints.simplex,
                        'logits': constraints.independent(constraints.real, 1)}
@@ -212,25 +184,13 @@ class OneHotCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = dg.Size(batch_shape)
+        new = self._expanded(OneHotCategorical, batch_shape, _instance)
         new._categorical = self._categorical.expand(batch_shape)
-        super(OneHotCategorical, new).__init__(batch_shape, self.event_shape,
-                                               validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property
     def _param(self):
         return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
 
     @property
     def mean(self):
@@ -245,10 +205,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self):
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=dg.Size()):
         probs = self._categorical.probs
@@ -293,24 +249,17 @@ class Binomial(Distribution):
                        'probs': constraints.unit_interval, 'logits': constraints.real}
     has_enumerate_support = True
 
+    logits, probs = lazy_probs_and_logits(is_binary=True)
+    param_shape = given_param_shape
+
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        check_one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = store_probs_or_logits(self, probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Binomial, batch_shape, _instance,
-                                         ('total_count', 'probs', 'logits'))
-        new._param = new.probs if 'probs' in self.__dict__ else new.logits
-        super(Binomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_or_logits(self, Binomial, batch_shape, _instance,
+                                      ('total_count',))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self):
@@ -327,18 +276,6 @@ class Binomial(Distribution):
     @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=dg.Size()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -378,7 +315,7 @@ class Binomial(Distribution):
         return values
 
 
-class Multinomial(Distribution):
+class Multinomial(_ParamsOfCategorical, Distribution):
     """Counts of ``total_count`` Categorical(``probs``) draws over ``K`` categories."""
     arg_constraints = {'probs': constraints.simplex,
                        'logits': constraints.independent(constraints.real, 1)}
@@ -403,30 +340,16 @@ class Multinomial(Distribution):
         super().__init__(batch_shape, event_shape, validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = dg.Size(batch_shape)
+        new = self._expanded(Multinomial, batch_shape, _instance)
         new.total_count = self.total_count
         new._categorical = self._categorical.expand(batch_shape)
         new._binomial = Binomial(total_count=self.total_count, probs=new._categorical.probs)
-        super(Multinomial, new).__init__(batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
 
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
 
     def sample(self, sample_shape=dg.Size()):
         sample_shape = dg.Size(sample_shape)
@@ -476,14 +399,10 @@ class Poisson(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        batch_shape = dg.Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.rate.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Poisson, batch_shape, _instance, ('rate',))
-        super(Poisson, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Poisson, batch_shape, _instance, ('rate',))
 
     def sample(self, sample_shape=dg.Size()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -508,19 +427,11 @@ class Geometric(Distribution):
     """The number of failures before the first success of Bernoulli(``probs``) trials."""
     arg_constraints = {'probs': constraints.unit_interval, 'logits': constraints.real}
     support = constraints.nonnegative_integer
+    logits, probs = lazy_probs_and_logits(is_binary=True)
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        check_one_of(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        probs_or_logits = probs if probs is not None else logits
-        if isinstance(probs_or_logits, Number):
-            batch_shape = dg.Size()
-        else:
-            batch_shape = probs_or_logits.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        store_probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
         if self._validate_args and probs is not None:
             # unit_interval allows 0, for which there is no success ever
             value = self.probs
@@ -533,11 +444,7 @@ class Geometric(Distribution):
                                  f'to be positive but found invalid values:\n{invalid_value}')
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Geometric, batch_shape, _instance,
-                                         ('probs', 'logits'))
-        super(Geometric, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_or_logits(self, Geometric, batch_shape, _instance)
 
     @property
     def mean(self):
@@ -550,14 +457,6 @@ class Geometric(Distribution):
     @property
     def variance(self):
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape=dg.Size()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -585,24 +484,17 @@ class NegativeBinomial(Distribution):
                        'logits': constraints.real}
     support = constraints.nonnegative_integer
 
+    logits, probs = lazy_probs_and_logits(is_binary=True)
+    param_shape = given_param_shape
+
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        check_one_of(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-        self._param = self.probs if probs is not None else self.logits
+        (total_count,) = store_probs_or_logits(self, probs, logits, total_count)
+        self.total_count = total_count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, NegativeBinomial, batch_shape, _instance,
-                                         ('total_count', 'probs', 'logits'))
-        new._param = new.probs if 'probs' in self.__dict__ else new.logits
-        super(NegativeBinomial, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return expand_probs_or_logits(self, NegativeBinomial, batch_shape, _instance,
+                                      ('total_count',))
 
     @property
     def mean(self):
@@ -615,18 +507,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self):
         return self.mean / dg.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def sample(self, sample_shape=dg.Size()):
         # a Gamma-Poisson mixture

@@ -160,6 +160,28 @@ class Distribution:
                 f'{tuple(value.shape)}) to be within the support ({support!r}) of the '
                 f'distribution {self!r}, but found invalid values:\n{value}')
 
+    def _expanded(self, cls, batch_shape, _instance=None, params=()):
+        """What every ``expand`` shares: a new ``cls`` (or ``_instance``, when a subclass
+        expands into its own) set up for ``batch_shape`` with this one's event shape and
+        validation setting, holding each of ``params`` that this one holds (see
+        ``_expand_params``). Families then add whatever else they carry."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = dg.Size(batch_shape)
+        self._expand_params(new, batch_shape, params)
+        super(cls, new).__init__(batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def _expand_params(self, new, batch_shape, params):
+        """Put on ``new`` each of ``params`` that this one holds (not the lazily derived
+        ones it has not computed), broadcast to ``batch_shape`` with its own trailing
+        (event or matrix) dimensions kept."""
+        for name in params:
+            if name in self.__dict__:
+                value = self.__dict__[name]
+                trailing = tuple(value.shape[len(self._batch_shape):])
+                setattr(new, name, value.expand(tuple(batch_shape) + trailing))
+
     def _get_checked_instance(self, cls, _instance=None):
         if _instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(

@@ -1,12 +1,10 @@
 """Gamma, its special cases Chi2 and Exponential, and InverseGamma."""
 import math
-from numbers import Number
 
 import dynagrad as dg
 from . import constraints
 from ._samplers import GammaInc, StandardGamma
 from .exp_family import ExponentialFamily
-from .normal import expand_params
 from .transformed_distribution import TransformedDistribution
 from .transforms import PowerTransform
 from .utils import broadcast_all
@@ -40,18 +38,10 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        if isinstance(concentration, Number) and isinstance(rate, Number):
-            batch_shape = dg.Size()
-        else:
-            batch_shape = self.concentration.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.concentration.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Gamma, batch_shape, _instance,
-                                         ('concentration', 'rate'))
-        super(Gamma, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Gamma, batch_shape, _instance, ('concentration', 'rate'))
 
     def rsample(self, sample_shape=dg.Size()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -128,14 +118,10 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)
-        batch_shape = dg.Size() if isinstance(rate, Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(self.rate.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Exponential, batch_shape, _instance, ('rate',))
-        super(Exponential, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Exponential, batch_shape, _instance, ('rate',))
 
     def rsample(self, sample_shape=dg.Size()):
         shape = tuple(self._extended_shape(sample_shape))

@@ -42,17 +42,12 @@ class MixtureSameFamily(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        batch_shape = dg.Size(batch_shape)
-        batch_shape_comp = batch_shape + (self._num_component,)
-        new = self._get_checked_instance(MixtureSameFamily, _instance)
-        new._component_distribution = self._component_distribution.expand(batch_shape_comp)
-        new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
+        new = self._expanded(MixtureSameFamily, batch_shape, _instance)
+        new._component_distribution = self._component_distribution.expand(
+            new.batch_shape + (self._num_component,))
+        new._mixture_distribution = self._mixture_distribution.expand(new.batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims
-        event_shape = new._component_distribution.event_shape
-        super(MixtureSameFamily, new).__init__(batch_shape=batch_shape,
-                                               event_shape=event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property

@@ -5,25 +5,13 @@ from numbers import Real
 import dynagrad as dg
 from . import constraints
 from .exp_family import ExponentialFamily
-from .transformed_distribution import TransformedDistribution
-from .transforms import AbsTransform, ExpTransform
+from .transformed_distribution import FoldedAtZero, TransformedDistribution
+from .transforms import ExpTransform
 from .utils import broadcast_all, standard_normal
 
 __all__ = ['Normal', 'LogNormal', 'HalfNormal']
 
 _LOG_SQRT_2PI = math.log(math.sqrt(2 * math.pi))
-
-
-def expand_params(self, cls, batch_shape, _instance, names):
-    """The shared body of ``expand``: a new instance with each parameter broadcast."""
-    new = self._get_checked_instance(cls, _instance)
-    batch_shape = dg.Size(batch_shape)
-    for name in names:
-        if name in self.__dict__:
-            value = getattr(self, name)
-            extra = tuple(value.shape[len(self.batch_shape):])
-            setattr(new, name, value.expand(tuple(batch_shape) + extra))
-    return new, batch_shape
 
 
 class Normal(ExponentialFamily):
@@ -54,10 +42,7 @@ class Normal(ExponentialFamily):
         super().__init__(self.loc.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, Normal, batch_shape, _instance, ('loc', 'scale'))
-        super(Normal, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Normal, batch_shape, _instance, ('loc', 'scale'))
 
     def sample(self, sample_shape=dg.Size()):
         shape = self._extended_shape(sample_shape)
@@ -134,49 +119,21 @@ class LogNormal(TransformedDistribution):
         return self.base_dist.entropy() + self.loc
 
 
-class HalfNormal(TransformedDistribution):
+class HalfNormal(FoldedAtZero):
     """|X| for X ~ Normal(0, scale)."""
     arg_constraints = {'scale': constraints.positive}
-    support = constraints.nonnegative
-    has_rsample = True
 
     def __init__(self, scale, validate_args=None):
-        base_dist = Normal(0, scale, validate_args=False)
-        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+        super().__init__(Normal(0, scale, validate_args=False), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(HalfNormal, _instance)
         return super().expand(batch_shape, _instance=new)
 
     @property
-    def scale(self):
-        return self.base_dist.scale
-
-    @property
     def mean(self):
         return self.scale * math.sqrt(2 / math.pi)
 
     @property
-    def mode(self):
-        return dg.zeros_like(self.scale)
-
-    @property
     def variance(self):
         return self.scale.pow(2) * (1 - 2 / math.pi)
-
-    def log_prob(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        log_prob = self.base_dist.log_prob(value) + math.log(2)
-        return dg.where(value >= 0, log_prob, dg.full_like(log_prob, -math.inf))
-
-    def cdf(self, value):
-        if self._validate_args:
-            self._validate_sample(value)
-        return 2 * self.base_dist.cdf(value) - 1
-
-    def icdf(self, prob):
-        return self.base_dist.icdf((prob + 1) / 2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)

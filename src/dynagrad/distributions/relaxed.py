@@ -1,16 +1,13 @@
 """Continuous relaxations of discrete draws (Concrete / Gumbel-softmax): LogitRelaxedBernoulli,
 RelaxedBernoulli, ExpRelaxedCategorical, RelaxedOneHotCategorical."""
-from numbers import Number
-
 import dynagrad as dg
 from . import constraints
-from .discrete import Categorical
+from .discrete import Categorical, _ParamsOfCategorical
 from .distribution import Distribution
-from .normal import expand_params
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform, SigmoidTransform
-from .utils import (broadcast_all, check_one_of, clamp_probs, lazy_property, logits_to_probs,
-                    probs_to_logits)
+from .utils import (broadcast_all, clamp_probs, expand_probs_or_logits, given_param_shape,
+                    lazy_probs_and_logits, store_probs_or_logits)
 
 __all__ = ['LogitRelaxedBernoulli', 'RelaxedBernoulli', 'ExpRelaxedCategorical',
            'RelaxedOneHotCategorical']
@@ -20,40 +17,18 @@ class LogitRelaxedBernoulli(Distribution):
     """The logit of a RelaxedBernoulli draw: (logistic noise + logits) / temperature."""
     arg_constraints = {'probs': constraints.unit_interval, 'logits': constraints.real}
     support = constraints.real
+    logits, probs = lazy_probs_and_logits(is_binary=True)
+    param_shape = given_param_shape
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        check_one_of(probs, logits)
-        if probs is not None:
-            is_scalar = isinstance(probs, Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            is_scalar = isinstance(logits, Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        batch_shape = dg.Size() if is_scalar else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        store_probs_or_logits(self, probs, logits)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new, batch_shape = expand_params(self, LogitRelaxedBernoulli, batch_shape, _instance,
-                                         ('probs', 'logits'))
+        new = expand_probs_or_logits(self, LogitRelaxedBernoulli, batch_shape, _instance)
         new.temperature = self.temperature
-        new._param = new.probs if 'probs' in self.__dict__ else new.logits
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self):
-        return self._param.size()
 
     def rsample(self, sample_shape=dg.Size()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -70,19 +45,9 @@ class LogitRelaxedBernoulli(Distribution):
         return self.temperature.log() + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
-    """A draw in (0, 1) that approaches Bernoulli(probs) as ``temperature`` goes to 0."""
-    arg_constraints = {'probs': constraints.unit_interval, 'logits': constraints.real}
-    support = constraints.unit_interval
+class _RelaxedOfBase(TransformedDistribution):
+    """A relaxed family pushed from its log-space base: the parameters are the base's."""
     has_rsample = True
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
-        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
-        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(RelaxedBernoulli, _instance)
-        return super().expand(batch_shape, _instance=new)
 
     @property
     def temperature(self):
@@ -97,7 +62,21 @@ class RelaxedBernoulli(TransformedDistribution):
         return self.base_dist.probs
 
 
-class ExpRelaxedCategorical(Distribution):
+class RelaxedBernoulli(_RelaxedOfBase):
+    """A draw in (0, 1) that approaches Bernoulli(probs) as ``temperature`` goes to 0."""
+    arg_constraints = {'probs': constraints.unit_interval, 'logits': constraints.real}
+    support = constraints.unit_interval
+
+    def __init__(self, temperature, probs=None, logits=None, validate_args=None):
+        base_dist = LogitRelaxedBernoulli(temperature, probs, logits)
+        super().__init__(base_dist, SigmoidTransform(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(RelaxedBernoulli, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+
+class ExpRelaxedCategorical(_ParamsOfCategorical, Distribution):
     """The log of a RelaxedOneHotCategorical draw (Gumbel-softmax in log space)."""
     arg_constraints = {'probs': constraints.simplex,
                        'logits': constraints.independent(constraints.real, 1)}
@@ -112,26 +91,10 @@ class ExpRelaxedCategorical(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = dg.Size(batch_shape)
+        new = self._expanded(ExpRelaxedCategorical, batch_shape, _instance)
         new.temperature = self.temperature
         new._categorical = self._categorical.expand(batch_shape)
-        super(ExpRelaxedCategorical, new).__init__(batch_shape, self.event_shape,
-                                                   validate_args=False)
-        new._validate_args = self._validate_args
         return new
-
-    @property
-    def param_shape(self):
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
 
     def rsample(self, sample_shape=dg.Size()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -152,13 +115,12 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(_RelaxedOfBase):
     """A draw on the simplex that approaches OneHotCategorical as ``temperature`` goes
     to 0."""
     arg_constraints = {'probs': constraints.simplex,
                        'logits': constraints.independent(constraints.real, 1)}
     support = constraints.simplex
-    has_rsample = True
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         base_dist = ExpRelaxedCategorical(temperature, probs, logits,
@@ -168,15 +130,3 @@ class RelaxedOneHotCategorical(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(RelaxedOneHotCategorical, _instance)
         return super().expand(batch_shape, _instance=new)
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs

@@ -1,9 +1,11 @@
 """``TransformedDistribution``: a base distribution pushed through a list of transforms."""
+import math
+
 import dynagrad as dg
 from . import constraints
 from .distribution import Distribution
 from .independent import Independent
-from .transforms import ComposeTransform, Transform
+from .transforms import AbsTransform, ComposeTransform, Transform
 from .utils import sum_rightmost
 
 __all__ = ['TransformedDistribution']
@@ -50,17 +52,13 @@ class TransformedDistribution(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(TransformedDistribution, _instance)
-        batch_shape = dg.Size(batch_shape)
-        shape = batch_shape + self.event_shape
+        new = self._expanded(TransformedDistribution, batch_shape, _instance)
+        shape = new.batch_shape + self.event_shape
         for t in reversed(self.transforms):
             shape = t.inverse_shape(shape)
         base_batch_shape = shape[:len(shape) - len(self.base_dist.event_shape)]
         new.base_dist = self.base_dist.expand(base_batch_shape)
         new.transforms = self.transforms
-        super(TransformedDistribution, new).__init__(batch_shape, self.event_shape,
-                                                     validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=False)
@@ -129,3 +127,38 @@ class TransformedDistribution(Distribution):
         for transform in self.transforms:
             value = transform(value)
         return value
+
+
+class FoldedAtZero(TransformedDistribution):
+    """|X| for X from ``base_dist``, a family with a ``scale`` symmetric about 0 (HalfNormal,
+    HalfCauchy): density and probabilities double on [0, inf), the entropy drops by log 2."""
+    support = constraints.nonnegative
+    has_rsample = True
+
+    def __init__(self, base_dist, validate_args=None):
+        super().__init__(base_dist, AbsTransform(), validate_args=validate_args)
+
+    @property
+    def scale(self):
+        return self.base_dist.scale
+
+    @property
+    def mode(self):
+        return dg.zeros_like(self.scale)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        log_prob = self.base_dist.log_prob(value) + math.log(2)
+        return dg.where(value >= 0, log_prob, dg.full_like(log_prob, -math.inf))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((prob + 1) / 2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)

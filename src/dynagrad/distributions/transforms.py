@@ -29,6 +29,18 @@ def _broadcast_shapes(*shapes):
     return dg.Size(np.broadcast_shapes(*[tuple(s) for s in shapes]))
 
 
+def _equal_within_kind(cls):
+    """For a transform without parameters: any two of ``cls`` are equal (as PyTorch's), and
+    hashing stays by identity."""
+    def __eq__(self, other):
+        return isinstance(other, cls)
+
+    __eq__.__qualname__ = f'{cls.__qualname__}.__eq__'
+    cls.__eq__ = __eq__
+    cls.__hash__ = object.__hash__
+    return cls
+
+
 class Transform:
     """Base class: ``y = t(x)``, ``x = t.inv(y)``, ``t.log_abs_det_jacobian(x, y)``.
 
@@ -405,17 +417,13 @@ class ReshapeTransform(Transform):
         return dg.Size(tuple(shape[:cut]) + tuple(self.in_shape))
 
 
+@_equal_within_kind
 class ExpTransform(Transform):
     """y = exp(x)."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, ExpTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.exp()
@@ -474,17 +482,13 @@ def _clipped_sigmoid(x):
     return dg.clamp(dg.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
 
 
+@_equal_within_kind
 class SigmoidTransform(Transform):
     """y = 1 / (1 + exp(-x)), kept strictly inside (0, 1)."""
     domain = constraints.real
     codomain = constraints.unit_interval
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SigmoidTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return _clipped_sigmoid(x)
@@ -499,17 +503,13 @@ class SigmoidTransform(Transform):
         return -softplus(-x) - softplus(x)
 
 
+@_equal_within_kind
 class SoftplusTransform(Transform):
     """y = log(1 + exp(x))."""
     domain = constraints.real
     codomain = constraints.positive
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, SoftplusTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return dg.nn.functional.softplus(x)
@@ -521,17 +521,13 @@ class SoftplusTransform(Transform):
         return -dg.nn.functional.softplus(-x)
 
 
+@_equal_within_kind
 class TanhTransform(Transform):
     """y = tanh(x)."""
     domain = constraints.real
     codomain = constraints.interval(-1.0, 1.0)
     bijective = True
     sign = +1
-
-    def __eq__(self, other):
-        return isinstance(other, TanhTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tanh()
@@ -544,15 +540,11 @@ class TanhTransform(Transform):
         return 2.0 * (math.log(2.0) - x - dg.nn.functional.softplus(-2.0 * x))
 
 
+@_equal_within_kind
 class AbsTransform(Transform):
     """y = |x| (not invertible: the inverse picks the positive root)."""
     domain = constraints.real
     codomain = constraints.positive
-
-    def __eq__(self, other):
-        return isinstance(other, AbsTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.abs()
@@ -692,15 +684,11 @@ class CorrCholeskyTransform(Transform):
         return dg.Size(tuple(shape[:-2]) + (d * (d - 1) // 2,))
 
 
+@_equal_within_kind
 class SoftmaxTransform(Transform):
     """Unconstrained vectors to the simplex by softmax (not bijective; the inverse is log)."""
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other):
-        return isinstance(other, SoftmaxTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         probs = (x - x.max(-1, True)[0]).exp()
@@ -720,16 +708,12 @@ class SoftmaxTransform(Transform):
         return shape
 
 
+@_equal_within_kind
 class StickBreakingTransform(Transform):
     """Unconstrained vectors of length K-1 to the K-simplex by stick breaking (bijective)."""
     domain = constraints.real_vector
     codomain = constraints.simplex
     bijective = True
-
-    def __eq__(self, other):
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = object.__hash__
 
     def _offset(self, n, like):
         # log(K - i) shifts each logit so that x = 0 maps to the simplex's centre
@@ -766,15 +750,11 @@ class StickBreakingTransform(Transform):
         return dg.Size(tuple(shape[:-1]) + (shape[-1] - 1,))
 
 
+@_equal_within_kind
 class LowerCholeskyTransform(Transform):
     """Square matrices to lower triangular ones with a positive diagonal (exp of it)."""
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.lower_cholesky
-
-    def __eq__(self, other):
-        return isinstance(other, LowerCholeskyTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         return x.tril(-1) + dg.diag_embed(x.diagonal(dim1=-2, dim2=-1).exp())
@@ -783,15 +763,11 @@ class LowerCholeskyTransform(Transform):
         return y.tril(-1) + dg.diag_embed(y.diagonal(dim1=-2, dim2=-1).log())
 
 
+@_equal_within_kind
 class PositiveDefiniteTransform(Transform):
     """Square matrices to positive definite ones: L L^T of their LowerCholeskyTransform."""
     domain = constraints.independent(constraints.real, 2)
     codomain = constraints.positive_definite
-
-    def __eq__(self, other):
-        return isinstance(other, PositiveDefiniteTransform)
-
-    __hash__ = object.__hash__
 
     def _call(self, x):
         x = LowerCholeskyTransform()(x)

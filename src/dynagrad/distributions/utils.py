@@ -131,3 +131,42 @@ def clamp_by_zero(x):
 def check_one_of(probs, logits):
     if (probs is None) == (logits is None):
         raise ValueError('Either `probs` or `logits` must be specified, but not both.')
+
+
+
+def store_probs_or_logits(dist, probs, logits, *others):
+    """The start of a family given by exactly one of ``probs`` or ``logits``: the given one
+    is broadcast with ``others`` (leading parameters such as total_count), stored under its
+    name and as ``_param``; returns ``others`` broadcast. The other one is derived lazily
+    (``lazy_probs_and_logits``)."""
+    check_one_of(probs, logits)
+    name, given = ('probs', probs) if probs is not None else ('logits', logits)
+    *others, dist._param = broadcast_all(*others, given)
+    setattr(dist, name, dist._param)
+    return others
+
+
+def expand_probs_or_logits(dist, cls, batch_shape, _instance, others=()):
+    """``expand`` for those families: whichever of probs / logits ``dist`` holds (both, once
+    the other was derived) travels with ``others``, and ``_param`` with them."""
+    new = dist._expanded(cls, batch_shape, _instance, tuple(others) + ('probs', 'logits'))
+    new._param = new.probs if 'probs' in dist.__dict__ else new.logits
+    return new
+
+
+def lazy_probs_and_logits(is_binary):
+    """The class attributes ``logits, probs`` of those families, each derived from the other
+    on first access: by logit / sigmoid for one success probability (``is_binary``), by log /
+    softmax along the last dimension for categories."""
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=is_binary)
+
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=is_binary)
+
+    return lazy_property(logits), lazy_property(probs)
+
+
+# ``param_shape = given_param_shape`` in the families PyTorch gives one (Geometric has none)
+given_param_shape = property(lambda self: self._param.size(),
+                             doc='The shape of the given parameter (probs or logits).')
