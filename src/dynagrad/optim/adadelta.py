@@ -1,12 +1,13 @@
 """Adadelta (Zeiler).
 
 ``foreach=True`` runs the same single-tensor update; ``capturable=True`` is refused at step
-as PyTorch refuses it for CPU parameters; ``differentiable=True`` is refused at step (not
-yet written in dynagrad ops).
+as PyTorch refuses it for CPU parameters; ``differentiable=True`` runs the update as
+dynagrad ops (PyTorch's, so autograd saves and checks what PyTorch's does), and, as there,
+takes no learning rate that requires grad.
 """
 from ..backend import xp
-from .optimizer import (Optimizer, _DEVICES_NO_XLA, _advance, _capturable_message, _scalar,
-                        _use_grad_for_differentiable)
+from .optimizer import (Optimizer, _DEVICES_NO_XLA, _advance, _capturable_message,
+                        _number_arg, _scalar, _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -25,11 +26,15 @@ class Adadelta(Optimizer):
             capturable=capturable, foreach=foreach, differentiable=differentiable))
 
     _capturable_errors = (_capturable_message(devices=_DEVICES_NO_XLA),) * 2
+    _supports_differentiable = True
 
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
+            if group['differentiable']:
+                _differentiable_adadelta(group, p, g, state)
+                continue
             lr, rho, eps = _scalar(group['lr']), group['rho'], group['eps']
             _advance(state, p, 'square_avg', 'acc_delta')
             sq, acc = state['square_avg']._data, state['acc_delta']._data
@@ -40,3 +45,18 @@ class Adadelta(Optimizer):
             acc += (1 - rho) * delta * delta
             p._data -= lr * delta
         return loss
+
+
+def _differentiable_adadelta(group, p, g, state):
+    """Adadelta's update of ``p`` in dynagrad ops, recorded by autograd."""
+    lr = _number_arg(group['lr'], 'add_', 'alpha')
+    rho, eps = group['rho'], group['eps']
+    _advance(state, p, 'square_avg', 'acc_delta')
+    square_avg, acc_delta = state['square_avg'], state['acc_delta']
+    square_avg.mul_(rho).addcmul_(g, g, value=1 - rho)
+    std = square_avg.add(eps).sqrt_()
+    # a copy: sqrt_ saved its result, which the in-place steps below would change
+    delta = acc_delta.add(eps).sqrt_().clone()
+    delta.div_(std).mul_(g)
+    acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
+    p.add_(delta, alpha=-lr)

@@ -1,12 +1,13 @@
 """Adagrad (Duchi et al.), with PyTorch's lr_decay and initial_accumulator_value.
 
 ``foreach`` and ``fused`` are accepted as PyTorch accepts them on CPU, with its checks, and
-run the same single-tensor update. ``differentiable=True`` is refused at step (not yet
-written in dynagrad ops).
+run the same single-tensor update. ``differentiable=True`` runs the update as dynagrad ops
+(PyTorch's, so autograd saves and checks what PyTorch's does), and, as there, takes no
+learning rate that requires grad.
 """
 from ..backend import xp
-from .optimizer import (Optimizer, _addcdiv_, _advance, _check_fused, _scalar, _state_tensor,
-                        _step_tensor, _use_grad_for_differentiable)
+from .optimizer import (Optimizer, _addcdiv_, _advance, _check_fused, _number_arg, _scalar,
+                        _state_tensor, _step_tensor, _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -33,6 +34,8 @@ class Adagrad(Optimizer):
             for p in group['params']:
                 self._init_state(p, group['initial_accumulator_value'])
 
+    _supports_differentiable = True
+
     def _init_state(self, p, init):
         state = self.state[p]
         state['step'] = _step_tensor()
@@ -42,12 +45,26 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
-            lr, lr_decay, eps = _scalar(group['lr']), group['lr_decay'], group['eps']
             if not state:   # a parameter added to the optimizer after it was built
                 self._init_state(p, self.defaults['initial_accumulator_value'])
+            if group['differentiable']:
+                _differentiable_adagrad(group, p, g, state)
+                continue
+            lr, lr_decay, eps = _scalar(group['lr']), group['lr_decay'], group['eps']
             step = _advance(state, p)
             clr = lr / (1 + (step - 1) * lr_decay)
             s = state['sum']._data
             s += g * g
             _addcdiv_(p._data, g, xp.sqrt(s) + eps, -clr)
         return loss
+
+
+def _differentiable_adagrad(group, p, g, state):
+    """Adagrad's update of ``p`` in dynagrad ops, recorded by autograd."""
+    lr = _number_arg(group['lr'], 'addcdiv_', 'value')
+    step = _advance(state, p)
+    clr = lr / (1 + (step - 1) * group['lr_decay'])
+    state_sum = state['sum']
+    state_sum.addcmul_(g, g, value=1)
+    std = state_sum.sqrt() + group['eps']
+    p.addcdiv_(g, std, value=-clr)

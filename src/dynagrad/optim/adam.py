@@ -4,16 +4,19 @@ Adam variants Adamax, NAdam and RAdam.
 ``foreach`` (and, for Adam and AdamW, ``fused``) are accepted as PyTorch accepts them on CPU,
 with its checks, and run the same single-tensor update. ``capturable=True`` is refused at
 step as PyTorch refuses it for CPU parameters. Adam and AdamW with ``differentiable=True``
-run the update as dynagrad ops, so autograd records it; Adamax, NAdam and RAdam refuse
-``differentiable=True`` at step (not yet written in dynagrad ops).
+run the update as dynagrad ops, so autograd records it; so do Adamax, NAdam and RAdam, each
+with the ops PyTorch's differentiable path uses (``_differentiable_*`` below), so the graph,
+what it saves and the in-place checks at backward are the same as PyTorch's.
 """
 import numpy as np
 
 from ..backend import xp
 from ..ops.pointwise import maximum
+from ..ops.shape import cat
 from ..tensor import Tensor
 from .optimizer import (Optimizer, _DEVICES_NO_XLA, _addcdiv_, _advance, _capturable_message,
-                        _check_fused, _lerp_, _scalar, _use_grad_for_differentiable)
+                        _check_fused, _lerp_, _number_arg, _scalar,
+                        _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -123,10 +126,15 @@ class Adamax(Optimizer):
                                       maximize=maximize, differentiable=differentiable,
                                       capturable=capturable))
 
+    _supports_differentiable = True
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
+            if group['differentiable']:
+                _differentiable_adamax(group, p, g, state)
+                continue
             lr, (beta1, beta2), eps = _scalar(group['lr']), group['betas'], group['eps']
             step = _advance(state, p, 'exp_avg', 'exp_inf')
             m, u = state['exp_avg']._data, state['exp_inf']._data
@@ -136,6 +144,20 @@ class Adamax(Optimizer):
             clr = lr / (1 - beta1 ** step)
             _addcdiv_(p._data, m, u, -clr)
         return loss
+
+
+def _differentiable_adamax(group, p, g, state):
+    """Adamax's update of ``p`` in dynagrad ops, recorded by autograd. As in PyTorch the
+    step size is a number (a learning rate that requires grad is refused), and the running
+    maximum is the amax of the two candidates stacked, written back into the state."""
+    lr = _number_arg(group['lr'], 'addcdiv_', 'value')
+    (beta1, beta2), eps = group['betas'], group['eps']
+    step = _advance(state, p, 'exp_avg', 'exp_inf')
+    m, u = state['exp_avg'], state['exp_inf']
+    m.lerp_(g, 1 - beta1)
+    candidates = cat([u.mul_(beta2).unsqueeze(0), g.abs().add_(eps).unsqueeze_(0)], 0)
+    u.copy_(candidates.amax(0))
+    p.addcdiv_(m, u, value=-(lr / (1 - beta1 ** step)))
 
 
 class NAdam(Optimizer):
@@ -155,10 +177,15 @@ class NAdam(Optimizer):
             maximize=maximize, foreach=foreach, capturable=capturable,
             differentiable=differentiable))
 
+    _supports_differentiable = True
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
+            if group['differentiable']:
+                _differentiable_nadam(group, p, g, state)
+                continue
             lr, (beta1, beta2) = _scalar(group['lr']), group['betas']
             eps, psi = group['eps'], group['momentum_decay']
             # PyTorch keeps the running product of the momentum schedule in float32
@@ -179,6 +206,32 @@ class NAdam(Optimizer):
         return loss
 
 
+def _differentiable_nadam(group, p, g, state):
+    """NAdam's update of ``p`` in dynagrad ops, recorded by autograd. As in PyTorch, the two
+    step sizes are multiplied into the gradient and the momentum (not passed as addcdiv's
+    number), computed with the float32 ``mu_product`` tensor, so they are float32 values
+    (and carry a tensor learning rate's gradient)."""
+    lr, (beta1, beta2) = group['lr'], group['betas']
+    eps, psi = group['eps'], group['momentum_decay']
+    step = _advance(state, p, 'exp_avg', 'exp_avg_sq', mu_product=1.0)
+    bias_correction2 = 1 - beta2 ** step
+    mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * psi))
+    mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * psi))
+    mu_product = state['mu_product']
+    mu_product.mul_(mu)
+    m, v = state['exp_avg'], state['exp_avg_sq']
+    m.lerp_(g, 1 - beta1)
+    v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    # divided through a copy: dynagrad's div by a number keeps its input for backward,
+    # PyTorch's does not, and the state buffer changes in place next step
+    denom = v.clone().div(bias_correction2).sqrt().add(eps)
+    mu_product_next = mu_product * mu_next
+    g = g * _over(-lr * (1.0 - mu), 1.0 - mu_product)
+    m = m * _over(-lr * mu_next, 1.0 - mu_product_next)
+    p.addcdiv_(g, denom)
+    p.addcdiv_(m, denom)
+
+
 class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False,
@@ -189,10 +242,15 @@ class RAdam(Optimizer):
             foreach=foreach, capturable=capturable,
             decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
 
+    _supports_differentiable = True
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
+            if group['differentiable']:
+                _differentiable_radam(group, p, g, state)
+                continue
             lr, (beta1, beta2), eps = _scalar(group['lr']), group['betas'], group['eps']
             rho_inf = 2 / (1 - beta2) - 1
             step = _advance(state, p, 'exp_avg', 'exp_avg_sq')
@@ -213,3 +271,33 @@ class RAdam(Optimizer):
             else:
                 p._data -= m_hat * lr
         return loss
+
+
+def _over(numerator, denominator):
+    """``numerator / denominator`` (a float32 0-dim tensor) rounded as PyTorch rounds it: a
+    number over a tensor is ``denominator.reciprocal() * numerator`` there."""
+    if isinstance(numerator, Tensor):
+        return numerator / denominator
+    return denominator.reciprocal() * numerator
+
+
+def _differentiable_radam(group, p, g, state):
+    """RAdam's update of ``p`` in dynagrad ops, recorded by autograd (a tensor learning rate
+    included, as in PyTorch)."""
+    lr, (beta1, beta2), eps = group['lr'], group['betas'], group['eps']
+    rho_inf = 2 / (1 - beta2) - 1
+    step = _advance(state, p, 'exp_avg', 'exp_avg_sq')
+    m, v = state['exp_avg'], state['exp_avg_sq']
+    m.lerp_(g, 1 - beta1)
+    v.mul_(beta2).addcmul_(g, g, value=1 - beta2)
+    bias_correction1 = 1 - beta1 ** step
+    bias_correction2 = 1 - beta2 ** step
+    m_hat = m.clone() / bias_correction1     # through a copy: see _differentiable_nadam
+    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+    if rho_t > 5.0:
+        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+        adaptive_lr = bias_correction2 ** 0.5 / v.sqrt().add(eps)
+        p.add_(m_hat * lr * adaptive_lr * rect, alpha=-1.0)
+    else:
+        p.add_(m_hat * lr, alpha=-1.0)

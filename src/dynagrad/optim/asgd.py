@@ -3,13 +3,16 @@ decaying step size ``eta`` and a running average ``ax`` of the parameters that s
 ``t0`` steps.
 
 ``foreach=True`` runs the same single-tensor update; ``capturable=True`` is refused at step
-as PyTorch refuses it for CPU parameters; ``differentiable=True`` is refused at step (not
-yet written in dynagrad ops).
+as PyTorch refuses it for CPU parameters; ``differentiable=True`` runs the update as
+dynagrad ops (PyTorch's: the step size is read from the ``eta`` state as a number, so a
+tensor learning rate gets no gradient there either).
 """
 import numpy as np
 
+from ..backend import xp
+from ..tensor import Tensor
 from .optimizer import (Optimizer, _DEVICES_NO_XLA, _add_scaled_, _advance, _capturable_message,
-                        _scalar, _use_grad_for_differentiable)
+                        _scalar, _state_tensor, _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -17,6 +20,8 @@ class ASGD(Optimizer):
     _capturable_errors = (_capturable_message('params, mus, etas, and state_steps'),
                           _capturable_message('params, mus, etas, and state_steps',
                                               _DEVICES_NO_XLA))
+
+    _supports_differentiable = True
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
@@ -32,6 +37,9 @@ class ASGD(Optimizer):
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
+            if group['differentiable']:
+                _differentiable_asgd(group, p, g, state)
+                continue
             lr, lambd = _scalar(group['lr']), group['lambd']
             # eta (the step size) and mu (the averaging weight) live in float32 0-dim
             # tensors, as PyTorch keeps them; the update reads their float32 values
@@ -50,3 +58,26 @@ class ASGD(Optimizer):
             eta[...] = np.float32(lr / (1 + lambd * lr * step) ** group['alpha'])
             mu[...] = np.float32(1 / max(1, step - group['t0']))
         return loss
+
+
+def _differentiable_asgd(group, p, g, state):
+    """ASGD's update of ``p`` in dynagrad ops, recorded by autograd."""
+    lr, lambd = group['lr'], group['lambd']
+    step = _advance(state, p, 'ax', eta=_scalar(lr), mu=1.0)
+    eta, mu, ax = state['eta'], state['mu'], state['ax']
+    eta_value = float(eta)
+    p.mul_(1 - lambd * eta_value)
+    p.add_(g, alpha=-eta_value)
+    if float(mu) != 1:
+        ax.add_(p.sub(ax).mul_(mu))
+    else:
+        ax.copy_(p)
+    # a tensor lr gives a tensor eta (recorded, though the next step reads it as a number);
+    # a number becomes a float32 tensor, as PyTorch's as_tensor makes it
+    new_eta = lr / (1 + lambd * lr * step) ** group['alpha']
+    eta.copy_(new_eta if isinstance(new_eta, Tensor) else _float32(new_eta))
+    mu.copy_(_float32(1 / max(1, step - group['t0'])))
+
+
+def _float32(value):
+    return _state_tensor(xp.asarray(value, np.float32))

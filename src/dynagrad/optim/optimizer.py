@@ -159,6 +159,17 @@ def _scalar(x):
     return float(x) if isinstance(x, Tensor) else x
 
 
+def _number_arg(value, op, arg, position=''):
+    """A hyperparameter that a differentiable step hands to an op argument PyTorch types as
+    a Number (``addcdiv_``'s value, ``add_``'s alpha): a float, or PyTorch's TypeError for
+    a tensor that requires grad (its argument parser takes only those without)."""
+    if isinstance(value, Tensor):
+        if value.requires_grad:
+            raise TypeError(f"{op}(): argument '{arg}'{position} must be Number, not Tensor")
+        return float(value)
+    return value
+
+
 def _addcdiv_(a, t1, t2, value):
     """``a.addcdiv_(t1, t2, value=value)`` on arrays, rounding as PyTorch's kernel does:
     ``a + (value * t1) / t2`` (not ``value * (t1 / t2)``, which differs in the last bit)."""
@@ -377,8 +388,8 @@ class Optimizer:
                 raise AssertionError(self._capturable_errors[foreach])
             if differentiable and not self._supports_differentiable:
                 raise NotImplementedError(
-                    f'{type(self).__name__}.step: differentiable=True is not supported in '
-                    'dynagrad yet (SGD, Adam and AdamW support it); build the optimizer '
+                    f'{type(self).__name__}.step: differentiable=True is not supported by '
+                    'this optimizer (its update is not written in dynagrad ops); build it '
                     'with differentiable=False')
 
     def _params_with_grad(self):
