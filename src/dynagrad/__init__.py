@@ -1,7 +1,8 @@
 """dynagrad: automatic differentiation with dynamic graphs, on NumPy, with PyTorch's API."""
 from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa
                      bool, half, float, double, short, int, long, get_default_dtype,
-                     set_default_dtype, promote_types, bfloat16, finfo, iinfo)
+                     set_default_dtype, promote_types, bfloat16, finfo, iinfo, uint16,
+                     uint32, uint64)
 from .size import Size  # noqa: F401
 from ._layout import (layout, strided, memory_format, contiguous_format,  # noqa: F401
                       channels_last, channels_last_3d, preserve_format)

@@ -1,5 +1,9 @@
 """dtypes as PyTorch names them, backed by NumPy dtypes, and PyTorch's type promotion.
 
+``uint16``, ``uint32`` and ``uint64`` have PyTorch's "limited support": they exist, convert,
+print and promote with floating dtypes, but promotion with any other integer or bool dtype is
+refused (``promote_types`` raises, as torch does), and most kernels refuse them.
+
 ``bfloat16`` is backed by ``ml_dtypes`` (the NumPy extension the JAX team maintains), an
 optional dependency imported the first time a bfloat16 array is needed: the dtype object,
 its name, size, ``finfo`` and promotion work without it.
@@ -7,7 +11,7 @@ its name, size, ``finfo`` and promotion work without it.
 import numpy as np
 
 __all__ = ['dtype', 'float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32',
-           'int64', 'uint8', 'bool', 'half', 'float', 'double', 'short', 'int', 'long',
+           'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool', 'half', 'float', 'double', 'short', 'int', 'long',
            'get_default_dtype', 'set_default_dtype', 'promote_types', 'result_type',
            'finfo', 'iinfo']
 
@@ -38,7 +42,7 @@ class dtype:
 
     @property
     def is_signed(self):
-        return self.name not in ('uint8', 'bool')
+        return self.name not in ('uint8', 'bool') and self not in WIDE_UNSIGNED
 
     @property
     def is_complex(self):
@@ -64,9 +68,17 @@ int16 = short = dtype('int16', np.int16, _INT, 'ShortTensor')
 int32 = int = dtype('int32', np.int32, _INT, 'IntTensor')
 int64 = long = dtype('int64', np.int64, _INT, 'LongTensor')
 uint8 = dtype('uint8', np.uint8, _INT, 'ByteTensor')
+# torch has no UInt16Tensor class; the name gives Tensor.type() 'torch.UInt16Tensor' and
+# messages their 'UInt16'.
+uint16 = dtype('uint16', np.uint16, _INT, 'UInt16Tensor')
+uint32 = dtype('uint32', np.uint32, _INT, 'UInt32Tensor')
+uint64 = dtype('uint64', np.uint64, _INT, 'UInt64Tensor')
 bool = dtype('bool', np.bool_, _BOOL, 'BoolTensor')
 
-ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, bool)
+ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
+       uint64, bool)
+# The unsigned dtypes with PyTorch's "limited support" (see the module docstring).
+WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
 # NumPy dtype -> dtype. bfloat16's entry is added when ml_dtypes loads (_load_extension).
 FROM_NUMPY = {d.numpy: d for d in ALL if d is not bfloat16}
 _BY_NAME = {d.name: d for d in ALL}
@@ -178,19 +190,30 @@ def from_numpy_dtype(np_dtype):
         return FROM_NUMPY.get(np_dtype) or FROM_NUMPY[_register_foreign(np_dtype).numpy]
     except (KeyError, AttributeError):
         raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported "
-                        'types are: float64, float32, float16, int64, int32, int16, int8, uint8, '
-                        'and bool.') from None
+                        'types are: float64, float32, float16, int64, int32, int16, int8, '
+                        'uint64, uint32, uint16, uint8, and bool.') from None
 
 
 import builtins as _builtins  # noqa: E402  (the names float/int/bool are dtypes in this module)
 builtins_float, builtins_int, builtins_bool = _builtins.float, _builtins.int, _builtins.bool
 
 
+def type_name(d):
+    """PyTorch's scalar-type name of a dtype in messages ('Float', 'Long', 'UInt16')."""
+    return d.legacy_name[:-6]
+
+
 def promote_types(a, b):
     """PyTorch's promotion of two dtypes: the higher category wins; within one, NumPy's rule,
-    except bfloat16, which with float16 gives float32 and otherwise yields to the wider."""
+    except bfloat16, which with float16 gives float32 and otherwise yields to the wider.
+    uint16/32/64 promote only with themselves and floating dtypes (torch refuses the rest)."""
     if a is b:
         return a
+    if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:
+        if a.category == _FLOAT or b.category == _FLOAT:
+            return a if a.category == _FLOAT else b
+        raise RuntimeError('Promotion for uint16, uint32, uint64 types is not supported, '
+                           f'attempted to promote {type_name(a)} and {type_name(b)}')
     if a.category != b.category:
         return a if a.category > b.category else b
     if a is bfloat16 or b is bfloat16:
@@ -230,8 +253,11 @@ def result_type(*operands):
             zero_t = d if zero_t is None else promote_types(zero_t, d)
     result = dim_t
     if zero_t is not None:
-        if result is None or zero_t.category > result.category:
+        if result is None:
             result = zero_t
+        elif zero_t.category > result.category:
+            # promote (not replace) so that bool with uint16/32/64 is refused, as in torch
+            result = promote_types(result, zero_t)
     if scalar_cat >= 0 and (result is None or scalar_cat > result.category):
         result = _default_float if scalar_cat == _FLOAT else _CATEGORY_DEFAULT[scalar_cat]
     return result

@@ -229,6 +229,8 @@ _LEGACY_NAMES = {
     'bfloat16': 'BFloat16Tensor',
     'uint8': 'ByteTensor', 'int8': 'CharTensor', 'int16': 'ShortTensor',
     'int32': 'IntTensor', 'int64': 'LongTensor', 'bool': 'BoolTensor',
+    # newer than 0.3; torch's Tensor.type() names them so (no such classes exist)
+    'uint16': 'UInt16Tensor', 'uint32': 'UInt32Tensor', 'uint64': 'UInt64Tensor',
 }
 
 

@@ -104,13 +104,15 @@ class Div(Op):
     float_result = True
 
     def forward(self, a, b):
-        self.save_for_backward(a, b)
+        # the dividend only for the divisor's gradient (as PyTorch saves it): x / 2 does not
+        # tie x's later in-place updates to this node
+        self.save_for_backward(a if self.needs_input_grad[1] else None, b)
         return a / b
 
     def backward(self, g):
         a, b = self.saved_tensors
         ga = g / b
-        return ga, (-ga * a / b if self.needs_input_grad[1] else None)
+        return ga, (-ga * a / b if a is not None else None)
 
 
 class Rdiv(Op):

@@ -54,7 +54,8 @@ def _dims(dim, ndim, op):
                              f'[{-n}, {n - 1}], but got {d})')
         out.append(d % n)
     if len(set(out)) != len(out):
-        raise RuntimeError(f'{op}(): dim {out} appears multiple times in the list of dims')
+        repeated = next(d for i, d in enumerate(out) if d in out[:i])
+        raise RuntimeError(f'{op}(): dim {repeated} appears multiple times in the list of dims')
     return tuple(_py_sorted(out)) if ndim else ()
 
 
@@ -138,6 +139,17 @@ def _require_float(input, op, message=None):
         name = _dtype.FROM_NUMPY[input._data.dtype].legacy_name[:-6]
         raise RuntimeError(message or f'{op}(): expected a floating point or complex tensor as '
                            f'input. Got {name}')
+
+
+def _refuse_wide_unsigned(input, kernel, dtype=None):
+    """torch's kernels for these reductions refuse uint16/32/64 (its "limited support");
+    ``dtype`` (an output dtype asked for) is checked in place of the input's when given."""
+    data = getattr(input, '_data', None)      # not a tensor: the op's own check says so
+    d = dtype if dtype is not None else None if data is None else _dtype.FROM_NUMPY[data.dtype]
+    if d in _dtype.WIDE_UNSIGNED:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype.type_name(d)}\' '
+                                  '(PyTorch supports few ops on uint16/32/64: cast to int64 '
+                                  'or a floating dtype first)')
 
 
 def _return_type(name, fields=('values', 'indices')):
@@ -267,7 +279,7 @@ class Mean(Op):
     quiet_fp = True
     def forward(self, x, dim=None, keepdim=False, dtype=None):
         if x.dtype.kind not in 'fcV' and dtype is None:
-            name = {'i': 'Long', 'b': 'Bool', 'u': 'Byte'}.get(x.dtype.kind, str(x.dtype))
+            name = _dtype.type_name(_dtype.FROM_NUMPY[x.dtype])
             raise RuntimeError('mean(): could not infer output dtype. Input dtype must be '
                                f'either a floating point or complex dtype. Got: {name}')
         self.shape = x.shape
@@ -311,6 +323,8 @@ class Nansum(Op):
 
 @method
 def sum(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        _refuse_wide_unsigned(input, 'sum_cpu', dtype)
     dims = _dims(dim, input.ndim, 'sum')
     if dims == () and dim is not None:
         dims = tuple(range(input.ndim))     # dim=() sums everything (still SumBackward1)
@@ -498,6 +512,8 @@ def _inplace_scan(op_cls, name):
 
 @method
 def cumsum(input, dim, *, dtype=None):
+    if dtype is not None:
+        _refuse_wide_unsigned(input, 'cumsum_out_cpu', dtype)
     return Cumsum.apply(input, axis=_dim1(dim, input.ndim, 'cumsum'), dtype=_np_dtype(dtype))
 
 
@@ -534,12 +550,14 @@ class Cummin(Cummax):
 
 @method
 def cummax(input, dim):
+    _refuse_wide_unsigned(input, 'cummax_cpu')
     v, i = Cummax.apply(input, axis=_dim1(dim, input.ndim, 'cummax'), largest=True)
     return return_types.cummax(v, i)
 
 
 @method
 def cummin(input, dim):
+    _refuse_wide_unsigned(input, 'cummin_cpu')
     v, i = Cummin.apply(input, axis=_dim1(dim, input.ndim, 'cummin'), largest=False)
     return return_types.cummin(v, i)
 
@@ -634,9 +652,11 @@ def _max_min(input, dim, keepdim, largest, other=None):
         if keepdim:
             raise TypeError(f'{op}() received an invalid combination of arguments: keepdim '
                             'needs dim (use amax/amin for a full reduction with keepdim)')
+        _refuse_wide_unsigned(input, op + '_all')
         _reduce_all_check(input, op)
         return (MaxAll if largest else MinAll).apply(input, dims=None, keepdim=False,
                                                      largest=largest)
+    _refuse_wide_unsigned(input, op + '_cpu')
     axis = _dim1(dim, input.ndim, op)
     _check_nonempty_dim(input, axis, op)
     v, i = (MaxDim if largest else MinDim).apply(input, axis=axis, keepdim=keepdim,
@@ -656,6 +676,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
 
 def _amax_amin(input, dim, keepdim, largest):
     op = 'amax' if largest else 'amin'
+    _refuse_wide_unsigned(input, 'max_values_cpu' if largest else 'min_values_cpu')
     dims = _all_dims(dim, input.ndim, op)
     shape = input._data.shape
     if input._data.size == 0:
@@ -682,6 +703,7 @@ def _argmax_argmin(input, dim, keepdim, largest):
     if x.dtype == np.bool_:
         raise RuntimeError(f'{op}(): does not support bool input (convert it with .long() or '
                            '.float() first)')
+    _refuse_wide_unsigned(input, op + '_cpu')
     fn = xp.argmax if largest else xp.argmin
     if dim is None:
         if x.size == 0:
@@ -959,9 +981,60 @@ def any(input, dim=None, keepdim=False):
 
 @method
 def count_nonzero(input, dim=None):
+    _refuse_wide_unsigned(input, 'nonzero_count_cpu')
     x = input._data
     dims = _all_dims(dim, x.ndim, 'count_nonzero') if dim is not None else None
     return wrap(xp.asarray(xp.count_nonzero(x, axis=dims), dtype=np.int64))
+
+
+# -- hash_tensor -----------------------------------------------------------------------------------
+
+def _hash_bits(x):
+    """Each element as torch's hash_tensor reads it: floats widened to float64 and signed
+    integers to int64 (sign-extended), then the 64 bits taken as uint64."""
+    if _dtype.is_floating(x.dtype):
+        return x.astype(np.float64).view(np.uint64)
+    if x.dtype.kind == 'i':
+        return x.astype(np.int64).view(np.uint64)
+    return x.astype(np.uint64)                  # bool and uint8: zero-extended
+
+
+@method
+def hash_tensor(input, dim=None, *, keepdim=False, mode=0):
+    """The xor of the elements' 64-bit patterns (``mode=0``, the only mode), as uint64:
+    over everything, or over ``dim`` (an int or a tuple of ints) keeping it if ``keepdim``."""
+    if not isinstance(input, Tensor):
+        raise TypeError("hash_tensor(): argument 'input' (position 1) must be Tensor, not "
+                        f'{type(input).__name__}')
+    if mode != 0:
+        raise RuntimeError(f'Unknown hash_tensor mode: {mode} (only mode=0, the xor '
+                           'reduction, exists)')
+    if not (dim is None or isinstance(dim, (int, np.integer, tuple, list))) \
+            or isinstance(dim, bool):
+        raise TypeError("hash_tensor(): argument 'dim' must be tuple of ints, not "
+                        f'{type(dim).__name__}')
+    x = input._data
+    d = _dtype.FROM_NUMPY[x.dtype]
+    if d in _dtype.WIDE_UNSIGNED:
+        raise NotImplementedError(f'"xor_sum_cpu" not implemented for \'{_dtype.type_name(d)}\' '
+                                  '(hash_tensor of uint16/32/64 is refused, as in torch; '
+                                  'cast to int64 first)')
+    every_dim = dim is None or (isinstance(dim, (tuple, list)) and not dim)
+    dims = _all_dims(dim, x.ndim, 'hash_tensor')
+    if x.size == 0:
+        if every_dim:
+            raise RuntimeError('hash_tensor: Expected reduction dim to be specified for '
+                               "input.numel() == 0. Specify the reduction dim with the 'dim' "
+                               f'argument. (input shape {list(x.shape)})')
+        for axis in dims:
+            if x.shape[axis] == 0:
+                raise IndexError(f'hash_tensor: Expected reduction dim {axis} to have non-zero '
+                                 f'size. (input shape {list(x.shape)})')
+    bits = _hash_bits(x)
+    if not x.ndim:
+        return wrap(bits.copy())
+    out = xp.bitwise_xor.reduce(bits, axis=dims, keepdims=keepdim)
+    return wrap(xp.asarray(out, dtype=np.uint64))
 
 
 # -- sorting and order statistics -----------------------------------------------------------------
@@ -1032,6 +1105,7 @@ def argsort(input, dim=-1, descending=False, stable=False):
 
 @method
 def topk(input, k, dim=-1, largest=True, sorted=True):
+    _refuse_wide_unsigned(input, 'topk_cpu')
     k = _check_int(k, 'topk', 'k')
     axis = _dim1(dim, input.ndim, 'topk')
     n = input._data.shape[axis] if input.ndim else 1
@@ -1051,6 +1125,7 @@ class Kthvalue(_Select):
 
 @method
 def kthvalue(input, k, dim=-1, keepdim=False):
+    _refuse_wide_unsigned(input, 'kthvalue_cpu')
     k = _check_int(k, 'kthvalue', 'k')
     axis = _dim1(dim, input.ndim, 'kthvalue')
     _check_nonempty_dim(input, axis, 'kthvalue')
@@ -1109,6 +1184,7 @@ class NanmedianDim(MedianDim):
 
 def _median(input, dim, keepdim, ignore_nan):
     op = 'nanmedian' if ignore_nan else 'median'
+    _refuse_wide_unsigned(input, 'median_cpu' if dim is None else 'median_out')
     if dim is None:
         if keepdim:
             raise TypeError(f'{op}() missing 1 required positional arguments: "dim"')
@@ -1155,6 +1231,7 @@ class Mode(_Select):
 
 @method
 def mode(input, dim=-1, keepdim=False):
+    _refuse_wide_unsigned(input, 'mode_cpu')
     axis = _dim1(dim, input.ndim, 'mode')
     _check_nonempty_dim(input, axis, 'mode')
     v, i = Mode.apply(input, axis=axis, keepdim=keepdim)
@@ -1217,6 +1294,7 @@ class Aminmax(Op):
 @method
 def aminmax(input, *, dim=None, keepdim=False):
     """``(amin, amax)`` over ``dim`` (an int) or everything."""
+    _refuse_wide_unsigned(input, 'aminmax_cpu')
     if dim is not None:
         if isinstance(dim, (tuple, list)):
             raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
@@ -1403,4 +1481,4 @@ __all__ = ['sum', 'mean', 'nansum', 'nanmean', 'prod', 'cumsum', 'cumprod', 'cum
            'var_mean', 'std_mean', 'norm', 'all', 'any', 'count_nonzero', 'sort', 'argsort',
            'topk', 'kthvalue', 'median', 'nanmedian', 'mode', 'unique', 'return_types',
            'aminmax', 'logcumsumexp', 'msort', 'unique_consecutive', 'renorm', 'dist',
-           'frobenius_norm']
+           'frobenius_norm', 'hash_tensor']

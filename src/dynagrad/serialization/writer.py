@@ -158,18 +158,24 @@ class TorchPickler(pickle._Pickler):
         storage, offset, strides = self._storage_of(arr, location)
         args = (storage, offset, tuple(arr.shape), strides, bool(t._requires_grad),
                 OrderedDict())
+        rebuild = names.REBUILD_TENSOR_V2
+        dtype_name = _dtype.FROM_NUMPY[arr.dtype].name
+        if dtype_name not in names.STORAGE_CLASSES:
+            # no typed storage class (uint16/32/64): torch writes an untyped storage and
+            # names the dtype in _rebuild_tensor_v3's last argument
+            rebuild, args = names.REBUILD_TENSOR_V3, args + (names.dtype_global(dtype_name),)
         state = user_state(t)
         cls = type(t)
         if cls.__module__.startswith('dynagrad.'):
             cls = Tensor        # dynagrad's own subclasses (0.3's Variable): torch has none
         if cls is Tensor and not state:
-            return names.REBUILD_TENSOR_V2, args
+            return rebuild, args
         new_type = names.TENSOR if cls is Tensor else cls
-        return names.REBUILD_FROM_TYPE_V2, (names.REBUILD_TENSOR_V2, new_type, args, state or {})
+        return names.REBUILD_FROM_TYPE_V2, (rebuild, new_type, args, state or {})
 
     def _storage_of(self, arr, location):
         dt = _dtype.FROM_NUMPY.get(arr.dtype)
-        if dt is None or dt.name not in names.STORAGE_CLASSES:
+        if dt is None or dt.name not in names.TORCH_DTYPES:
             raise pickle.PicklingError(f'dynagrad.save: cannot save a tensor of dtype '
                                        f'{arr.dtype}')
         itemsize = arr.dtype.itemsize
@@ -197,8 +203,11 @@ class TorchPickler(pickle._Pickler):
 
     def _new_storage(self, dt, data, keep, location):
         key = str(len(self.storages))
-        numel = data.nbytes // dt.itemsize
-        pid = ('storage', names.storage_global(dt.name), key, location, numel)
+        if dt.name in names.STORAGE_CLASSES:
+            pid = ('storage', names.storage_global(dt.name), key, location,
+                   data.nbytes // dt.itemsize)
+        else:                           # untyped: its size counts bytes
+            pid = ('storage', names.UNTYPED_STORAGE, key, location, data.nbytes)
         if self._legacy:
             pid += (None,)
         ref = StorageRef(pid, data, keep)
