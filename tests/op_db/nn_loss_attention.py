@@ -741,3 +741,126 @@ TOPLEVEL_OPS = [
 ]
 
 OPS = OPS + TOPLEVEL_OPS
+
+
+# -- multi_head_attention_forward and grouped_mm --------------------------------------------------
+
+def W(rng, *shape):
+    """A projection weight: small, so float32 gradients keep their digits."""
+    return np.asarray(rng.uniform(-0.6, 0.6, shape), dtype=np.float32)
+
+
+def _mha_args(rng, L=3, S=4, N=2, E=4, kv=False, bias=True):
+    """query, key, value, E, num_heads=2, in_proj_weight/bias, bias_k, bias_v, add_zero_attn,
+    dropout_p, out_proj_weight/bias: F.multi_head_attention_forward's positional form."""
+    return (R(rng, L, N, E), R(rng, S, N, E), R(rng, S, N, E), E, 2, W(rng, 3 * E, E),
+            R(rng, 3 * E) if bias else None, R(rng, 1, 1, E) if kv else None,
+            R(rng, 1, 1, E) if kv else None, False, 0.0, W(rng, E, E),
+            R(rng, E) if bias else None)
+
+
+def mha(lib, *args, **kwargs):
+    """The output, and the weights where there are any (the harness compares tensors)."""
+    out, weights = lib.nn.functional.multi_head_attention_forward(*args, **kwargs)
+    return out if weights is None else (out, weights)
+
+
+def mha_samples(rng):
+    kpm = rng.random((2, 4)) > 0.7
+    kpm[:, 0] = False
+    causal = np.triu(np.ones((3, 4), bool), 1)
+    with_zero = list(_mha_args(rng))
+    with_zero[9] = True
+    unbatched = (R(rng, 3, 4), R(rng, 4, 4), R(rng, 4, 4), 4, 2, W(rng, 12, 4), R(rng, 12),
+                 None, None, False, 0.0, W(rng, 4, 4), R(rng, 4))
+    return [
+        Sample(_mha_args(rng), desc='weights'),
+        Sample(_mha_args(rng), dict(need_weights=False), desc='no_weights'),
+        Sample(_mha_args(rng), dict(average_attn_weights=False), desc='per_head'),
+        Sample(_mha_args(rng, kv=True), dict(key_padding_mask=kpm), desc='bias_kv_kpm'),
+        Sample(tuple(with_zero), dict(attn_mask=R(rng, 3, 4)), desc='zero_attn_float_mask'),
+        Sample(_mha_args(rng, bias=False), dict(attn_mask=causal, need_weights=False,
+                                                is_causal=True), desc='causal_no_bias'),
+        Sample(_mha_args(rng), dict(attn_mask=R(rng, 4, 3, 4), need_weights=False),
+               desc='3d_mask_sdpa'),
+        Sample(unbatched, desc='unbatched'),
+        Sample(_mha_args(rng, E=4)[:5] + (None,) + _mha_args(rng)[6:],
+               dict(use_separate_proj_weight=True, q_proj_weight=W(rng, 4, 4),
+                    k_proj_weight=W(rng, 4, 4), v_proj_weight=W(rng, 4, 4)),
+               desc='separate_weights'),
+        Sample(_mha_args(rng), dict(static_k=R(rng, 4, 5, 2), static_v=R(rng, 4, 5, 2)),
+               desc='static_kv'),
+        Sample(_mha_args(rng, E=4), dict(training=False, need_weights=False), desc='eval'),
+    ]
+
+
+def mha_errors(rng):
+    args = _mha_args(rng)
+    kv = _mha_args(rng, kv=True)
+    return [
+        ErrorSample((R(rng, 3, 2, 2, 4),) + args[1:], exc=AssertionError, desc='4d_query'),
+        ErrorSample(args[:3] + (6,) + args[4:], exc=AssertionError, desc='embed_dim_check'),
+        ErrorSample(args[:4] + (3,) + args[5:], exc=AssertionError, desc='heads_divide'),
+        ErrorSample(args[:5] + (None,) + args[6:], exc=AssertionError, desc='no_in_proj'),
+        ErrorSample(args, dict(attn_mask=R(rng, 3, 3)), desc='2d_mask_shape'),
+        ErrorSample(args, dict(attn_mask=R(rng, 2, 3, 4)), desc='3d_mask_shape'),
+        ErrorSample(args, dict(attn_mask=R(rng, 3, 4).astype(np.int64)),
+                    exc=AssertionError, desc='int_mask'),
+        ErrorSample(args, dict(is_causal=True), desc='causal_needs_mask'),
+        ErrorSample(args, dict(key_padding_mask=R(rng, 2, 5) > 0), exc=AssertionError,
+                    desc='kpm_shape'),
+        ErrorSample(kv[:8] + (None,) + kv[9:], exc=AssertionError, desc='bias_k_only'),
+        ErrorSample(kv, dict(static_k=R(rng, 4, 4, 2)), exc=AssertionError,
+                    desc='bias_with_static'),
+        ErrorSample(args, dict(static_k=R(rng, 3, 4, 2)), exc=AssertionError,
+                    desc='static_k_heads'),
+        ErrorSample(args, dict(static_v=R(rng, 4, 4, 3)), exc=AssertionError,
+                    desc='static_v_head_dim'),
+        ErrorSample(args, dict(use_separate_proj_weight=True), exc=AssertionError,
+                    desc='separate_missing'),
+    ]
+
+
+def _offs(ends):
+    return dict(offs=np.asarray(ends, np.int32))
+
+
+def grouped_mm_samples(rng):
+    # float32 only (PyTorch's CPU kernel refuses float64, so no finite-difference check);
+    # widths are multiples of 4 (its kernel wants 16-byte strides); offs end at the full
+    # length (PyTorch leaves what lies past offs[-1] uninitialised).
+    s = [Sample((R(rng, 3, 4, 8), R(rng, 3, 8, 4)), desc='3d_3d'),
+         Sample((R(rng, 12, 8), R(rng, 3, 8, 4)), _offs([3, 7, 12]), desc='2d_3d'),
+         Sample((R(rng, 12, 8), R(rng, 3, 8, 4)), _offs([0, 7, 12]), desc='2d_3d_empty_group'),
+         Sample((R(rng, 3, 4, 8), R(rng, 8, 12)), _offs([4, 4, 12]), desc='3d_2d'),
+         Sample((R(rng, 4, 12), R(rng, 12, 8)), _offs([4, 9, 12]), desc='2d_2d'),
+         Sample((R(rng, 3, 4, 8), nc(R(rng, 3, 4, 8), TR)), desc='3d_3d_colmajor_b')]
+    for x in s:
+        x.gradcheck = False
+    return s
+
+
+def grouped_mm_errors(rng):
+    a3, b3, a2 = R(rng, 3, 4, 8), R(rng, 3, 8, 4), R(rng, 12, 8)
+    return [
+        ErrorSample((_f64(a3), _f64(b3)), desc='float64'),
+        ErrorSample((a3, b3.astype(np.int32)), desc='int_b'),
+        ErrorSample((R(rng, 8), b3), desc='1d'),
+        ErrorSample((a3, b3), _offs([1, 2, 4]), desc='3d_offs'),
+        ErrorSample((a2, b3), desc='2d_no_offs'),
+        ErrorSample((a2, b3), dict(offs=np.asarray([3, 7, 12])), desc='offs_int64'),
+        ErrorSample((a2, b3), _offs([[3, 7, 12]]), desc='offs_2d'),
+        ErrorSample((a2, b3), _offs([3, 12]), desc='offs_count'),
+        ErrorSample((R(rng, 2, 4, 8), b3), desc='groups'),
+        ErrorSample((R(rng, 3, 4, 4), b3), desc='contraction'),
+        ErrorSample((a3, b3), dict(bias=R(rng, 3, 4)), desc='bias'),
+        ErrorSample((a3, b3), dict(out_dtype=DT('float16')), desc='out_dtype'),
+    ]
+
+
+OPS += [
+    OpInfo('nn.functional.multi_head_attention_forward', mha,
+           mha_samples, errors=mha_errors),
+    OpInfo('nn.functional.grouped_mm', F('grouped_mm'), grouped_mm_samples,
+           errors=grouped_mm_errors),
+]

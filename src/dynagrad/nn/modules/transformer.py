@@ -13,7 +13,8 @@ from ..module import Module
 from ...tensor import check_device
 from .. import functional as F
 from .. import init
-from .attention import MultiheadAttention, _canonical_mask
+from .attention import MultiheadAttention
+from ..functional.attention import _canonical_mask
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
