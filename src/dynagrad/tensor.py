@@ -16,7 +16,8 @@ from ._layout import (strided, contiguous_format, preserve_format, memory_order,
                       MEMORY_ORDERS)
 
 __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
-           'grad_mode', 'legacy']
+           'grad_mode', 'legacy', 'INFERENCE_COUNTER', 'inference_blocks',
+           'INFERENCE_WRITE_ERROR']
 
 _new = object.__new__
 
@@ -46,6 +47,38 @@ class VersionCounter:
     def __init__(self):
         self.value = 0
         self.modified_by = self.modified_at = self.written_by = None
+
+
+class _InferenceCounter(VersionCounter):
+    """The one counter every inference tensor shares, and the mark that makes it one.
+
+    PyTorch's inference tensors track no versions: nothing can save them for backward, so
+    no write to them needs counting. Holding this counter is what ``is_inference()`` asks;
+    views and detached aliases share their source's counter, so they are inference tensors
+    with no extra work, as in PyTorch.
+    """
+    __slots__ = ()
+
+
+INFERENCE_COUNTER = _InferenceCounter()
+
+INFERENCE_WRITE_ERROR = (
+    'Inplace update to inference tensor outside InferenceMode is not allowed.You can make a '
+    'clone to get a normal tensor before doing inplace update.See '
+    'https://github.com/pytorch/rfcs/pull/17 for more details.')
+
+
+class _InferenceBlocks:
+    """How many ``inference_mode`` blocks are open, in all threads. ``wrap`` reads it first,
+    so that tensors made while none is open (nearly all) skip the thread-local flag."""
+    __slots__ = ('open', 'lock')
+
+    def __init__(self):
+        self.open = 0
+        self.lock = threading.Lock()
+
+
+inference_blocks = _InferenceBlocks()
 
 
 class _GradMode(threading.local):
@@ -94,6 +127,8 @@ def wrap(array):
     t._requires_grad = False
     t._grad_fn = None
     t._output_nr = 0
+    if inference_blocks.open and grad_mode.inference:
+        t._vc_slot = INFERENCE_COUNTER  # made inside inference_mode: an inference tensor
     return t
 
 
@@ -200,7 +235,9 @@ class Tensor:
         else:
             raise TypeError(f'{cls.__name__}(): pass sizes as ints or data as one sequence, '
                             f'got {args!r}')
-        return Tensor._make(data, False, None, 0, None, cls)
+        made_inside = inference_blocks.open and grad_mode.inference
+        return Tensor._make(data, False, None, 0, INFERENCE_COUNTER if made_inside else None,
+                            cls)
 
     # -- basic properties ---------------------------------------------------------------
     @property
@@ -331,6 +368,10 @@ class Tensor:
         if requires_grad and self._data.dtype.kind not in 'fV':
             raise RuntimeError('only Tensors of floating point and complex dtype can require '
                                f'gradients (got {self.dtype}; convert with .float() first)')
+        if requires_grad and self._vc_slot is INFERENCE_COUNTER and not grad_mode.inference:
+            raise RuntimeError('Setting requires_grad=True on inference tensor outside '
+                               'InferenceMode is not allowed. (Make a normal tensor with '
+                               '.clone() first.)')
         if requires_grad and self._volatile:
             raise RuntimeError("Variable can't be volatile and require_grad at the same time!")
         if requires_grad and self._base is not None:
@@ -354,7 +395,10 @@ class Tensor:
 
     @property
     def _version(self):
-        return self._vc.value
+        vc = self._vc
+        if vc is INFERENCE_COUNTER:
+            raise RuntimeError('Inference tensors do not track version counter.')
+        return vc.value
 
     @property
     def grad(self):
@@ -452,20 +496,32 @@ class Tensor:
     @property
     def data(self):
         """The values without history (not sharing the version counter, as in PyTorch)."""
-        return wrap(self._data)
+        t = wrap(self._data)
+        if self._vc_slot is INFERENCE_COUNTER:
+            t._vc_slot = INFERENCE_COUNTER    # still an inference tensor, as in PyTorch
+        return t
 
     @data.setter
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f'data must be a Tensor, got {type(value).__name__}')
         self._data = value._data
+        # the storage's kind comes along with it (PyTorch: the tensor becomes an inference
+        # tensor, or stops being one)
+        if value._vc_slot is INFERENCE_COUNTER:
+            self._vc_slot = INFERENCE_COUNTER
+        elif self._vc_slot is INFERENCE_COUNTER:
+            self._vc_slot = None
 
     @property
     def volatile(self):
         return self._volatile
 
     def is_inference(self):
-        return False
+        """Whether this tensor was made inside ``inference_mode`` (or views or aliases one
+        that was): such a tensor cannot be saved for backward or written in place outside
+        inference mode; ``clone()`` it to get a normal tensor."""
+        return self._vc_slot is INFERENCE_COUNTER
 
     @property
     def name(self):

@@ -40,6 +40,7 @@ import numpy as np
 from .. import _dtype
 from ..backend import fp_errors_off, fp_errors_restore, xp
 from ..tensor import Tensor, VersionCounter, bump_version, legacy, wrap  # noqa: F401
+from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, inference_blocks
 from .graph import Node, SavedTensor, grad_accumulator
 from .variable import Variable
 from .grad_mode import state as _grad_state
@@ -248,7 +249,14 @@ class Op(Node):
             t._grad_fn = None
             # -1 marks "computed while grad mode was off", for the error message of a
             # backward() that finds no graph (the output_nr property still says 0).
-            t._output_nr = 0 if grad_on else -1
+            if grad_on:
+                t._output_nr = 0
+            else:
+                t._output_nr = -1
+                # made inside inference_mode (the count spares no_grad the thread-local
+                # read); a view takes its source's kind just below
+                if inference_blocks.open and _grad_state.inference:
+                    t._vc_slot = INFERENCE_COUNTER
         if cls.is_view:
             _make_view(t, inputs[0], cls, params)
         return t
@@ -275,6 +283,8 @@ class Op(Node):
             isinstance(x, Tensor) and x._requires_grad for x in inputs)
         if grad_on and target._requires_grad and (cls.differentiable or cls.guards_leaves):
             _check_inplace_allowed(target)
+        if target._vc_slot is INFERENCE_COUNTER and not _grad_state.inference:
+            raise RuntimeError(INFERENCE_WRITE_ERROR)
         if legacy.active:
             _, volatile = _legacy_flags(inputs)
             record = record and not volatile
@@ -303,6 +313,7 @@ class Op(Node):
         if record:
             node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
             if node._saved:
+                _refuse_saved_inference(node._saved, inputs, arrays)   # before the write
                 # Saved values of the target must be its value before the write.
                 old = None
                 if any(s is arrays[0] for s in node._saved):
@@ -392,6 +403,21 @@ def _as_runtime_error(cls, arrays, error):
                                     f'({op}: shapes {list(a)} and {list(b)})')
     described = ', '.join(f'{list(a.shape)} {a.dtype}' for a in arrays if a.__class__ is _ndarray)
     return RuntimeError(f'{op}: {error} (inputs: {described})')
+
+
+INFERENCE_SAVE_ERROR = (
+    'Inference tensors cannot be saved for backward. Please do not use Tensors created in '
+    'inference mode in computation tracked by autograd. To work around this, you can make a '
+    'clone to get a normal tensor and use it in autograd, or use `dynagrad.no_grad()` '
+    'instead of `dynagrad.inference_mode()`.')
+
+
+def _refuse_saved_inference(saved, inputs, arrays):
+    """Raise PyTorch's error when an op recording a graph saved an inference tensor."""
+    for s in saved:
+        for x, a in zip(inputs, arrays):
+            if s is a and isinstance(x, Tensor) and x._vc_slot is INFERENCE_COUNTER:
+                raise RuntimeError(INFERENCE_SAVE_ERROR)
 
 
 def _check_inplace_allowed(target):
@@ -748,7 +774,10 @@ def _resolve_saved(saved, inputs, arrays, out, outputs):
                     if s is a:
                         x = inputs[i]
                         if isinstance(x, Tensor):
-                            s = SavedTensor(s, x, x._vc)
+                            vc = x._vc
+                            if vc is INFERENCE_COUNTER:
+                                raise RuntimeError(INFERENCE_SAVE_ERROR)
+                            s = SavedTensor(s, x, vc)
                         break
                 else:
                     if not single:
@@ -767,10 +796,13 @@ def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
     if record:
         node._input_meta = _input_meta(inputs, arrays, arrays_out[0].shape, None)
         node._output_meta = tuple((o.shape, o.dtype) for o in arrays_out)
+    # made inside inference_mode: inference tensors (views take their source's kind below)
+    vc = (INFERENCE_COUNTER if inference_blocks.open and _grad_state.inference
+          and not _grad_state.grad_enabled else None)
     tensors = []
     for k, o in enumerate(arrays_out):
         diff = record and o.dtype.kind in 'fV'     # 'V': ml_dtypes' bfloat16
-        t = Tensor._make(o, diff, node if diff else None, k if diff else 0, None, out_cls)
+        t = Tensor._make(o, diff, node if diff else None, k if diff else 0, vc, out_cls)
         if node.is_view:
             _make_view(t, inputs[0], type(node), params, k)
             if diff:
@@ -1056,6 +1088,8 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             for t in node._to_save:
                 if t is None:
                     saved.append(None)
+                elif t._vc_slot is INFERENCE_COUNTER:
+                    raise RuntimeError(INFERENCE_SAVE_ERROR)
                 elif any(t is r for r in results) and t._grad_fn is node:
                     saved.append(SavedTensor(t._data, None, t._vc, t._output_nr))
                 else:

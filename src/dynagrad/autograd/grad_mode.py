@@ -4,6 +4,7 @@ import inspect
 import threading
 
 from ..tensor import grad_mode as state  # the flags live with the Tensor, which reads them
+from ..tensor import inference_blocks
 
 __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled',
            'inference_mode', 'is_inference_mode_enabled', 'set_multithreading_enabled',
@@ -99,7 +100,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad; dynagrad keeps no view or version bookkeeping to skip beyond that."""
+    """Like no_grad, and what is made inside is an inference tensor (``is_inference()``):
+    outside inference mode it cannot be saved for backward, written in place or made to
+    require grad; ``clone()`` gives a normal tensor. Tensors made before keep being normal."""
 
     def __init__(self, mode=True):
         self.mode = bool(mode)
@@ -114,12 +117,17 @@ class inference_mode(_DecoratorContextManager):
     def __enter__(self):
         self.prev = (state.grad_enabled, state.inference)
         if self.mode:
+            with inference_blocks.lock:
+                inference_blocks.open += 1
             state.grad_enabled, state.inference = False, True
         else:
             state.inference = False
 
     def __exit__(self, *exc):
         state.grad_enabled, state.inference = self.prev
+        if self.mode:
+            with inference_blocks.lock:
+                inference_blocks.open -= 1
         return False
 
     def clone(self):

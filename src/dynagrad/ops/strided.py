@@ -10,8 +10,8 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from ..autograd.grad_mode import is_grad_enabled
-from ..tensor import bump_version, method, wrap
+from ..autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, bump_version, method, wrap
 from .formula import is_array
 from .indexing import BasicIndex, select
 from .shape import (  # the view ops these are built from
@@ -203,7 +203,14 @@ def as_strided(input, size, stride, storage_offset=None):
 # -- in-place view ops: the tensor itself becomes the view ----------------------------------
 
 
+def _refuse_inference_write(target):
+    # these change the tensor without an op's apply_, so they make its check themselves
+    if target._vc_slot is INFERENCE_COUNTER and not is_inference_mode_enabled():
+        raise RuntimeError(INFERENCE_WRITE_ERROR)
+
+
 def _check_inplace_view(target):
+    _refuse_inference_write(target)
     if target._requires_grad and is_grad_enabled():
         if target._grad_fn is None:
             raise RuntimeError('a leaf Variable that requires grad is being used in an in-place '
@@ -526,6 +533,7 @@ def narrow_copy(input, dim, start, length):
 def resize_(self, *sizes, memory_format=None):
     """PyTorch's storage semantics: the first elements of the storage from the tensor's
     offset keep their values; a storage too small is replaced by a larger one."""
+    _refuse_inference_write(self)
     if self._requires_grad:
         raise RuntimeError('cannot resize variables that require grad')
     shape = _shape_arg(sizes)
@@ -612,11 +620,14 @@ class _SetNotDifferentiable(Op):
 
 @method
 def set_(self, source=None, storage_offset=0, size=None, stride=None):
-    """Point this tensor at ``source``'s memory (a tensor; dynagrad has no separate storage
-    objects), optionally as the view (size, stride, storage_offset) of its storage."""
+    """Point this tensor at ``source``'s memory, optionally as the view (size, stride,
+    storage_offset) of its storage. ``source`` is a tensor: a storage object
+    (``t.untyped_storage()``) is not accepted yet."""
     if source is not None and not _is_tensor(source):
         raise TypeError(f'set_(): argument \'source\' must be Tensor, not '
-                        f'{type(source).__name__} (dynagrad tensors are their own storage)')
+                        f'{type(source).__name__} (dynagrad\'s set_ takes a tensor, not a '
+                        'storage, as its source)')
+    _refuse_inference_write(self)
     if is_grad_enabled() and self._requires_grad and self._grad_fn is None:
         raise RuntimeError('a leaf Variable that requires grad is being used in an in-place '
                            'operation.')
