@@ -137,12 +137,6 @@ LEFT_OUT = {
 
 # Within issue 16's scope and not done yet: the issue stays open while these remain.
 NOT_YET = {
-    # unsigned 16/32/64-bit dtypes (PyTorch's support is partial too) and hash_tensor, whose
-    # result is uint64
-    'torch': {'uint16', 'uint32', 'uint64', 'hash_tensor'},
-    'torch.Tensor': {'hash_tensor'},
-    'torch.nn.functional': {'multi_head_attention_forward', 'grouped_mm'},
-    'torch.distributions': {'ContinuousBernoulli', 'LKJCholesky', 'VonMises', 'Wishart'},
 }
 
 

@@ -20,6 +20,16 @@ def leaf(lib, a, grad=True):
 SPD = np.array([[2.0, 0.3, -0.4], [0.3, 1.5, 0.2], [-0.4, 0.2, 1.0]])
 TRIL = np.linalg.cholesky(SPD)
 W = np.array([[0.5, -0.2], [0.1, 0.4], [-0.3, 0.6]])
+SPD2 = np.array([[1.2, -0.5, 0.1], [-0.5, 2.5, 0.7], [0.1, 0.7, 0.9]])
+
+
+def _corr_cholesky(corr):
+    return np.linalg.cholesky(np.asarray(corr))
+
+
+LKJ_VALUE = np.stack([_corr_cholesky([[1, 0.3, -0.2], [0.3, 1, 0.5], [-0.2, 0.5, 1]]),
+                      _corr_cholesky([[1, -0.6, 0.1], [-0.6, 1, 0.0], [0.1, 0.0, 1]]),
+                      _corr_cholesky(np.eye(3))])
 
 
 def _mvn(kind):
@@ -136,6 +146,30 @@ CASES = {
                           [0.5, 2.0, 1.5], [0.3, 0.8, 0.5]),
     'InverseGamma': ({'c': [1.5, 3.0], 'r': [1.0, 2.0]},
                      lambda D, P: D.InverseGamma(P['c'], P['r']), [0.4, 1.2], None),
+    'ContinuousBernoulli': ({'probs': [0.2, 0.5004]},
+                            lambda D, P: D.ContinuousBernoulli(probs=P['probs']),
+                            [0.3, 0.6], [0.3, 0.8]),
+    # probs inside the band (Taylor expansions), just outside it on both sides, far out
+    'ContinuousBernoulli_band': ({'probs': [0.4995, 0.496, 0.5012, 0.93]},
+                                 lambda D, P: D.ContinuousBernoulli(probs=P['probs']),
+                                 [0.3, 0.6, 0.1, 0.95], [0.3, 0.8, 0.5, 0.1]),
+    'ContinuousBernoulli_logits': ({'logits': [-1.3, 0.0005, 2.5]},
+                                   lambda D, P: D.ContinuousBernoulli(logits=P['logits']),
+                                   [0.3, 0.6, 0.95], [0.3, 0.8, 0.1]),
+    'VonMises': ({'loc': [0.3, -1.2, 2.5], 'concentration': [0.5, 2.0, 8.0]},
+                 lambda D, P: D.VonMises(P['loc'], P['concentration']), [0.1, 1.5, -2.9],
+                 None),
+    'LKJCholesky': ({'concentration': [0.5, 1.0, 3.0]},
+                    lambda D, P: D.LKJCholesky(3, P['concentration']), LKJ_VALUE, None),
+    'Wishart_tril': ({'df': [4.0, 6.5], 'scale_tril': TRIL},
+                     lambda D, P: D.Wishart(P['df'], scale_tril=P['scale_tril']),
+                     [SPD, SPD2], None),
+    'Wishart_cov': ({'df': 3.5, 'covariance_matrix': SPD},
+                    lambda D, P: D.Wishart(P['df'], covariance_matrix=P['covariance_matrix']),
+                    [SPD2], None),
+    'Wishart_prec': ({'df': [3.2], 'precision_matrix': SPD},
+                     lambda D, P: D.Wishart(P['df'], precision_matrix=P['precision_matrix']),
+                     [SPD2], None),
 }
 
 

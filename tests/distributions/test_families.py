@@ -11,6 +11,11 @@ STATS = ['mean', 'variance', 'mode', 'stddev']
 # torch's gradient is nan where the statistic is infinite (0 * inf through the clamped
 # formula, even for elements left out of the sum); dynagrad's is 0 there, by design
 NAN_GRAD_WHERE_INFINITE = {('Pareto', 'variance'), ('Pareto', 'stddev')}
+# ContinuousBernoulli's exact variance just outside its Taylor band is a difference of two
+# terms near +-4e4 whose derivatives are near 3e7: both libraries' gradients carry rounding
+# noise of a few 1e-8 there (in different ways), so those are compared to 1e-7
+NOISY_GRAD_ATOL = {('ContinuousBernoulli_band', 'variance'): 1e-7,
+                   ('ContinuousBernoulli_band', 'stddev'): 1e-7}
 
 
 def test_kumaraswamy_mode_is_the_closed_form():
@@ -89,7 +94,8 @@ def test_against_torch(name, what):
             if (name, what) in NAN_GRAD_WHERE_INFINITE:
                 assert np.all(mine[np.isnan(g)] == 0)
                 g = np.where(np.isnan(g), 0.0, g)
-            np.testing.assert_allclose(mine, g, rtol=tol * 10, atol=tol * 1e-2, err_msg=k)
+            atol = NOISY_GRAD_ATOL.get((name, what), tol * 1e-2)
+            np.testing.assert_allclose(mine, g, rtol=tol * 10, atol=atol, err_msg=k)
 
 
 @pytest.mark.parametrize('name', sorted(CASES))

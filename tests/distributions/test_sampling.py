@@ -1,5 +1,7 @@
 """Draws: shape, dtype, support and moments (fixed seeds, generous tolerances), and the
 reparameterised gradients of Gamma / Beta / Dirichlet against torch's on the same draws."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -9,6 +11,8 @@ import dynagrad.distributions as D
 from dist_cases import CASES, build, to_np
 
 N = 20000
+# mean and variance are the circular ones: test_von_mises_circular_moments
+CIRCULAR = {'VonMises'}
 
 
 def _finite_moments(td):
@@ -25,13 +29,15 @@ def test_sample_shape_dtype_support_moments(name):
     td, _, _, _ = build(name, torch)
     dd, _, _, _ = build(name, dg)
     s = dd.sample((N,))
-    ts = td.sample((3,))
+    with warnings.catch_warnings():   # torch 2.13's Wishart warns on every draw
+        warnings.filterwarnings('ignore', 'Singular sample detected')
+        ts = td.sample((3,))
     assert tuple(s.shape) == (N,) + tuple(td.batch_shape) + tuple(td.event_shape)
     assert s.dtype == getattr(dg, str(ts.dtype).split('.')[-1])
     assert not s.requires_grad
     assert bool(dd.support.check(s).all())
     mean, var = _finite_moments(td)
-    if mean is None:
+    if mean is None or name in CIRCULAR:
         return
     x = to_np(s).astype(np.float64)
     ok = np.isfinite(var) & np.isfinite(mean)

@@ -36,6 +36,10 @@ def _same_error(make_torch, make_dg, exc=ValueError):
     lambda L, T: L.Beta(T.tensor([1.0]), T.tensor([-1.0])),
     lambda L, T: L.Exponential(T.tensor([0.0])),
     lambda L, T: L.LowRankMultivariateNormal(T.zeros(2), T.ones(2, 1), T.tensor([1., -1.])),
+    lambda L, T: L.VonMises(T.zeros(2), T.tensor([1., -1.])),
+    lambda L, T: L.Wishart(T.tensor(4.), T.tensor([[1., 2.], [2., 1.]])),
+    lambda L, T: L.Wishart(T.tensor(4.), scale_tril=T.tensor([[1., 0.], [2., -1.]])),
+    lambda L, T: L.ContinuousBernoulli(T.tensor([0.5, 1.5]), validate_args=True),
 ])
 def test_parameter_errors_match_torch(build):
     _same_error(lambda: build(TD, torch), lambda: build(D, dg))
@@ -53,6 +57,11 @@ def test_parameter_errors_match_torch(build):
     (lambda L, T: L.Poisson(T.tensor([1.])), lambda T: T.tensor([1.5])),
     (lambda L, T: L.Uniform(0., 1.), lambda T: T.tensor(2.0)),
     (lambda L, T: L.Independent(L.Normal(T.zeros(2, 3), 1.), 1), lambda T: T.zeros(4)),
+    (lambda L, T: L.ContinuousBernoulli(T.tensor([0.3])), lambda T: T.tensor([1.5])),
+    (lambda L, T: L.VonMises(T.zeros(2), 1.), lambda T: T.tensor([0., float('nan')])),
+    (lambda L, T: L.LKJCholesky(2, 1.), lambda T: T.tensor([[1., 0.], [0.5, 0.5]])),
+    (lambda L, T: L.Wishart(5., T.eye(2)), lambda T: T.tensor([[1., 2.], [2., 1.]])),
+    (lambda L, T: L.Wishart(5., T.eye(2)), lambda T: T.eye(3)),
 ])
 def test_sample_errors_match_torch(build, value):
     _same_error(lambda: build(TD, torch).log_prob(value(torch)),
@@ -77,6 +86,14 @@ def test_sample_errors_match_torch(build, value):
     lambda L, T: L.MixtureSameFamily(L.Categorical(T.ones(2, 2)),
                                      L.Normal(T.zeros(3, 2), 1.)),
     lambda L, T: L.Multinomial(2.5, T.ones(2)),
+    lambda L, T: L.ContinuousBernoulli(),
+    lambda L, T: L.ContinuousBernoulli(0.3, 0.2),
+    lambda L, T: L.LKJCholesky(1),
+    lambda L, T: L.Wishart(T.tensor(4.)),
+    lambda L, T: L.Wishart(T.tensor(4.), T.eye(2), scale_tril=T.eye(2)),
+    lambda L, T: L.Wishart(T.tensor(4.), T.ones(2)),
+    lambda L, T: L.Wishart(T.tensor([1.5, 3.0]), T.eye(3)),
+    lambda L, T: L.Wishart(1.0, precision_matrix=T.eye(3)),
 ])
 def test_constructor_errors_match_torch(build):
     try:

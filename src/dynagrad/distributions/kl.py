@@ -6,6 +6,7 @@ from functools import total_ordering
 
 import dynagrad as dg
 from .continuous import Cauchy, Gumbel, Laplace, Pareto, Uniform
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Beta, Dirichlet
 from .discrete import (Bernoulli, Binomial, Categorical, Geometric, OneHotCategorical,
                        Poisson)
@@ -488,6 +489,54 @@ def _kl_bernoulli_poisson(p, q):
     return -p.entropy() - (p.probs * q.rate.log() - q.rate)
 
 
+# -- ContinuousBernoulli: log q(x) = x logits + log(1 - probs) + log C(probs) -----------------
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p, q):
+    t1 = p.mean * (p.logits - q.logits)
+    t2 = p._cont_bern_log_norm() + dg.log1p(-p.probs)
+    t3 = -q._cont_bern_log_norm() - dg.log1p(-q.probs)
+    return t1 + t2 + t3
+
+
+def _expected_log_continuous_bernoulli(p, q):
+    return p.mean * q.logits + dg.log1p(-q.probs) + q._cont_bern_log_norm()
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p, q):
+    return -p.entropy() - _expected_log_continuous_bernoulli(p, q)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p, q):
+    result = -p.entropy() - _expected_log_continuous_bernoulli(p, q)
+    # as PyTorch has it: infinite unless [low, high) lies strictly inside (0, 1)
+    return _set_where(result, (p.high >= q.support.upper_bound)
+                      | (p.low <= q.support.lower_bound), math.inf)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p, q):
+    return -p.entropy() - dg.log(q.rate) + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p, q):
+    t1 = -p.entropy()
+    t2 = 0.5 * (math.log(2.0 * math.pi) + dg.square(q.loc / q.scale)) + dg.log(q.scale)
+    t3 = (p.variance + dg.square(p.mean) - 2.0 * q.loc * p.mean) / (2.0 * dg.square(q.scale))
+    return t1 + t2 + t3
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    # as PyTorch has it: infinite unless [low, high) strictly contains [0, 1]
+    return _set_where(result, (q.low >= p.support.lower_bound)
+                      | (q.high <= p.support.upper_bound), math.inf)
+
+
 # -- infinite: p puts mass where q has none ------------------------------------------------
 
 def _kl_infinite(p, q):
@@ -502,5 +551,9 @@ for _p, _q in [(Beta, Pareto), (Exponential, Pareto), (Exponential, Beta),
                (Gumbel, Pareto), (Gumbel, Uniform), (Laplace, Beta), (Laplace, Exponential),
                (Laplace, Gamma), (Laplace, Pareto), (Laplace, Uniform), (Normal, Beta),
                (Normal, Exponential), (Normal, Gamma), (Normal, Pareto), (Normal, Uniform),
-               (Poisson, Bernoulli), (Poisson, Binomial)]:
+               (Poisson, Bernoulli), (Poisson, Binomial),
+               (ContinuousBernoulli, Pareto), (Exponential, ContinuousBernoulli),
+               (Gamma, ContinuousBernoulli), (Gumbel, ContinuousBernoulli),
+               (Laplace, ContinuousBernoulli), (Normal, ContinuousBernoulli),
+               (Pareto, ContinuousBernoulli)]:
     register_kl(_p, _q)(_kl_infinite)
