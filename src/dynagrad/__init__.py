@@ -2,7 +2,8 @@
 from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64, uint8,  # noqa
                      bool, half, float, double, short, int, long, get_default_dtype,
                      set_default_dtype, promote_types, bfloat16, finfo, iinfo, uint16,
-                     uint32, uint64)
+                     uint32, uint64, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
+                     float8_e5m2fnuz, float8_e8m0fnu)
 from .size import Size  # noqa: F401
 from ._layout import (layout, strided, memory_format, contiguous_format,  # noqa: F401
                       channels_last, channels_last_3d, preserve_format)
@@ -19,7 +20,7 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa
                            LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
                            BoolTensor)
-from . import autograd, nn, optim, linalg, random, distributed  # noqa: F401,E402
+from . import autograd, nn, optim, linalg, random  # noqa: F401,E402
 from . import multiprocessing, functional  # noqa: F401,E402
 from . import cuda, accelerator, mps, backends  # noqa: F401,E402
 from .backends import (set_float32_matmul_precision,  # noqa: F401,E402
@@ -47,25 +48,13 @@ from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enab
 __version__ = '0.1.0'
 
 # Imported on first use, to keep `import dynagrad` short: a training script that never
-# loads data through DataLoader, saves a checkpoint or draws its graph does not pay for
-# the zip/pickle machinery, the data-loader workers or graphviz glue.
-_LAZY_SUBMODULES = ('utils', 'serialization', 'viz', 'onnx', 'testing', 'distributions')
-_LAZY_ATTRIBUTES = {'save': 'serialization', 'load': 'serialization'}
-
-
-def __getattr__(name):
-    import importlib
-    if name in _LAZY_SUBMODULES:
-        return importlib.import_module(f'{__name__}.{name}')  # also binds it here
-    if name in _LAZY_ATTRIBUTES:
-        value = getattr(importlib.import_module(f'{__name__}.{_LAZY_ATTRIBUTES[name]}'), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY_SUBMODULES) | set(_LAZY_ATTRIBUTES))
+# loads data through DataLoader, saves a checkpoint, trains on several processes or draws
+# its graph does not pay for the zip/pickle machinery, the workers, MPI or graphviz glue.
+from .lazy import lazy_exports  # noqa: E402
+__getattr__, __dir__ = lazy_exports(__name__, {
+    'utils': 'utils', 'serialization': 'serialization', 'viz': 'viz', 'onnx': 'onnx',
+    'testing': 'testing', 'distributions': 'distributions', 'distributed': 'distributed',
+    'save': 'serialization', 'load': 'serialization'})
 
 
 def result_type(tensor1, tensor2):

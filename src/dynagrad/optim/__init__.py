@@ -2,7 +2,6 @@
 
 Left out: ``SparseAdam`` (it needs sparse gradients, and dynagrad has no sparse tensors).
 """
-from . import lr_scheduler, swa_utils
 from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
 from .adafactor import Adafactor
@@ -19,3 +18,9 @@ from .sgd import SGD
 __all__ = ['ASGD', 'LBFGS', 'SGD', 'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW',
            'Adamax', 'Muon', 'NAdam', 'Optimizer', 'RAdam', 'RMSprop', 'Rprop', 'lr_scheduler',
            'swa_utils', 'swap_in_optimizer_params_and_state']
+
+from ..lazy import lazy_exports  # noqa: E402
+
+# the schedulers and weight averaging load on first use (dynagrad.optim.lr_scheduler)
+__getattr__, __dir__ = lazy_exports(__name__, {'lr_scheduler': 'lr_scheduler',
+                                              'swa_utils': 'swa_utils'})

@@ -1,16 +1,8 @@
 """``dynagrad.utils``: helpers around training, as ``torch.utils``."""
-import importlib
+from ..lazy import lazy_exports
 
 __all__ = ['data', 'checkpoint', 'safetensors', 'dlpack']
 
-
-def __getattr__(name):
-    # submodules load on first use (``dynagrad.utils.data`` pulls in the data-loader
-    # workers and multiprocessing), so ``import dynagrad`` stays short
-    if name in __all__:
-        return importlib.import_module(f'{__name__}.{name}')
-    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+# submodules load on first use (``dynagrad.utils.data`` pulls in the data-loader workers
+# and multiprocessing), so ``import dynagrad`` stays short
+__getattr__, __dir__ = lazy_exports(__name__, {name: name for name in __all__})
