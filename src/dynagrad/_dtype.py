@@ -7,11 +7,18 @@ refused (``promote_types`` raises, as torch does), and most kernels refuse them.
 ``bfloat16`` is backed by ``ml_dtypes`` (the NumPy extension the JAX team maintains), an
 optional dependency imported the first time a bfloat16 array is needed: the dtype object,
 its name, size, ``finfo`` and promotion work without it.
+
+The float8 dtypes (``float8_e4m3fn``, ``float8_e5m2``, their ``fnuz`` variants and
+``float8_e8m0fnu``) are stored through ml_dtypes the same way. As in PyTorch they are storage
+formats: they convert, print, index, copy and save, promote with nothing but themselves, and
+most kernels refuse them. ``to_float8`` rounds into them as PyTorch does (ml_dtypes' own cast
+differs where values overflow, for NaN's bits, and for e8m0's signs and zeros).
 """
 import numpy as np
 
 __all__ = ['dtype', 'float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32',
-           'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool', 'half', 'float', 'double', 'short', 'int', 'long',
+           'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool', 'float8_e4m3fn', 'float8_e5m2',
+           'float8_e4m3fnuz', 'float8_e5m2fnuz', 'float8_e8m0fnu', 'half', 'float', 'double', 'short', 'int', 'long',
            'get_default_dtype', 'set_default_dtype', 'promote_types', 'result_type',
            'finfo', 'iinfo']
 
@@ -42,7 +49,7 @@ class dtype:
 
     @property
     def is_signed(self):
-        return self.name not in ('uint8', 'bool') and self not in WIDE_UNSIGNED
+        return self.name not in ('uint8', 'bool', 'float8_e8m0fnu') and self not in WIDE_UNSIGNED
 
     @property
     def is_complex(self):
@@ -74,18 +81,26 @@ uint16 = dtype('uint16', np.uint16, _INT, 'UInt16Tensor')
 uint32 = dtype('uint32', np.uint32, _INT, 'UInt32Tensor')
 uint64 = dtype('uint64', np.uint64, _INT, 'UInt64Tensor')
 bool = dtype('bool', np.bool_, _BOOL, 'BoolTensor')
+# torch has no Float8_*Tensor classes either: these names are Tensor.type()'s and messages'.
+float8_e4m3fn = dtype('float8_e4m3fn', None, _FLOAT, 'Float8_e4m3fnTensor', itemsize=1)
+float8_e5m2 = dtype('float8_e5m2', None, _FLOAT, 'Float8_e5m2Tensor', itemsize=1)
+float8_e4m3fnuz = dtype('float8_e4m3fnuz', None, _FLOAT, 'Float8_e4m3fnuzTensor', itemsize=1)
+float8_e5m2fnuz = dtype('float8_e5m2fnuz', None, _FLOAT, 'Float8_e5m2fnuzTensor', itemsize=1)
+float8_e8m0fnu = dtype('float8_e8m0fnu', None, _FLOAT, 'Float8_e8m0fnuTensor', itemsize=1)
 
+FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
-       uint64, bool)
+       uint64, bool) + FLOAT8
 # The unsigned dtypes with PyTorch's "limited support" (see the module docstring).
 WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
-# NumPy dtype -> dtype. bfloat16's entry is added when ml_dtypes loads (_load_extension).
-FROM_NUMPY = {d.numpy: d for d in ALL if d is not bfloat16}
+# NumPy dtype -> dtype. The ml_dtypes ones' entries are added when it loads (_load_extension).
+FROM_NUMPY = {d.numpy: d for d in ALL if d is not bfloat16 and d not in FLOAT8}
 _BY_NAME = {d.name: d for d in ALL}
 
 # -- extension dtypes (ml_dtypes) --------------------------------------------------------
 
-_EXTENSIONS = {'bfloat16': 'bfloat16'}   # dynagrad name -> attribute of ml_dtypes
+# dynagrad name -> attribute of ml_dtypes (the same names)
+_EXTENSIONS = {d.name: d.name for d in (bfloat16,) + FLOAT8}
 _on_load = []   # called once ml_dtypes has loaded (layers above prepare for its arrays)
 
 
@@ -94,8 +109,8 @@ class MissingDependencyError(ImportError):
 
 
 def _load_extension(d):
-    """Import ml_dtypes, give ``d`` its NumPy dtype and register it; raise a clear error
-    naming the package to install when it is missing."""
+    """Import ml_dtypes, give every extension dtype its NumPy dtype and register it; return
+    ``d``'s. Raise a clear error naming the package to install when it is missing."""
     if extension_loaded():
         return object.__getattribute__(d, 'numpy')
     try:
@@ -104,12 +119,19 @@ def _load_extension(d):
         raise MissingDependencyError(
             f'dynagrad.{d.name} tensors need the ml_dtypes package (NumPy has no {d.name} '
             f'type): pip install ml_dtypes (or pip install "dynagrad[bfloat16]")') from None
-    np_dtype = np.dtype(getattr(ml_dtypes, _EXTENSIONS[d.name]))
-    d.numpy = np_dtype
-    FROM_NUMPY[np_dtype] = d
+    for name, attribute in _EXTENSIONS.items():
+        # bfloat16 last: its numpy slot being set is what extension_loaded() reads
+        if name != 'bfloat16':
+            _register(_BY_NAME[name], np.dtype(getattr(ml_dtypes, attribute)))
+    _register(bfloat16, np.dtype(ml_dtypes.bfloat16))
     for callback in _on_load:
         callback()
-    return np_dtype
+    return object.__getattribute__(d, 'numpy')
+
+
+def _register(d, np_dtype):
+    d.numpy = np_dtype
+    FROM_NUMPY[np_dtype] = d
 
 
 def extension_loaded():
@@ -128,9 +150,21 @@ def on_extension_load(callback):
         callback()
 
 
+# ml_dtypes' type characters: bfloat16, then float8 e4m3fn, e4m3fnuz, e5m2fnuz, e8m0fnu
+# (float8_e5m2's kind is 'f' already)
+_EXTENSION_FLOAT_CHARS = frozenset('E4GCW')
+
+
 def is_floating(np_dtype):
-    """Whether a NumPy dtype is one of dynagrad's floating dtypes (bfloat16's kind is 'V')."""
-    return np_dtype.kind == 'f' or np_dtype.char == 'E'
+    """Whether a NumPy dtype is one of dynagrad's floating dtypes (most of ml_dtypes' have
+    kind 'V')."""
+    return np_dtype.kind == 'f' or np_dtype.char in _EXTENSION_FLOAT_CHARS
+
+
+def is_float8(np_dtype):
+    """Whether a NumPy dtype is one of the float8 dtypes (all are one byte, kind 'f' or
+    'V')."""
+    return np_dtype.itemsize == 1 and np_dtype.kind in 'fV'
 
 
 def _register_foreign(np_dtype):
@@ -206,9 +240,13 @@ def type_name(d):
 def promote_types(a, b):
     """PyTorch's promotion of two dtypes: the higher category wins; within one, NumPy's rule,
     except bfloat16, which with float16 gives float32 and otherwise yields to the wider.
-    uint16/32/64 promote only with themselves and floating dtypes (torch refuses the rest)."""
+    uint16/32/64 promote only with themselves and floating dtypes (torch refuses the rest);
+    float8 dtypes only with themselves."""
     if a is b:
         return a
+    if a.itemsize == 1 and a.category == _FLOAT or b.itemsize == 1 and b.category == _FLOAT:
+        raise RuntimeError('Promotion for Float8 Types is not supported, attempted to promote '
+                           f'{type_name(a)} and {type_name(b)}')
     if a in WIDE_UNSIGNED or b in WIDE_UNSIGNED:
         if a.category == _FLOAT or b.category == _FLOAT:
             return a if a.category == _FLOAT else b
@@ -263,6 +301,54 @@ def result_type(*operands):
     return result
 
 
+# -- rounding into float8 as PyTorch does -------------------------------------------------
+
+def cast(array, np_dtype):
+    """``array.astype(np_dtype)``, except that into a float8 dtype it rounds as PyTorch does
+    (``to_float8``: ml_dtypes' own conversion saturates and writes NaN differently)."""
+    if np_dtype.itemsize == 1 and np_dtype.kind in 'fV':
+        return to_float8(array, FROM_NUMPY[np_dtype])
+    return array.astype(np_dtype)
+
+
+def to_float8(array, d):
+    """``array`` (any real dtype) converted to the float8 dtype ``d`` bit for bit as PyTorch
+    converts: through float32 first (so a float64 is rounded twice, as there), then to
+    nearest, ties to even, except:
+
+    - float8_e4m3fn saturates: a finite value beyond 448 or an infinity becomes +-448;
+    - float8_e4m3fn and float8_e5m2 write NaN as all ones after the sign (0x7f / 0xff);
+    - float8_e8m0fnu (a bare power of two, no sign, no zero) keeps float32's exponent and
+      drops the sign: a mantissa over one half rounds up, exactly one half too except in
+      float32's subnormals; 0 becomes 2**-127, and NaN, infinities and values rounding past
+      2**127 become NaN (0xff).
+
+    The fnuz formats round as ml_dtypes does (overflow and infinities become their NaN).
+    """
+    target = d.numpy
+    with np.errstate(invalid='ignore', over='ignore'):
+        x = np.asarray(array).astype(np.float32)
+    if d is float8_e8m0fnu:
+        bits = x.view(np.uint32)
+        exponent = (bits >> 23) & 0xFF
+        mantissa = bits & 0x7FFFFF
+        round_up = (mantissa > 0x400000) | ((mantissa == 0x400000) & (exponent != 0))
+        out = np.where(exponent == 0xFF, 0xFF, exponent + round_up).astype(np.uint8)
+        return out.view(target)
+    with np.errstate(invalid='ignore', over='ignore'):
+        out = x.astype(target)
+    if d is float8_e4m3fn or d is float8_e5m2:
+        raw = out.view(np.uint8)
+        sign = (np.signbit(x).astype(np.uint8) << 7)
+        nan = np.isnan(x)
+        if d is float8_e4m3fn:
+            over = ~nan & (np.abs(x) > 448.0)    # ml_dtypes gives NaN there, PyTorch 448
+            raw = np.where(over, sign | 0x7E, raw)
+        raw = np.where(nan, sign | 0x7F, raw).astype(np.uint8)
+        out = raw.view(target)
+    return out
+
+
 # -- finfo / iinfo ---------------------------------------------------------------------------
 
 def _short(x):
@@ -280,12 +366,26 @@ class finfo:
     _FORMATS = {'float16': (16, 10, 15), 'bfloat16': (16, 7, 127), 'float32': (32, 23, 127),
                 'float64': (64, 52, 1023)}
     _DIGITS = {'float16': 3, 'bfloat16': 2, 'float32': 6, 'float64': 15}
+    # The float8 formats bend the IEEE pattern (no infinities, one NaN, no sign, fnuz's
+    # exponent bias one higher), so their limits are listed: name -> (eps, max, min, tiny).
+    # Their resolution is 1 (no full decimal digit).
+    _FLOAT8 = {'float8_e4m3fn': (2.0 ** -3, 448.0, -448.0, 2.0 ** -6),
+               'float8_e5m2': (2.0 ** -2, 57344.0, -57344.0, 2.0 ** -14),
+               'float8_e4m3fnuz': (2.0 ** -3, 240.0, -240.0, 2.0 ** -7),
+               'float8_e5m2fnuz': (2.0 ** -3, 57344.0, -57344.0, 2.0 ** -15),
+               'float8_e8m0fnu': (1.0, 2.0 ** 127, 2.0 ** -127, 2.0 ** -127)}
 
     def __init__(self, type=None):
         d = get_default_dtype() if type is None else to_dtype(type)
         if d.category != _FLOAT:
             raise TypeError('dynagrad.finfo() requires a floating point input type. Use '
                             "dynagrad.iinfo to handle 'dynagrad.finfo'")
+        self.dtype = d.name
+        if d.name in self._FLOAT8:
+            self.bits, self.resolution = 8, 1.0
+            self.eps, self.max, self.min, self.tiny = self._FLOAT8[d.name]
+            self.smallest_normal = self.tiny
+            return
         bits, mantissa, emax = self._FORMATS[d.name]
         self.bits = bits
         self.eps = 2.0 ** -mantissa
@@ -293,7 +393,6 @@ class finfo:
         self.min = -self.max
         self.tiny = self.smallest_normal = 2.0 ** (1 - emax)
         self.resolution = 10.0 ** -self._DIGITS[d.name]
-        self.dtype = d.name
 
     def __repr__(self):
         return (f'finfo(resolution={_short(self.resolution)}, min={_short(self.min)}, '

@@ -183,9 +183,14 @@ def _append_suffixes(text, suffixes, indent):
 
 def _as_printable(array, dtype_name):
     array = np.asarray(array)
-    if dtype_name in ('float16', 'bfloat16'):
-        # torch widens half and bfloat16 tensors before formatting; values are unchanged.
+    if dtype_name in ('float16', 'bfloat16') or dtype_name.startswith('float8_'):
+        # torch widens half, bfloat16 and float8 tensors before formatting; values are
+        # unchanged.
         array = array.astype(np.float32)
+        if dtype_name == 'float8_e8m0fnu':
+            # e8m0 has no zero: torch treats its smallest value, 2**-127 (what 0 converts
+            # to), as zero when it prints, and shows it as one
+            array[array == np.float32(2.0 ** -127)] = 0
     return array
 
 
@@ -231,6 +236,9 @@ _LEGACY_NAMES = {
     'int32': 'IntTensor', 'int64': 'LongTensor', 'bool': 'BoolTensor',
     # newer than 0.3; torch's Tensor.type() names them so (no such classes exist)
     'uint16': 'UInt16Tensor', 'uint32': 'UInt32Tensor', 'uint64': 'UInt64Tensor',
+    'float8_e4m3fn': 'Float8_e4m3fnTensor', 'float8_e5m2': 'Float8_e5m2Tensor',
+    'float8_e4m3fnuz': 'Float8_e4m3fnuzTensor', 'float8_e5m2fnuz': 'Float8_e5m2fnuzTensor',
+    'float8_e8m0fnu': 'Float8_e8m0fnuTensor',
 }
 
 

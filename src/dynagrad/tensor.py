@@ -557,9 +557,11 @@ class Tensor:
         if self._requires_grad and grad_mode.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                'tensor.detach().numpy() instead.')
-        if self._data.dtype.kind == 'V':
-            # PyTorch's error: NumPy has no bfloat16 (convert with .float() first)
-            raise TypeError('Got unsupported ScalarType BFloat16')
+        dt = self._data.dtype
+        if dt.kind == 'V' or (dt.kind == 'f' and dt.itemsize == 1):
+            # PyTorch's error: NumPy itself has no bfloat16 or float8 (convert with .float())
+            raise TypeError(f'Got unsupported ScalarType '
+                            f'{_dtype.type_name(_dtype.FROM_NUMPY[dt])}')
         return self._data
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):

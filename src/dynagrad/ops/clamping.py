@@ -270,7 +270,7 @@ class Cast(Op):
 
     def forward(self, x, dtype):
         self.in_dtype = x.dtype
-        return x.astype(dtype)
+        return _dtype.cast(x, dtype)
 
     def backward(self, g):
         from .._dtype import FROM_NUMPY
@@ -294,6 +294,8 @@ class Fill(Op):
     node_name = 'FillBackward2'
 
     def forward(self, x, value):
+        if x.dtype.itemsize == 1 and x.dtype.kind in 'fV':    # float8: PyTorch's rounding
+            return _dtype.cast(xp.full(x.shape, value, np.float32), x.dtype)
         return xp.full_like(x, value)
 
     def backward(self, g):
@@ -309,6 +311,8 @@ class FillTensor(Op):
     node_name = 'FillBackward3'
 
     def forward(self, x, value):
+        if x.dtype.itemsize == 1 and x.dtype.kind in 'fV':    # float8: PyTorch's rounding
+            return _dtype.cast(xp.full(x.shape, value, np.float32), x.dtype)
         return xp.full_like(x, value)
 
     def backward(self, g):
@@ -323,7 +327,7 @@ class Copy(Op):
     def forward(self, x, src):
         if src.ndim > x.ndim:  # leading size-1 dimensions of src are dropped, as in PyTorch
             src = src.reshape(src.shape[src.ndim - x.ndim:])
-        return xp.broadcast_to(src, x.shape).astype(x.dtype)
+        return _dtype.cast(xp.broadcast_to(src, x.shape), x.dtype)
 
     def backward(self, g):
         return g * 0, g

@@ -84,7 +84,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     if isinstance(data, Tensor):
         array = data._data.copy()
         if dtype is not None:
-            array = array.astype(_np_dtype(dtype))
+            array = _dtype.cast(array, _np_dtype(dtype))
         return _finish(_place(array, backend), requires_grad)
     if isinstance(data, np.ndarray) and dtype is not None and data.dtype.kind in 'biuf':
         pass    # a numeric array converts to any dtype asked for, even one dynagrad lacks
@@ -92,8 +92,12 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         inferred = _infer_dtype(data)
         if dtype is None:
             dtype = inferred if inferred is not None else _dtype.get_default_dtype()
+    np_dtype = _np_dtype(dtype)
     with np.errstate(over='ignore'):  # out-of-range floats become inf, as in PyTorch
-        array = xp.array(to_nested(data), dtype=_np_dtype(dtype))
+        if _dtype.is_float8(np_dtype):     # PyTorch's rounding, not ml_dtypes'
+            array = _dtype.cast(xp.array(to_nested(data), dtype=np.float64), np_dtype)
+        else:
+            array = xp.array(to_nested(data), dtype=np_dtype)
     return _finish(_place(array, backend), requires_grad)
 
 
@@ -130,6 +134,8 @@ def _check_fill(fill, np_dtype):
     if np_dtype.kind == 'b' or isinstance(fill, (bool, np.bool_)):
         return
     value = fill.item() if isinstance(fill, (Tensor, np.generic)) else fill
+    if _dtype.is_float8(np_dtype):
+        return      # PyTorch saturates or writes NaN; it never refuses a float8 fill
     if _dtype.is_floating(np_dtype):
         top = _dtype.finfo(_dtype.FROM_NUMPY[np_dtype]).max
         if xp.isfinite(value) and abs(value) > top:
@@ -149,7 +155,12 @@ def _filled(fill, size, dtype, requires_grad, device=None, name='full'):
         _check_fill(fill, np_dtype)
         if np_dtype.kind == 'u' and isinstance(fill, (int, np.integer)) and fill < 0:
             fill = xp.array(fill, np.int64).astype(np_dtype)  # wraps, as in PyTorch
-    data = ns.empty(shape, np_dtype) if fill is None else ns.full(shape, fill, np_dtype)
+    if fill is None:
+        data = ns.empty(shape, np_dtype)
+    elif _dtype.is_float8(np_dtype):        # PyTorch's rounding (0 is 2**-127 in e8m0)
+        data = _dtype.cast(ns.full(shape, fill, np.float32), np_dtype)
+    else:
+        data = ns.full(shape, fill, np_dtype)
     return _finish(data, requires_grad)
 
 

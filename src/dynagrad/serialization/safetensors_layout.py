@@ -29,8 +29,10 @@ MAX_HEADER = 100 * 1024 * 1024          # the safetensors library's own limit
 # lacks (bfloat16 until it has one) are refused with a clear message.
 DTYPE_NAMES = {'F16': 'float16', 'BF16': 'bfloat16', 'F32': 'float32', 'F64': 'float64',
                'I8': 'int8', 'I16': 'int16', 'I32': 'int32', 'I64': 'int64', 'U8': 'uint8',
-               'U16': 'uint16', 'U32': 'uint32', 'U64': 'uint64', 'BOOL': 'bool'}
-_OTHER_DTYPES = {'F8_E4M3', 'F8_E5M2', 'F8_E8M0', 'F4', 'F6_E2M3',
+               'U16': 'uint16', 'U32': 'uint32', 'U64': 'uint64', 'BOOL': 'bool',
+               'F8_E4M3': 'float8_e4m3fn', 'F8_E5M2': 'float8_e5m2',
+               'F8_E8M0': 'float8_e8m0fnu'}
+_OTHER_DTYPES = {'F4', 'F6_E2M3',
                  'F6_E3M2', 'C64', 'C128', 'F128'}
 
 
