@@ -14,7 +14,9 @@ __all__ = ['lazy_exports']
 def lazy_exports(package, table):
     """``(__getattr__, __dir__)`` for ``package`` (its ``__name__``), where ``table`` maps
     each lazy name to the submodule that defines it, relative to ``package``; a name that
-    maps to itself is that submodule."""
+    maps to itself is that submodule. (So a function named like its module, as
+    ``nn.utils.weight_norm``, must be imported eagerly: importing a submodule binds its name
+    in the package.)"""
     def __getattr__(name):
         where = table.get(name)
         if where is None:
