@@ -136,8 +136,6 @@ LEFT_OUT = {
 
 # Within issue 16's scope and not done yet: the issue stays open while these remain.
 NOT_YET = {
-    # float8 GEMMs with scaling recipes (the float8 dtypes themselves are in)
-    'torch.nn.functional': {'scaled_mm', 'scaled_grouped_mm', 'ScalingType', 'SwizzleType'},
 }
 
 

@@ -1,5 +1,9 @@
-"""Linear layers: ``linear`` as one fused op (PyTorch's addmm), ``bilinear``, and
-``grouped_mm`` (one product per group of rows, columns or batch)."""
+"""Linear layers: ``linear`` as one fused op (PyTorch's addmm), ``bilinear``,
+``grouped_mm`` (one product per group of rows, columns or batch), and the float8 GEMMs
+``scaled_mm`` / ``scaled_grouped_mm`` with their ``ScalingType`` / ``SwizzleType`` enums."""
+import enum
+
+from ... import _dtype
 from ...backend import xp
 from ...autograd.function import Op, autocast_args, autocast_state, is_array
 
@@ -256,4 +260,208 @@ def grouped_mm(mat_a, mat_b, *, offs=None, bias=None, out_dtype=None):
     return GroupedMm.apply(mat_a, mat_b, ends=ends)
 
 
-__all__ = ['linear', 'bilinear', 'grouped_mm']
+__all__ = ['linear', 'bilinear', 'grouped_mm', 'scaled_mm', 'scaled_grouped_mm', 'ScalingType',
+           'SwizzleType']
+
+
+# ---------------------------------------------------------------------------------------
+# scaled_mm: a float8 GEMM whose operands carry decoding scales. The CPU computes it in
+# float32 - ``(a @ b) * scale_a * scale_b (+ bias)`` - and rounds once into output_dtype.
+# Only TensorWise (one scale per operand) and RowWise (one per row of a, one per column of
+# b) are supported there; the block-wise recipes and swizzled scales are CUDA-only.
+
+class _EnumInt(enum.Enum):
+    """PyTorch's recipe enums: members convert with ``int()`` but compare unequal to ints."""
+
+    def __int__(self):
+        return self.value
+
+    def __index__(self):
+        return self.value
+
+
+class _ScalingType(_EnumInt):
+    """Supported Tensor scaling types."""
+    TensorWise = 0          # single scale per tensor
+    RowWise = 1             # scale per row of the tensor
+    BlockWise1x16 = 2       # scale per 16 contiguous values
+    BlockWise1x32 = 3       # scale per 32 contiguous values
+    BlockWise1x128 = 4      # scale per 128 contiguous values
+    BlockWise128x128 = 5    # scale per 128x128 tile
+
+
+class _SwizzleType(_EnumInt):
+    """Supported scale swizzle types."""
+    NO_SWIZZLE = 0          # no swizzling
+    SWIZZLE_32_4_4 = 1      # Blackwell-style 32x4x4 swizzle
+
+
+# PyTorch names the classes with a leading underscore (their repr is <_ScalingType.RowWise: 1>)
+# and exports them as ScalingType / SwizzleType.
+ScalingType = _ScalingType
+SwizzleType = _SwizzleType
+
+_SCALE_FLOAT8 = frozenset(d.name for d in _dtype.FLOAT8)
+_BIAS_DTYPES = ('float32', 'bfloat16', 'float16')
+
+
+class ScaledMm(Op):
+    """``(a @ b) * scale_a * scale_b (+ bias)`` in float32, rounded into ``out_dtype``.
+
+    PyTorch has no derivative for it: a result that needs a gradient records a node whose
+    backward refuses, as PyTorch's does."""
+    node_name = 'NotImplemented'
+
+    def forward(self, a, b, scale_a, scale_b, bias=None, out_dtype=None, tensorwise=True):
+        f32 = xp.float32
+        out = xp.matmul(a.astype(f32), b.astype(f32))
+        if tensorwise:      # any singleton shape, (1, 1, 1) included, is one number
+            scale_a, scale_b = scale_a.reshape(()), scale_b.reshape(())
+        # the scales' product first, as one factor: PyTorch's rounding in float32
+        out *= scale_a * scale_b
+        if bias is not None:
+            out += bias.astype(f32).reshape(-1)
+        return _dtype.cast(out, out_dtype)
+
+    def backward(self, g):
+        raise RuntimeError('derivative for aten::_scaled_mm_v2 is not implemented '
+                           '(F.scaled_mm has no gradient in PyTorch either)')
+
+
+def _one(value):
+    """A scale or recipe argument as one item: PyTorch takes a list too, of which the CPU
+    supports a single entry (None: an empty list or more than one entry)."""
+    if isinstance(value, (list, tuple)):
+        return value[0] if len(value) == 1 else None
+    return value
+
+
+def _check_enum(value, name, enum_cls):
+    """PyTorch reads ``.value`` off each recipe/swizzle first: anything else is refused with
+    its AttributeError, before any shape or dtype check."""
+    items = value if isinstance(value, (list, tuple)) else (value,)
+    for item in items:
+        if not isinstance(item, enum_cls):
+            raise AttributeError(f"{type(item).__name__!r} object has no attribute 'value' "
+                                 f"(scaled_mm: {name} must be a F.{enum_cls.__name__[1:]} "
+                                 f"or a list of them)")
+
+
+def _scaling_error(mat_a, scale_a, mat_b, scale_b):
+    def desc(t, name, last_sep):
+        if t is None:           # an empty list of scales
+            return f'{name}=None'
+        return (f'{name}.dtype()={_scalar_type_name(t.dtype)}, {name}.size()={list(t.shape)}'
+                f'{last_sep}{name}.stride()={list(t.stride())}')
+    a_desc, b_desc = desc(scale_a, 'scale_a', ', '), desc(scale_b, 'scale_b', ' and ')
+    m, n = mat_a.shape[0], mat_b.shape[1]
+    return ValueError(
+        'Invalid scaling configuration.\n'
+        '- For TensorWise scaling, a and b should be float8, scales should be float and '
+        'singletons.\n'
+        f'- For RowWise scaling, a and b should be float8, scales should be float, scale_a '
+        f'should be ({m}, 1) and scale_b should be (1, {n}), and both should be '
+        f'contiguous.\n'
+        f'Got mat_a.dtype()={_scalar_type_name(mat_a.dtype)}, {a_desc}, '
+        f'mat_b.dtype()={_scalar_type_name(mat_b.dtype)}, {b_desc}')
+
+
+def _check_rowwise_scales(scale_a, scale_b, m, n):
+    for name, t in (('scale_a', scale_a), ('scale_b', scale_b)):
+        if t.ndim == 0:
+            raise IndexError(f'Dimension specified as 0 but tensor has no dimensions '
+                             f'(scaled_mm: RowWise {name} must be 2-D)')
+        if t.ndim == 1:
+            raise IndexError(f'Dimension out of range (expected to be in range of [-1, 0], '
+                             f'but got 1) (scaled_mm: RowWise {name} must be 2-D)')
+    if tuple(scale_a.shape) != (m, 1):
+        raise ValueError(f'scale_a must have shape [{m}, 1], got [{list(scale_a.shape)}]')
+    if scale_b.numel() != n:
+        raise ValueError(f'scale_b must have {n} Float elements, got {scale_b.numel()}')
+    if tuple(scale_b.shape) != (1, n):
+        raise RuntimeError(f'scaled_mm: scale_b must have shape [1, {n}] (one scale per '
+                           f'column of mat_b), got {list(scale_b.shape)}')
+
+
+def scaled_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b, swizzle_a=None,
+              swizzle_b=None, bias=None, output_dtype=_dtype.bfloat16, contraction_dim=(),
+              use_fast_accum=False):
+    """``mm(mat_a, mat_b)`` of float8 matrices decoded by their scales (PyTorch's
+    ``F.scaled_mm``, on its CPU rules).
+
+    ``(mat_a @ mat_b) * scale_a * scale_b + bias``, computed in float32 and rounded once
+    into ``output_dtype`` (None: ``mat_a``'s dtype). Both operands are 2-D float8 of any of
+    the five formats (mixed formats too); the recipes, both the same:
+
+    - ``ScalingType.TensorWise``: each scale is one float32 element;
+    - ``ScalingType.RowWise``: ``scale_a`` is (M, 1) and ``scale_b`` (1, N), float32.
+
+    ``bias`` has N elements (float32, bfloat16 or float16). The block-wise recipes are
+    refused, as on PyTorch's CPU, and so is ``SwizzleType.SWIZZLE_32_4_4`` when both swizzles
+    are given (a lone swizzle is ignored there); ``contraction_dim`` and ``use_fast_accum``
+    change nothing on the CPU. No gradient (PyTorch defines none).
+    """
+    _check_enum(scale_recipe_a, 'scale_recipe_a', _ScalingType)
+    _check_enum(scale_recipe_b, 'scale_recipe_b', _ScalingType)
+    for name, swizzle in (('swizzle_a', swizzle_a), ('swizzle_b', swizzle_b)):
+        if swizzle is not None:
+            _check_enum(swizzle, name, _SwizzleType)
+    for name, t in (('mat_a', mat_a), ('mat_b', mat_b)):
+        if t.ndim != 2:
+            raise ValueError(f'{name} must be a matrix (scaled_mm takes 2-D operands, got a '
+                             f'{t.ndim}-D tensor of shape {tuple(t.shape)})')
+    if mat_a.shape[1] != mat_b.shape[0]:
+        raise ValueError(f'mat_a and mat_b shapes cannot be multiplied ({_dims(mat_a)} and '
+                         f'{_dims(mat_b)})')
+    m, n = mat_a.shape[0], mat_b.shape[1]
+    if bias is not None:
+        if bias.numel() != n:
+            raise ValueError(f'Bias must be size {n} but got {bias.numel()}')
+        if bias.dtype.name not in _BIAS_DTYPES:
+            raise ValueError(f'Bias must be Float32 or BFloat16 or Half, but got '
+                             f'{_scalar_type_name(bias.dtype)}')
+    if swizzle_a is not None and swizzle_b is not None:
+        # PyTorch's CPU rule: a swizzle counts only when both are given, and then the first
+        # entry of each (the one scale the CPU supports)
+        firsts = [s[0] if isinstance(s, (list, tuple)) else s
+                  for s in (swizzle_a, swizzle_b) if s != [] and s != ()]
+        if any(s is _SwizzleType.SWIZZLE_32_4_4 for s in firsts):
+            raise ValueError('CPU does not support swizzle. (scaled_mm: pass '
+                             'SwizzleType.NO_SWIZZLE or None; swizzled scales are for CUDA)')
+    one_a, one_b = _one(scale_a), _one(scale_b)
+    recipe_a, recipe_b = _one(scale_recipe_a), _one(scale_recipe_b)
+    # the message describes the first scale of a list (None for an empty one), as PyTorch's
+    shown_a = one_a if one_a is not None else (scale_a[0] if len(scale_a) else None)
+    shown_b = one_b if one_b is not None else (scale_b[0] if len(scale_b) else None)
+    valid = (one_a is not None and one_b is not None and recipe_a is not None
+             and recipe_a is recipe_b
+             and recipe_a in (_ScalingType.TensorWise, _ScalingType.RowWise)
+             and mat_a.dtype.name in _SCALE_FLOAT8 and mat_b.dtype.name in _SCALE_FLOAT8
+             and one_a.dtype.name == 'float32' and one_b.dtype.name == 'float32')
+    if not valid:
+        raise _scaling_error(mat_a, shown_a, mat_b, shown_b)
+    if recipe_a is _ScalingType.TensorWise:
+        for name, t in (('scale_a', one_a), ('scale_b', one_b)):
+            if t.numel() != 1:
+                raise ValueError(f'{name} must have 1 Float element (TensorWise scaling '
+                                 f'takes one scale per operand, got shape {tuple(t.shape)})')
+    else:
+        _check_rowwise_scales(one_a, one_b, m, n)
+    out_dtype = mat_a.dtype if output_dtype is None else output_dtype
+    inputs = (mat_a, mat_b, one_a, one_b) + (() if bias is None else (bias,))
+    return ScaledMm.apply(*inputs, out_dtype=out_dtype.numpy,
+                          tensorwise=recipe_a is _ScalingType.TensorWise)
+
+
+def scaled_grouped_mm(mat_a, mat_b, scale_a, scale_recipe_a, scale_b, scale_recipe_b,
+                      swizzle_a=None, swizzle_b=None, bias=None, offs=None,
+                      output_dtype=_dtype.bfloat16, contraction_dim=(), use_fast_accum=False):
+    """PyTorch's ``F.scaled_grouped_mm``: a grouped ``scaled_mm`` that PyTorch runs on CUDA
+    only. On the CPU every call is refused with PyTorch's NotImplementedError (after the
+    recipes' type check, which comes first there too); use ``scaled_mm`` per group."""
+    _check_enum(scale_recipe_a, 'scale_recipe_a', _ScalingType)
+    _check_enum(scale_recipe_b, 'scale_recipe_b', _ScalingType)
+    raise NotImplementedError(
+        "Could not run 'aten::_scaled_grouped_mm_v2' with arguments from the 'CPU' backend: "
+        "scaled_grouped_mm has no CPU kernel (PyTorch runs it on CUDA only). Call "
+        "F.scaled_mm on each group instead.")
