@@ -284,7 +284,12 @@ KNOWN = {
     # a rounded coordinate lands across a reflection edge, flipping the grid's gradient)
     'nn.functional.grid_sample': ('bilinear_zeros_noac', 'bilinear_zeros_ac',
                                   'bilinear_border_noac', 'bilinear_reflection_noac',
-                                  'bilinear_reflection_ac', 'reflection_far'),
+                                  'bilinear_reflection_ac', 'reflection_far',
+                                  '3d_bilinear_zeros_noac', '3d_bilinear_zeros_ac',
+                                  '3d_bilinear_border_noac', '3d_bilinear_reflection_noac',
+                                  '3d_bilinear_reflection_ac',
+                                  # the bfloat16-rounded coordinate picks the other neighbour
+                                  '3d_nearest_border_ac', '3d_nearest_reflection_noac'),
     'toplevel.grid_sampler': ('reflection',),
     'toplevel.grid_sampler_2d': ('bilinear',),
     'bilinear': ('2d_no_bias',),
@@ -294,7 +299,7 @@ KNOWN = {
     # torch's ||x||^2 + ||y||^2 - 2 x.y cancels in bfloat16; dynagrad's float32 does not
     'cdist': ('mm_path',),
     # torch raises for these inputs in bfloat16; dynagrad computes them
-    'nn.functional.affine_grid': ('height1',),
+    'nn.functional.affine_grid': ('height1', '3d_size1'),
     'nn.functional.local_response_norm': ('4d',),
     'nn.functional.embedding_bag': ('per_sample_weights', '2d_per_sample_weights'),
     # torch's CPU avg_pool3d has no bfloat16 kernel (NotImplementedError); lp_pool3d is on it

@@ -28,7 +28,7 @@ KNOWN = {
     # torch's log1p(exp(-x*y)) overflows in float16 (inf); dynagrad's stable form does not
     'nn.functional.soft_margin_loss': ('large',),
     # torch raises for these inputs in float16; dynagrad computes them
-    'nn.functional.affine_grid': ('height1',),
+    'nn.functional.affine_grid': ('height1', '3d_size1'),
     'nn.functional.local_response_norm': ('4d',),
     'nn.functional.embedding_bag': ('per_sample_weights', '2d_per_sample_weights'),
     # torch's CPU avg_pool3d has no float16 kernel (NotImplementedError); lp_pool3d is on it

@@ -287,8 +287,40 @@ def test_rrelu_training_draws_slopes_in_range():
     slopes = out / x
     assert slopes.min() >= 0.1 - 1e-6 and slopes.max() <= 0.3 + 1e-6
     assert slopes.std() > 0.01
-    with pytest.raises(NotImplementedError, match='generator'):
-        dynagrad.rrelu(dynagrad.tensor(x), 0.1, 0.3, True, dynagrad.Generator())
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('name', ['rrelu', 'rrelu_'])
+def test_rrelu_training_slopes_bit_for_bit_with_generator(name, dtype):
+    """PyTorch draws one uniform per element <= 0, in order; a transposed input included."""
+    x = arr(6, 9, dtype=dtype)
+    x[0, :3] = 0
+    t, d = torch.tensor(x).T.clone(), dynagrad.tensor(x).T.clone()
+    t_out = getattr(torch, name)(t, 0.1, 0.3, True, torch.Generator().manual_seed(21))
+    d_out = getattr(dynagrad, name)(d, 0.1, 0.3, True, dynagrad.Generator().manual_seed(21))
+    np.testing.assert_array_equal(d_out.numpy(), t_out.numpy())
+    assert (d_out is d) == (name == 'rrelu_')
+
+
+def test_rrelu_training_default_generator_bit_for_bit_and_gradient():
+    x = arr(7, 5)
+    torch.manual_seed(8)
+    dynagrad.manual_seed(8)
+    t, d = both(x)
+    t_out = torch.nn.functional.rrelu(t, 0.2, 0.6, True)
+    d_out = dynagrad.nn.functional.rrelu(d, 0.2, 0.6, True)
+    np.testing.assert_array_equal(d_out.detach().numpy(), t_out.detach().numpy())
+    w = arr(7, 5)
+    t_out.backward(torch.tensor(w))
+    d_out.backward(dynagrad.tensor(w))
+    np.testing.assert_array_equal(d.grad.numpy(), t.grad.numpy())
+    # both generators advanced by the same draws
+    np.testing.assert_array_equal(dynagrad.rand(4).numpy(), torch.rand(4).numpy())
+
+
+def test_rrelu_wrong_generator_type():
+    with pytest.raises(TypeError, match='generator'):
+        dynagrad.rrelu(dynagrad.tensor(arr(3)), 0.1, 0.3, True, object())
 
 
 def test_embedding_renorm_():
@@ -324,6 +356,8 @@ def test_grid_sampler_mode_out_of_range():
         dynagrad.grid_sampler(x, g, 0, 3, False)
     with pytest.raises(RuntimeError, match='expected 4D input'):
         dynagrad.grid_sampler_2d(dynagrad.ones(1, 1, 2, 2, 2), g, 0, 0, False)
+    with pytest.raises(RuntimeError, match='expected 5D input'):
+        dynagrad.grid_sampler_3d(x, g, 0, 0, False)
 
 
 # -- signatures that differ from nn.functional -----------------------------------------------

@@ -806,7 +806,21 @@ def top_embedding_bag_samples(rng):
             Sample((F64(rng, 6, 2), idx, off, False, 0), desc='f64_sum')]
 
 
+def top_grid_sampler_3d_samples(rng):
+    """(input, grid, interpolation_mode 0 bilinear / 1 nearest, padding_mode 0 zeros /
+    1 border / 2 reflection, align_corners), volumetric."""
+    def grid(*shape):
+        return np.asarray(rng.uniform(-1.3, 1.3, shape), dtype=np.float32)
+    return [Sample((R(rng, 1, 2, 3, 4, 3), grid(1, 2, 2, 3, 3), 0, 0, False), desc='bilinear'),
+            Sample((R(rng, 2, 1, 2, 3, 4), grid(2, 1, 2, 2, 3), 1, 1, True), desc='nearest'),
+            Sample((R(rng, 1, 1, 3, 3, 2), grid(1, 2, 1, 3, 3) * 2, 0, 2, True),
+                   desc='reflection')]
+
+
 TOPLEVEL_OPS = [
+    OpInfo('toplevel.grid_sampler_3d', top('grid_sampler_3d'), top_grid_sampler_3d_samples),
+    OpInfo('toplevel.grid_sampler_volumetric', top('grid_sampler'),
+           top_grid_sampler_3d_samples),
     OpInfo('toplevel.softmax', top('softmax'), top_softmax_samples,
            errors=top_softmax_errors),
     OpInfo('toplevel.log_softmax', top('log_softmax'), top_softmax_samples,

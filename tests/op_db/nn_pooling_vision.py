@@ -373,6 +373,23 @@ def grid_sample_samples(rng):
         Sample((F64(rng, 1, 2, 3, 4), grid(rng, 1, 2, 2, 2).astype(np.float64)),
                dict(align_corners=True), desc='f64'),
     ]
+    # volumetric: (N, C, D, H, W) sampled at (N, Do, Ho, Wo, 3)
+    for mode in ('bilinear', 'nearest'):
+        for pm in ('zeros', 'border', 'reflection'):
+            for ac in (False, True):
+                s.append(Sample((R(rng, 2, 2, 3, 4, 3), grid(rng, 2, 2, 3, 2, 3)),
+                                dict(mode=mode, padding_mode=pm, align_corners=ac),
+                                desc=f'3d_{mode}_{pm}_{"ac" if ac else "noac"}'))
+    s += [
+        Sample((R(rng, 1, 1, 1, 2, 3), grid(rng, 1, 1, 2, 1, 3)), dict(align_corners=False),
+               desc='3d_depth1'),
+        Sample((R(rng, 1, 2, 3, 4, 2), grid(rng, 1, 2, 2, 2, 3, lim=3.5)),
+               dict(padding_mode='reflection', align_corners=False), desc='3d_reflection_far'),
+        Sample((nc(R(rng, 1, 2, 4, 3, 2), TR), grid(rng, 1, 2, 1, 3, 3)),
+               dict(align_corners=True), desc='3d_noncontig_T'),
+        Sample((F64(rng, 1, 2, 2, 3, 2), grid(rng, 1, 2, 2, 2, 3).astype(np.float64)),
+               dict(align_corners=False), desc='3d_f64'),
+    ]
     return s
 
 
@@ -387,6 +404,16 @@ def grid_sample_errors(rng):
         ErrorSample((R(rng, 1, 1, 3, 3), grid(rng, 1, 2, 2, 2)), dict(padding_mode='wrap'),
                     exc=ValueError, desc='bad_padding_mode'),
         ErrorSample((R(rng, 1, 3, 3), grid(rng, 1, 2, 2, 2)), desc='3d_input'),
+        ErrorSample((R(rng, 1, 1, 2, 3, 3), grid(rng, 1, 2, 2, 2, 2)), desc='5d_grid_last_dim'),
+        ErrorSample((R(rng, 1, 1, 2, 3, 3), grid(rng, 1, 2, 2, 3)), desc='5d_grid_4d'),
+        ErrorSample((R(rng, 2, 1, 2, 3, 3), grid(rng, 1, 2, 2, 2, 3)), desc='5d_batch_mismatch'),
+        ErrorSample((R(rng, 1, 1, 2, 3, 3), grid(rng, 1, 2, 2, 2, 3).astype(np.float64)),
+                    desc='5d_dtype_mismatch'),
+        ErrorSample((R(rng, 1, 1, 2, 0, 3), grid(rng, 1, 2, 2, 2, 3)), desc='5d_empty'),
+        ErrorSample((R(rng, 1, 1, 2, 3, 3), grid(rng, 1, 2, 2, 2, 3)),
+                    dict(mode='bicubic'), desc='5d_bicubic'),
+        ErrorSample((I64(rng, 1, 1, 2, 3, 3), grid(rng, 1, 2, 2, 2, 3).astype(np.int64)),
+                    exc=NotImplementedError, desc='5d_int'),
     ]
 
 
@@ -398,6 +425,12 @@ def affine_grid_samples(rng):
         Sample((nc(R(rng, 1, 3, 2), TR), (1, 1, 2, 2)), dict(align_corners=False),
                desc='noncontig_T'),
         Sample((F64(rng, 2, 2, 3), (2, 3, 3, 2)), dict(align_corners=True), desc='f64'),
+        Sample((R(rng, 2, 3, 4), [2, 3, 2, 3, 4]), dict(align_corners=False), desc='3d_noac'),
+        Sample((R(rng, 1, 3, 4), (1, 1, 3, 2, 2)), dict(align_corners=True), desc='3d_ac'),
+        Sample((R(rng, 1, 3, 4), (1, 2, 1, 3, 1)), dict(align_corners=False), desc='3d_size1'),
+        Sample((nc(R(rng, 1, 4, 3), TR), (1, 1, 2, 2, 3)), dict(align_corners=False),
+               desc='3d_noncontig_T'),
+        Sample((F64(rng, 2, 3, 4), (2, 1, 2, 3, 2)), dict(align_corners=True), desc='3d_f64'),
     ]
 
 
@@ -406,6 +439,9 @@ def affine_grid_errors(rng):
         ErrorSample((R(rng, 2, 3, 3), (2, 1, 3, 3)), exc=ValueError, desc='theta_shape'),
         ErrorSample((I64(rng, 2, 2, 3), (2, 1, 3, 3)), exc=ValueError, desc='int_theta'),
         ErrorSample((R(rng, 2, 2, 3), (2, 3, 3)), exc=NotImplementedError, desc='3d_size'),
+        ErrorSample((R(rng, 2, 2, 3), (2, 1, 2, 3, 3)), exc=ValueError,
+                    desc='theta_2d_for_5d_size'),
+        ErrorSample((R(rng, 2, 3, 4), (2, 1, 3, 3)), exc=ValueError, desc='theta_3d_for_4d_size'),
         ErrorSample((R(rng, 2, 2, 3), (2, 1, 0, 3)), exc=ValueError, desc='zero_size'),
     ]
 

@@ -18,6 +18,7 @@ from ...ops import formula as fm
 from ...ops.blocked import horner_, run_blocked
 from ...ops import special as _sp
 from ...ops.pointwise import not_implemented
+from ...ops.random import array_rng
 from ...tensor import method, wrap
 
 
@@ -386,12 +387,9 @@ class Rrelu(Op):
     widens_half = True
     node_name = 'RreluWithNoiseBackward0'
 
-    def forward(self, x, lower, upper, training):
+    def forward(self, x, lower, upper, training, generator=None):
         if training:
-            from ...ops.random import default_generator
-            u = default_generator._rng.random(x.shape).astype(x.dtype)
-            noise = xp.where(x > 0, x.dtype.type(1), u * x.dtype.type(upper - lower)
-                             + x.dtype.type(lower))
+            noise = _rrelu_noise(x, lower, upper, generator)
         else:
             noise = xp.where(x > 0, x.dtype.type(1), x.dtype.type((lower + upper) / 2))
         self.noise = noise
@@ -401,18 +399,44 @@ class Rrelu(Op):
         return g * self.noise
 
 
+def _rrelu_noise(x, lower, upper, generator):
+    """PyTorch's training slopes: one float64 uniform in [lower, upper) per element <= 0, in
+    order (positive and NaN elements draw nothing and keep slope 1). The bounds and the slope
+    are rounded to the compute type (float32 for the 32- and 16-bit dtypes)."""
+    work = np.float64 if x.dtype == np.float64 else np.float32
+    low, high = float(work(lower)), float(work(upper))
+    hit = xp.ascontiguousarray(x).reshape(-1) <= 0
+    count = int(hit.sum())
+    raw = array_rng(generator).bit_generator.random_raw(2 * count)
+    # a 64-bit draw is two 32-bit ones, the first the high half; uniforms take its low 53 bits
+    bits = ((raw[0::2] & xp.uint64((1 << 21) - 1)) << xp.uint64(32)) | raw[1::2]
+    slopes = (bits.astype(np.float64) * 2.0 ** -53 * (high - low) + low).astype(work)
+    noise = xp.ones(x.size, x.dtype)
+    noise[hit] = slopes.astype(x.dtype)
+    return noise.reshape(x.shape)
+
+
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    return rrelu_with_generator(input, lower, upper, training, inplace, None)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu_with_generator(input, lower, upper, training, True, None)
+
+
+def rrelu_with_generator(input, lower, upper, training, inplace, generator):
+    """``rrelu`` drawing its training slopes from ``generator`` (None: the default one), for
+    ``torch.rrelu``'s ``generator=`` (``F.rrelu`` has none)."""
     if lower > upper:
         raise RuntimeError('Lower bound should be less than or equal to the upper bound')
     _float_only(input, 'rrelu_with_noise_out_cpu')
     kw = dict(lower=lower, upper=upper, training=bool(training))
+    if training:
+        array_rng(generator)    # a wrong generator's TypeError before anything changes
+        kw['generator'] = generator
     if inplace:
         return Rrelu.named('RreluWithNoiseBackward1').apply_(input, **kw)
     return Rrelu.apply(input, **kw)
-
-
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return rrelu(input, lower, upper, training, inplace=True)
 
 
 class Prelu(Op):

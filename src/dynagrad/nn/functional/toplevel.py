@@ -83,19 +83,11 @@ def relu_(input):
 
 
 def rrelu(input, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
-    _no_generator(generator, 'rrelu')
-    return _act.rrelu(input, lower, upper, training)
+    return _act.rrelu_with_generator(input, lower, upper, training, False, generator)
 
 
 def rrelu_(input, lower=0.125, upper=1.0 / 3.0, training=False, generator=None):
-    _no_generator(generator, 'rrelu_')
-    return _act.rrelu_(input, lower, upper, training)
-
-
-def _no_generator(generator, fn):
-    if generator is not None:
-        raise NotImplementedError(f'{fn}: a generator argument is not supported by dynagrad; '
-                                  'seed the default generator with dynagrad.manual_seed')
+    return _act.rrelu_with_generator(input, lower, upper, training, True, generator)
 
 
 def threshold(input, threshold, value):

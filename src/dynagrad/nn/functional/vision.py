@@ -14,6 +14,7 @@ small per-axis matrices:
   written with dual operations (gather/scatter ops and arithmetic on the saved grid), so
   it differentiates again, as PyTorch's does.
 """
+import itertools
 import math
 import warnings
 
@@ -387,60 +388,67 @@ def _source_index(coord, size, align, padding_mode):
     return c, slope
 
 
-class GridSampler2d(Op):
-    """Sample ``x`` (N, C, H, W) at ``grid`` (N, Ho, Wo, 2) points in [-1, 1]."""
+class GridSampler(Op):
+    """Sample ``x`` (N, C, *S) at ``grid`` (N, *So, d) points in [-1, 1], d = len(S) (2 or 3).
+
+    The grid's last axis lists coordinates fastest-axis first (x for W, y for H, z for D), so
+    spatial axis ``a`` of ``S`` reads grid component ``d - 1 - a``. Linear sampling blends the
+    2**d corners of the cell around each point; nearest takes the closest one.
+    """
     autocast = 'fp32'
     node_name = 'GridSampler2DBackward0'
 
     def forward(self, x, grid, mode, padding_mode, align_corners):
-        N, C, H, W = x.shape
-        Ho, Wo = grid.shape[1:3]
-        P = Ho * Wo
-        self.shape = (N, C, H, W, Ho, Wo)
+        N, C = x.shape[:2]
+        S = x.shape[2:]
+        d = len(S)
+        P = math.prod(grid.shape[1:-1])
+        self.shape = (N, C, S, grid.shape[1:-1])
         self.mode = mode
-        ix, sx = _source_index(grid[..., 0].reshape(N, 1, P), W, align_corners, padding_mode)
-        iy, sy = _source_index(grid[..., 1].reshape(N, 1, P), H, align_corners, padding_mode)
+        coords = [grid[..., d - 1 - a].reshape(N, 1, P) for a in range(d)]
+        pix = [_source_index(coords[a], S[a], align_corners, padding_mode) for a in range(d)]
         dt = x.dtype.type
+        strides = [math.prod(S[a + 1:]) for a in range(d)]
         if mode == 'nearest':
-            cx, cy = xp.rint(ix).astype(np.int64), xp.rint(iy).astype(np.int64)
-            taps = [(cy, cx, None)]
+            corners = [(tuple(xp.rint(i).astype(np.int64) for i, _ in pix), None)]
         else:
-            x0, y0 = xp.floor(ix), xp.floor(iy)
-            wx1, wy1 = ix - x0, iy - y0
-            x0, y0 = x0.astype(np.int64), y0.astype(np.int64)
-            taps = [(y0 + a, x0 + b, (a, b)) for a in (0, 1) for b in (0, 1)]
-            self.w = (wx1, wy1)
+            lows = [xp.floor(i) for i, _ in pix]
+            w1 = [i - lo for (i, _), lo in zip(pix, lows)]
+            lows = [lo.astype(np.int64) for lo in lows]
+            corners = [(tuple(lo + b for lo, b in zip(lows, bits)), bits)
+                       for bits in itertools.product((0, 1), repeat=d)]
+            self.w = w1
             # the affine map grid -> fractional weights, for the grid's second derivative
-            self.affine = (sx, wx1 - sx * grid[..., 0].reshape(N, 1, P),
-                           sy, wy1 - sy * grid[..., 1].reshape(N, 1, P))
-        self.taps = []
-        xf = x.reshape(N, C, H * W)
+            self.affine = [(s, w - s * c) for (_, s), w, c in zip(pix, w1, coords)]
+        self.corners = []
+        xf = x.reshape(N, C, -1)
         out = xp.zeros((N, C, P), x.dtype)
-        for ty, tx, ab in taps:
-            ok = (ty >= 0) & (ty < H) & (tx >= 0) & (tx < W)
-            idx = xp.where(ok, ty * W + tx, 0)
+        for at, bits in corners:
+            ok = True
+            for t, n in zip(at, S):
+                ok = ok & (t >= 0) & (t < n)
+            idx = xp.where(ok, sum(t * s for t, s in zip(at, strides)), 0)
             mask = ok.astype(x.dtype)
-            self.taps.append((idx, mask, ab))
+            self.corners.append((idx, mask, bits))
             v = xp.take_along_axis(xf, xp.broadcast_to(idx, (N, C, P)), -1) * mask
-            if ab is not None:
-                a, b = ab
-                v = v * ((wy1 if a else dt(1) - wy1) * (wx1 if b else dt(1) - wx1))
+            if bits is not None:
+                v = v * math.prod(w if b else dt(1) - w for w, b in zip(w1, bits))
             out += v
         need_grid = self.needs_input_grad[1]
         self.save_for_backward(x if need_grid and mode != 'nearest' else None,
                                grid if need_grid and mode != 'nearest' else None)
         self.grid_like = (grid.shape, grid.dtype)
-        return out.reshape(N, C, Ho, Wo)
+        return out.reshape(grid.shape[:1] + x.shape[1:2] + grid.shape[1:-1])
 
     def backward(self, g):
         x, grid = self.saved_tensors
-        N, C, H, W, Ho, Wo = self.shape
-        P = Ho * Wo
+        N, C, S, So = self.shape
+        d, P, size = len(S), math.prod(So), math.prod(S)
         g = g.reshape((N, C, P))
         need_x, need_grid = self.needs_input_grad[:2]
         if self.mode == 'nearest':
-            idx, mask, _ = self.taps[0]
-            gx = ScatterFlat.run(g * mask, idx=idx, size=H * W).reshape((N, C, H, W)) \
+            idx, mask, _ = self.corners[0]
+            gx = ScatterFlat.run(g * mask, idx=idx, size=size).reshape((N, C) + S) \
                 if need_x else None
             ggrid = None
             if need_grid:   # nearest sampling is flat in the grid: PyTorch gives zeros
@@ -448,38 +456,44 @@ class GridSampler2d(Op):
                 if not fm.is_array(g):
                     ggrid = wrap(xp.ascontiguousarray(ggrid))
             return gx, ggrid
-        wx1, wy1 = self.w
+        w1 = self.w
         if grid is not None and not fm.is_array(grid):
-            sx, cx, sy, cy = self.affine
-            wx1 = grid[..., 0].reshape((N, 1, P)) * sx + cx
-            wy1 = grid[..., 1].reshape((N, 1, P)) * sy + cy
-        wx = (1 - wx1, wx1)
-        wy = (1 - wy1, wy1)
+            w1 = [grid[..., d - 1 - a].reshape((N, 1, P)) * s + c
+                  for a, (s, c) in enumerate(self.affine)]
+        w = [(1 - v, v) for v in w1]     # w[a][bit]: the weight of a corner along axis a
         gx = None
         if need_x:
-            for idx, mask, (a, b) in self.taps:
-                part = ScatterFlat.run(g * (wy[a] * wx[b] * mask), idx=idx, size=H * W)
+            for idx, mask, bits in self.corners:
+                weight = math.prod(w[a][b] for a, b in enumerate(bits))
+                part = ScatterFlat.run(g * (weight * mask), idx=idx, size=size)
                 gx = part if gx is None else gx + part
-            gx = gx.reshape((N, C, H, W))
+            gx = gx.reshape((N, C) + S)
         ggrid = None
         if need_grid:
-            xf = x.reshape((N, C, H * W))
-            v = {}
-            for idx, mask, ab in self.taps:
-                v[ab] = GatherFlat.run(xf, idx=idx) * mask
-            dx = wy[0] * (v[0, 1] - v[0, 0]) + wy[1] * (v[1, 1] - v[1, 0])
-            dy = wx[0] * (v[1, 0] - v[0, 0]) + wx[1] * (v[1, 1] - v[0, 1])
-            sx, _, sy, _ = self.affine
-            gdx = ((g * dx).sum((1,)) * sx[:, 0]).reshape((N, Ho, Wo, 1))
-            gdy = ((g * dy).sum((1,)) * sy[:, 0]).reshape((N, Ho, Wo, 1))
-            e0 = xp.array([1, 0], dtype=self.grid_like[1])
-            e1 = xp.array([0, 1], dtype=self.grid_like[1])
-            ggrid = gdx * e0 + gdy * e1
+            xf = x.reshape((N, C, size))
+            v = {bits: GatherFlat.run(xf, idx=idx) * mask for idx, mask, bits in self.corners}
+            eye = xp.eye(d, dtype=self.grid_like[1])
+            for a in range(d):
+                # along axis a the corner values are linear in the weight: their difference,
+                # blended over the other axes
+                slope = None
+                for bits in v:
+                    if bits[a]:
+                        low = bits[:a] + (0,) + bits[a + 1:]
+                        term = v[bits] - v[low]
+                        for b, bit in enumerate(bits):
+                            if b != a:
+                                term = w[b][bit] * term
+                        slope = term if slope is None else slope + term
+                part = ((g * slope).sum((1,)) * self.affine[a][0][:, 0]).reshape(
+                    (N,) + So + (1,)) * eye[d - 1 - a]
+                ggrid = part if ggrid is None else ggrid + part
         return gx, ggrid
 
 
 def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corners=None):
-    """Sample ``input`` at the normalised ``grid`` locations (PyTorch's ``F.grid_sample``)."""
+    """Sample ``input`` (N, C, H, W) or (N, C, D, H, W) at the normalised ``grid`` locations
+    (N, Ho, Wo, 2) or (N, Do, Ho, Wo, 3) (PyTorch's ``F.grid_sample``)."""
     if autocast_state.active:
         input, grid = autocast_args('fp32', input, grid)
     if mode not in ('bilinear', 'nearest', 'bicubic'):
@@ -490,32 +504,41 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     if align_corners is None:
         _warn_align_corners()
+    _check_grid_sample(input, grid, mode)
     if mode == 'bicubic':
         raise NotImplementedError("grid_sample: mode='bicubic' is not supported yet")
-    if input.ndim != 4 or grid.ndim != 4:
-        if input.ndim == 5:
-            raise NotImplementedError('grid_sample: 5-D (volumetric) input is not supported yet')
-        raise RuntimeError(f'grid_sampler(): expected 4D or 5D input and grid with same '
-                           f'number of dimensions, but got input with sizes '
-                           f'{list(input.shape)} and grid with sizes {list(grid.shape)}')
-    if input.dtype is not grid.dtype:
-        raise RuntimeError(f'grid_sampler(): expected input and grid to have same dtype, but '
-                           f'input has {input.dtype} and grid has {grid.dtype}')
-    if grid.shape[-1] != 2:
-        raise RuntimeError(f'grid_sampler(): expected grid to have size 2 in last dimension, '
-                           f'but got grid with sizes {list(grid.shape)}')
+    op = GridSampler if input.ndim == 4 else GridSampler.named('GridSampler3DBackward0')
+    return op.apply(input, grid, mode=mode, padding_mode=padding_mode,
+                    align_corners=bool(align_corners))
+
+
+def _check_grid_sample(input, grid, mode):
+    # PyTorch's order of checks, so the first problem found is the one it reports
+    sizes = f'input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}'
+    if grid.ndim == 0 or grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f'grid_sampler(): expected grid to have size {input.ndim - 2} in '
+                           f'last dimension, but got grid with sizes {list(grid.shape)}')
     if input.shape[0] != grid.shape[0]:
         raise RuntimeError(f'grid_sampler(): expected grid and input to have same batch size, '
-                           f'but got input with sizes {list(input.shape)} and grid with sizes '
-                           f'{list(grid.shape)}')
-    if any(n == 0 for n in input.shape[2:]):
-        raise RuntimeError(f'grid_sampler(): expected input to have non-empty spatial '
-                           f'dimensions, but input has sizes {list(input.shape)}')
+                           f'but got {sizes}')
+    if input.ndim not in (4, 5) or grid.ndim != input.ndim:
+        raise RuntimeError(f'grid_sampler(): expected {4 if input.ndim == 4 else 5}D input and '
+                           f'grid with same number of dimensions, but got {sizes}')
+    for axis in range(2, input.ndim):
+        if input.shape[axis] == 0:
+            raise RuntimeError(f'grid_sampler(): expected input to have non-empty spatial '
+                               f'dimensions, but input has sizes {list(input.shape)} with '
+                               f'dimension {axis} being empty')
+    if mode == 'bicubic' and input.ndim == 5:
+        raise RuntimeError('grid_sampler(): bicubic interpolation only supports 4D input')
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f'"grid_sampler_2d" not implemented for '
-                           f'\'{input.dtype.legacy_name[:-6]}\'')
-    return GridSampler2d.apply(input, grid, mode=mode, padding_mode=padding_mode,
-                               align_corners=bool(align_corners))
+        kernel = 'grid_sampler_2d_cpu_kernel_impl' if input.ndim == 4 else 'grid_sampler3d_cpu'
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f'\'{input.dtype.legacy_name[:-6]}\'')
+    if input.dtype is not grid.dtype:
+        raise RuntimeError(f'expected scalar type {input.dtype.legacy_name[:-6]} but found '
+                           f'{grid.dtype.legacy_name[:-6]} (grid_sampler(): input and grid '
+                           f'must have the same dtype)')
 
 
 def _linspace(n, align, dt):
@@ -526,23 +549,28 @@ def _linspace(n, align, dt):
 
 
 class AffineGridGenerator(Op):
-    """``base @ theta.mT``: the (x, y) sampling grid of a batch of 2-d affine maps."""
+    """``base @ theta.mT``: the sampling grid of a batch of 2-d or 3-d affine maps; ``base``
+    holds each output point's normalised (x, y[, z], 1)."""
     widens_half = True
 
-    def forward(self, theta, H, W, align_corners):
+    def forward(self, theta, sizes, align_corners):
         dt = theta.dtype
-        base = xp.empty((H, W, 3), dt)
-        base[..., 0] = _linspace(W, align_corners, dt)
-        base[..., 1] = _linspace(H, align_corners, dt).reshape(H, 1)
-        base[..., 2] = 1
-        self.base = base.reshape(1, H * W, 3)
-        self.shape = (theta.shape[0], H, W)
-        return xp.matmul(self.base, theta.swapaxes(-1, -2)).reshape(theta.shape[0], H, W, 2)
+        d = len(sizes)
+        base = xp.empty(tuple(sizes) + (d + 1,), dt)
+        for a, n in enumerate(sizes):    # spatial axis a is coordinate d - 1 - a
+            shape = [1] * d
+            shape[a] = n
+            base[..., d - 1 - a] = _linspace(n, align_corners, dt).reshape(shape)
+        base[..., d] = 1
+        P = math.prod(sizes)
+        self.base = base.reshape(1, P, d + 1)
+        self.shape = (theta.shape[0],) + tuple(sizes)
+        return xp.matmul(self.base, theta.swapaxes(-1, -2)).reshape(self.shape + (d,))
 
     def backward(self, g):
-        N, H, W = self.shape
+        N, d = self.shape[0], len(self.shape) - 1
         base = self.base if fm.is_array(g) else wrap(xp.ascontiguousarray(self.base))
-        return g.reshape((N, H * W, 2)).mT @ base
+        return g.reshape((N, self.base.shape[1], d)).mT @ base
 
 
 def _warn_align_corners():
@@ -553,7 +581,8 @@ def _warn_align_corners():
 
 
 def affine_grid(theta, size, align_corners=None):
-    """The sampling grid of ``theta`` (N, 2, 3) for an output of ``size`` (N, C, H, W)."""
+    """The sampling grid of ``theta`` (N, 2, 3) for an output of ``size`` (N, C, H, W), or of
+    ``theta`` (N, 3, 4) for ``size`` (N, C, D, H, W)."""
     if autocast_state.active:
         theta, = autocast_args('lower', theta)
     if align_corners is None:
@@ -562,23 +591,19 @@ def affine_grid(theta, size, align_corners=None):
     if not theta.dtype.is_floating_point:
         raise ValueError(f'Expected theta to have floating point type, but got '
                          f'{theta.dtype}')
-    if len(size) == 4:
-        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
-            raise ValueError(f'Expected a batch of 2D affine matrices of shape Nx2x3 for size '
-                             f'{list(size)}. Got {list(theta.shape)}.')
-    elif len(size) == 5:
-        raise NotImplementedError('affine_grid: 3-d affine grids (5-D size) are not '
-                                  'supported yet')
-    else:
+    if len(size) not in (4, 5):
         raise NotImplementedError(f'affine_grid only supports 4D and 5D sizes, for 2D and 3D '
                                   f'affine transforms, respectively. Got size {list(size)}.')
+    d = len(size) - 2
+    if theta.ndim != 3 or tuple(theta.shape[-2:]) != (d, d + 1):
+        raise ValueError(f'Expected a batch of {d}D affine matrices of shape Nx{d}x{d + 1} for '
+                         f'size {list(size)}. Got {list(theta.shape)}.')
     if min(size) <= 0:
         raise ValueError(f'Expected non-zero, positive output size. Got {list(size)}')
     if theta.shape[0] != size[0]:
         raise RuntimeError(f'affine_grid: theta has batch size {theta.shape[0]} but size asks '
                            f'for {size[0]}')
-    return AffineGridGenerator.apply(theta, H=size[2], W=size[3],
-                                     align_corners=bool(align_corners))
+    return AffineGridGenerator.apply(theta, sizes=size[2:], align_corners=bool(align_corners))
 
 
 # ---------------------------------------------------------------------------------------
