@@ -93,6 +93,12 @@ ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, ui
        uint64, bool) + FLOAT8
 # The unsigned dtypes with PyTorch's "limited support" (see the module docstring).
 WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
+# The NumPy dtypes of the dtypes most of PyTorch's CPU kernels refuse ('"add_stub" not
+# implemented for 'UInt32''): uint16/32/64, and the float8 ones added when ml_dtypes loads (no
+# float8 array exists before). Ops test an array's dtype against these: one hash lookup.
+WIDE_UNSIGNED_NUMPY = frozenset(d.numpy for d in WIDE_UNSIGNED)
+FLOAT8_NUMPY = set()
+REFUSED_NUMPY = set(WIDE_UNSIGNED_NUMPY)
 # NumPy dtype -> dtype. The ml_dtypes ones' entries are added when it loads (_load_extension).
 FROM_NUMPY = {d.numpy: d for d in ALL if d is not bfloat16 and d not in FLOAT8}
 _BY_NAME = {d.name: d for d in ALL}
@@ -123,6 +129,9 @@ def _load_extension(d):
         # bfloat16 last: its numpy slot being set is what extension_loaded() reads
         if name != 'bfloat16':
             _register(_BY_NAME[name], np.dtype(getattr(ml_dtypes, attribute)))
+    float8 = {object.__getattribute__(f, 'numpy') for f in FLOAT8}
+    FLOAT8_NUMPY.update(float8)
+    REFUSED_NUMPY.update(float8)
     _register(bfloat16, np.dtype(ml_dtypes.bfloat16))
     for callback in _on_load:
         callback()

@@ -115,6 +115,23 @@ def not_implemented(kernel, a):
     return NotImplementedError(f'"{kernel}" not implemented for \'{type_name(a)}\'')
 
 
+# PyTorch's CPU kernels refuse most ops on uint16/32/64 and float8 ("limited support"). An op
+# tests the NumPy dtype it computes in against one of these sets (a single hash lookup, paid
+# on the ordinary dtypes' path too, so nothing more): REFUSED for a kernel that refuses all
+# eight, FLOAT8 or WIDE_UNSIGNED where torch refuses only those. The float8 entries appear
+# when ml_dtypes loads (the sets are shared with _dtype, which fills them).
+REFUSED = _dtype.REFUSED_NUMPY
+FLOAT8 = _dtype.FLOAT8_NUMPY
+WIDE_UNSIGNED = _dtype.WIDE_UNSIGNED_NUMPY
+
+
+def refused(kernel, a):
+    """The error of a kernel PyTorch does not implement for ``a``'s dtype, with what to do."""
+    return NotImplementedError(f'"{kernel}" not implemented for \'{type_name(a)}\' (PyTorch '
+                               'supports few ops on uint16/32/64 and float8: cast to int64 or '
+                               'a floating dtype first)')
+
+
 def _need_tensor(fn_name, value, position, arg='other'):
     if not isinstance(value, Tensor):
         raise TypeError(f"{fn_name}(): argument '{arg}' (position {position}) must be Tensor, "

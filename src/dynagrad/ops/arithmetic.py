@@ -10,8 +10,8 @@ from ..tensor import Tensor, method
 from ..autograd.function import Op
 from .. import _dtype
 from . import formula as fm
-from ._elementwise import (_NoDerivative, _as_array, _binary, _need_tensor, _operator,
-                           not_implemented)
+from ._elementwise import (FLOAT8, REFUSED, _NoDerivative, _as_array, _binary, _need_tensor,
+                           _operator, not_implemented, refused)
 from .special import Igamma, Igammac
 from .reduction import return_types
 
@@ -24,7 +24,10 @@ class Add(Op):
 
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
-        return a + b if alpha == 1 else a + b * alpha
+        out = a + b if alpha == 1 else a + b * alpha
+        if out.dtype in REFUSED:
+            raise refused('add_stub', out)
+        return out
 
     def backward(self, g):
         return g, (g if self.alpha == 1 else g * self.alpha)
@@ -61,7 +64,10 @@ class Sub(Op):
 
     def forward(self, a, b, alpha=1):
         self.alpha = alpha
-        return a - b if alpha == 1 else a - b * alpha
+        out = a - b if alpha == 1 else a - b * alpha
+        if out.dtype in REFUSED:
+            raise refused('add_stub', out)
+        return out
 
     def backward(self, g):
         return g, (-g if self.alpha == 1 else g * -self.alpha)
@@ -79,7 +85,10 @@ class Rsub(Op):
 
     def forward(self, x, other, alpha=1):
         self.alpha = alpha
-        return other - x if alpha == 1 else other - x * alpha
+        out = other - x if alpha == 1 else other - x * alpha
+        if out.dtype in REFUSED:
+            raise refused('add_stub', out)
+        return out
 
     def backward(self, g):
         return (-g if self.alpha == 1 else g * -self.alpha), None
@@ -107,7 +116,10 @@ class Div(Op):
         # the dividend only for the divisor's gradient (as PyTorch saves it): x / 2 does not
         # tie x's later in-place updates to this node
         self.save_for_backward(a if self.needs_input_grad[1] else None, b)
-        return a / b
+        out = a / b
+        if out.dtype in FLOAT8:
+            raise refused('div_cpu', out)
+        return out
 
     def backward(self, g):
         a, b = self.saved_tensors
@@ -125,7 +137,10 @@ class Rdiv(Op):
     def forward(self, x, other):
         self.save_for_backward(x)
         self.other = other
-        return other / x
+        out = other / x
+        if out.dtype in FLOAT8:
+            raise refused('div_cpu', out)
+        return out
 
     def backward(self, g):
         x, = self.saved_tensors
@@ -140,6 +155,8 @@ class Pow(Op):
     scalar_params = ('exponent',)
 
     def forward(self, x, exponent):
+        if x.dtype in REFUSED:
+            raise refused('pow', x)
         self.save_for_backward(x)
         self.exponent = exponent
         if exponent == 2:
@@ -162,6 +179,8 @@ class PowTensor(Op):
 
     def forward(self, a, b):
         out = a ** b
+        if out.dtype in REFUSED:
+            raise refused('pow', out)
         self.save_for_backward(a, b, out)
         return out
 
@@ -185,6 +204,8 @@ class Rpow(Op):
 
     def forward(self, x, base):
         out = base ** x
+        if out.dtype in REFUSED:
+            raise refused('pow', out)
         self.save_for_backward(out)
         self.base = base
         return out
@@ -202,8 +223,12 @@ def _result_kind(a, b):
 
 
 def _check_integer_division(kernel, a, b):
-    """Integer division by zero raises (NumPy would warn and give 0); bool has no kernel."""
-    kind = _result_kind(a, b)
+    """Integer division by zero raises (NumPy would warn and give 0); bool, uint16/32/64 and
+    float8 have no kernel."""
+    common = xp.result_type(a, b)
+    if common in REFUSED:
+        raise refused(kernel, xp.asarray(a) if xp.asarray(a).dtype == common else b)
+    kind = common.kind
     if kind == 'b':
         raise not_implemented(kernel, xp.asarray(b) if xp.asarray(a).dtype != bool else a)
     if kind in 'iu' and xp.any(xp.equal(b, 0)):

@@ -7,7 +7,7 @@ from ..tensor import Tensor, method
 from ..autograd.function import Op, widened
 from .. import _dtype
 from . import formula as fm
-from ._elementwise import _as_array, _binary, _need_tensor, not_implemented
+from ._elementwise import REFUSED, _as_array, _binary, _need_tensor, not_implemented, refused
 
 _ndarray = np.ndarray
 
@@ -20,6 +20,9 @@ class Clamp(Op):
     node_name = 'ClampBackward1'
 
     def forward(self, x, min=None, max=None):
+        if x.dtype in REFUSED:
+            raise refused('clamp_scalar_cpu' if min is not None and max is not None else
+                          'clamp_min_scalar_cpu' if min is not None else 'clamp_max_scalar_cpu', x)
         self.save_for_backward(x)
         self.bounds = (min, max)
         return xp.clip(x, min, max)
@@ -57,6 +60,8 @@ class Maximum(Op):
     _sign = 1
 
     def forward(self, a, b):
+        if a.dtype in REFUSED:
+            raise refused('maximum_cpu', a)
         self.save_for_backward(a, b)
         return xp.maximum(a, b)
 
@@ -77,6 +82,8 @@ class Minimum(Maximum):
     _sign = -1
 
     def forward(self, a, b):
+        if a.dtype in REFUSED:
+            raise refused('minimum_cpu', a)
         self.save_for_backward(a, b)
         return xp.minimum(a, b)
 

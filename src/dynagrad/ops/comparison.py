@@ -7,40 +7,73 @@ import numpy as np
 from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import Tensor, method
-from ._elementwise import _binary, _need_tensor, not_implemented, _operator, _unary
+from .. import _dtype
+from ._elementwise import (REFUSED, WIDE_UNSIGNED, _binary, _need_tensor, not_implemented,
+                           _operator, _unary, refused)
 
 
 class _Compare(Op):
     differentiable = False
 
 
+_ndarray = np.ndarray
+
+
+def _check_operands(kernel, a, b):
+    """The slow path of a comparison with a uint16/32/64 or float8 operand: torch refuses to
+    promote those with most dtypes, and its ordering kernels (``kernel``; '' for eq and ne,
+    which it has) refuse them."""
+    da = _dtype.FROM_NUMPY[a.dtype] if a.__class__ is _ndarray else None
+    db = _dtype.FROM_NUMPY[b.dtype] if b.__class__ is _ndarray else None
+    if da is not None and db is not None:
+        common = _dtype.promote_types(da, db)       # raises torch's promotion error
+    else:
+        common, number = (da, b) if da is not None else (db, a)
+        if isinstance(number, float) and common in _dtype.WIDE_UNSIGNED:
+            common = _dtype.get_default_dtype()     # uint32 < 1.5 compares as floats
+    if kernel and common.numpy in REFUSED:
+        raise refused(kernel, xp.zeros(0, common.numpy))
+
+
 class Eq(_Compare):
     def forward(self, a, b):
+        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+            _check_operands('', a, b)
         return xp.equal(a, b)
 
 
 class Ne(_Compare):
     def forward(self, a, b):
+        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+            _check_operands('', a, b)
         return xp.not_equal(a, b)
 
 
 class Lt(_Compare):
     def forward(self, a, b):
+        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+            _check_operands('lt_cpu', a, b)
         return xp.less(a, b)
 
 
 class Le(_Compare):
     def forward(self, a, b):
+        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+            _check_operands('le_cpu', a, b)
         return xp.less_equal(a, b)
 
 
 class Gt(_Compare):
     def forward(self, a, b):
+        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+            _check_operands('gt_cpu', a, b)
         return xp.greater(a, b)
 
 
 class Ge(_Compare):
     def forward(self, a, b):
+        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+            _check_operands('ge_cpu', a, b)
         return xp.greater_equal(a, b)
 
 
@@ -161,8 +194,10 @@ class _Bitwise(_Compare):
     kernel = ''
     allow_bool = True
 
+    refuses = frozenset()    # NumPy dtypes refused beside floating ones (see BitwiseNot)
+
     def _check(self, dt):
-        if dt.kind in 'fV' or (dt == bool and not self.allow_bool):
+        if dt.kind in 'fV' or (dt == bool and not self.allow_bool) or dt in self.refuses:
             raise not_implemented(self.kernel, xp.zeros(0, dt))
 
 
@@ -192,6 +227,7 @@ class BitwiseXor(_Bitwise):
 
 class BitwiseNot(_Bitwise):
     kernel = 'bitwise_not_cpu'
+    refuses = WIDE_UNSIGNED
 
     def forward(self, x):
         self._check(x.dtype)
@@ -200,7 +236,7 @@ class BitwiseNot(_Bitwise):
 
 def _shift_operands(op, a, b):
     dt = xp.result_type(a, b)
-    if dt.kind in 'fV' or dt == bool:
+    if dt.kind in 'fV' or dt == bool or dt in REFUSED:
         raise not_implemented(op.kernel, xp.zeros(0, dt))
     a = xp.asarray(a, dt)
     b = xp.asarray(b, dt)

@@ -325,6 +325,10 @@ class Nansum(Op):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         _refuse_wide_unsigned(input, 'sum_cpu', dtype)
+    elif input._data.dtype in _dtype.FLOAT8_NUMPY:      # torch sums no float8 (uint32 it does)
+        raise NotImplementedError(f'"sum_cpu" not implemented for '
+                                  f'\'{_dtype.type_name(input.dtype)}\' (cast to a floating '
+                                  'dtype first)')
     dims = _dims(dim, input.ndim, 'sum')
     if dims == () and dim is not None:
         dims = tuple(range(input.ndim))     # dim=() sums everything (still SumBackward1)

@@ -13,7 +13,8 @@ from ..backend import xp
 from . import formula as fm
 from ..autograd.function import Op
 from ..tensor import Tensor, method
-from ._elementwise import Unary, _as_array, not_implemented, _unary, _need_tensor
+from ._elementwise import (FLOAT8, REFUSED, WIDE_UNSIGNED, Unary, _as_array, not_implemented,
+                           refused, _unary, _need_tensor)
 from .special import (Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace, I0,
                       Mvlgamma)
 
@@ -33,6 +34,8 @@ class Neg(Unary):
             raise RuntimeError('Negation, the `-` operator, on a bool tensor is not supported. If '
                                'you are trying to invert a mask, use the `~` or `logical_not()` '
                                'operator instead.')
+        if x.dtype in REFUSED:
+            raise refused('neg_cpu', x)
         return -x
 
     def df(g): return -g
@@ -69,7 +72,10 @@ class Relu(Unary):
 
 class Abs(Unary):
     float_result = False
-    def f(x): return xp.abs(x)
+    def f(x):
+        if x.dtype in WIDE_UNSIGNED:
+            raise refused('abs_cpu', x)
+        return xp.abs(x)
     def df(g, x): return g * fm.sign(x)
 
 
@@ -80,6 +86,8 @@ class Sign(Unary):
     def f(x):
         if x.dtype == bool:
             return x.copy()
+        if x.dtype in REFUSED:
+            raise refused('sign_cpu', x)
         y = xp.sign(x)
         if x.dtype.kind in 'fV':       # PyTorch: the sign of nan is 0
             nan = xp.isnan(x)
@@ -111,7 +119,12 @@ class Angle(Unary):
 class Exp(Unary):
     quiet_fp = True
     saves = 'output'
-    def f(x): return xp.exp(x)
+
+    def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('exp_vml_cpu', x)
+        return xp.exp(x)
+
     def df(g, y): return g * y
 
 
