@@ -333,3 +333,29 @@ def test_seeded_shuffling_visits_data_in_torchs_order():
     g_t, g_d = torch.Generator().manual_seed(3), dg.Generator().manual_seed(3)
     assert list(RandomSampler(range(10), generator=g_d)) == \
         list(TorchSampler(range(10), generator=g_t))
+
+
+@pytest.mark.parametrize('mode', ['LSTM', 'GRU', 'RNN'])
+def test_dropout_between_recurrent_layers_draws_torchs_masks(mode):
+    torch.manual_seed(0)
+    t = getattr(torch.nn, mode)(4, 5, num_layers=3, dropout=0.4)
+    d = getattr(dg.nn, mode)(4, 5, num_layers=3, dropout=0.4)
+    d.load_state_dict({k: dg.tensor(v.detach().numpy()) for k, v in t.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((6, 2, 4)).astype(np.float32)
+    torch.manual_seed(7)
+    dg.manual_seed(7)
+    np.testing.assert_allclose(d(dg.tensor(x))[0].detach().numpy(),
+                               t(torch.tensor(x))[0].detach().numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize('causal', [False, True])
+def test_attention_dropout_draws_torchs_masks(causal):
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 3, 5, 4)).astype(np.float32) for _ in range(3))
+    torch.manual_seed(3)
+    dg.manual_seed(3)
+    t = torch.nn.functional.scaled_dot_product_attention(
+        *map(torch.tensor, (q, k, v)), dropout_p=0.3, is_causal=causal)
+    d = F.scaled_dot_product_attention(*map(dg.tensor, (q, k, v)), dropout_p=0.3,
+                                       is_causal=causal)
+    np.testing.assert_allclose(d.numpy(), t.numpy(), atol=1e-5)

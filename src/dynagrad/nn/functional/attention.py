@@ -17,7 +17,7 @@ from ..._dtype import is_floating
 from ...backend import xp
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
-from ...ops.random import array_rng, uniform01
+from ...ops.random import bernoulli_mask
 from ...tensor import Tensor, wrap
 from .activation import softmax
 from .dropout import dropout
@@ -203,8 +203,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if dropout_p == 1:
             keep = xp.zeros(shape, dt)
         else:
-            u = uniform01(array_rng(None), shape, dt)
-            keep = ((u >= dropout_p) * (1.0 / (1.0 - dropout_p))).astype(dt)
+            # PyTorch's math path drops out the weights with bernoulli_(1 - p): same masks
+            keep = bernoulli_mask(None, 1.0 - dropout_p, shape, dt) / dt.type(1.0 - dropout_p)
     op = ScaledDotProductAttention
     if query.ndim == 2 and key.ndim == 2 and value.ndim == 2:
         op = op.named('MmBackward0')

@@ -36,12 +36,14 @@ def _run_layer(mode, x, h0, c0, weights, batch_sizes, reverse):
 
 
 def _dropout_mask(x, p):
-    from ...ops.random import array_rng, uniform01
+    # drawn as PyTorch's dropout between layers draws it (bernoulli_(1 - p)), so a seeded
+    # multi-layer RNN trains on the same masks as in PyTorch
+    from ...ops.random import bernoulli_mask
     dt = x._data.dtype
     if p >= 1:
         return wrap(xp.zeros(x.shape, dt))
-    keep = uniform01(array_rng(None), x.shape, dt) >= p
-    return wrap(keep.astype(dt) * dt.type(1 / (1 - p)))
+    keep = bernoulli_mask(None, 1 - p, x.shape, dt)
+    return wrap(keep / dt.type(1 - p))
 
 
 # ---------------------------------------------------------------------------------------
