@@ -102,3 +102,29 @@ def test_signature_flags_are_torchs(name):
         if flag in ours:
             assert ours[flag].default == theirs[flag].default
             assert ours[flag].kind == theirs[flag].kind, flag
+
+
+def test_profile_hook_step_runs_step_hooks_as_torch():
+    import dynagrad
+    seen = {}
+    for lib in (torch, dynagrad):
+        calls = []
+
+        class Plain(lib.optim.Optimizer):
+            def __init__(self, params):
+                super().__init__(params, {'lr': 0.1})
+
+            @lib.optim.Optimizer.profile_hook_step
+            def step(self, closure=None):
+                calls.append('step')
+
+        opt = Plain([lib.zeros(2, requires_grad=True)])
+        opt.register_step_pre_hook(lambda o, a, k: calls.append('pre'))
+        opt.register_step_post_hook(lambda o, a, k: calls.append('post'))
+        opt.step()
+        seen[lib.__name__] = calls
+        assert callable(lib.optim.Optimizer.OptimizerPreHook.__origin__)
+    # torch wraps an already-wrapped step a second time (its patch does not see the
+    # decorator's mark), so its hooks run twice; dynagrad wraps once
+    assert seen['torch'] == ['pre', 'pre', 'step', 'post', 'post']
+    assert seen['dynagrad'] == ['pre', 'step', 'post']

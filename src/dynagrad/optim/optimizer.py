@@ -9,6 +9,7 @@ checkpoints) and a fresh optimizer that loads one continues training exactly whe
 saved one stopped.
 """
 import functools
+from typing import Any, Callable, Optional
 import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable
@@ -211,6 +212,12 @@ class Optimizer:
     ``params`` is an iterable of tensors, of ``(name, tensor)`` pairs, or of dicts (parameter
     groups) whose other keys override ``defaults`` for that group.
     """
+
+    # the types of step hooks (torch.optim.Optimizer's aliases)
+    OptimizerPreHook = Callable[[Any, tuple, dict], Optional[tuple]]
+    OptimizerPostHook = Callable[[Any, tuple, dict], None]
+    # wraps a ``step`` so the step hooks run around it (PyTorch adds a profiler record too)
+    profile_hook_step = staticmethod(_hooked_step)
 
     # Whether each per-parameter state tensor (other than 0-dim scalars) has its parameter's
     # shape; load_state_dict checks it. LBFGS keeps flat vectors over all parameters.
