@@ -15,6 +15,7 @@ NAMESPACES = [
     ('torch', 'torch', 'dynagrad'),
     ('torch.Tensor', 'torch.Tensor', 'dynagrad.Tensor'),
     ('torch.nn', 'torch.nn', 'dynagrad.nn'),
+    ('torch.nn.Module', 'torch.nn.Module', 'dynagrad.nn.Module'),
     ('torch.nn.functional', 'torch.nn.functional', 'dynagrad.nn.functional'),
     ('torch.nn.init', 'torch.nn.init', 'dynagrad.nn.init'),
     ('torch.nn.utils', 'torch.nn.utils', 'dynagrad.nn.utils'),
@@ -126,6 +127,7 @@ LEFT_OUT = {
     'torch.nn.functional': [
         ('assert_int_or_pair', INTERNAL),
     ],
+    'torch.nn.Module': [('compile', JIT)],
     'torch.nn.utils.parametrizations': [
         ('orthogonal', LINALG + ': it is built on matrix_exp and householder_product'),
     ],

@@ -1,8 +1,9 @@
 """Module full backward hooks: identity nodes around a module's inputs and outputs.
 
-The node on the outputs sees the gradients of the outputs (grad_output); the node on the
-inputs sees the gradients of the inputs (grad_input) once the module's whole backward has
-run, calls the hooks, and passes on what they return.
+The node on the outputs sees the gradients of the outputs (grad_output), lets the
+backward pre-hooks replace them, and passes them on; the node on the inputs sees the
+gradients of the inputs (grad_input) once the module's whole backward has run, calls the
+hooks, and passes on what they return.
 """
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_grad_enabled
@@ -42,10 +43,18 @@ def _through_identity(values, callback):
     return tuple(values), positions
 
 
+def _like(grads, replacements):
+    """The hooks' tensors as the node passes gradients on: arrays, unless the incoming
+    gradients were tensors (a backward that builds a graph)."""
+    as_arrays = not any(isinstance(g, Tensor) for g in grads)
+    return [g._data if as_arrays and isinstance(g, Tensor) else g for g in replacements]
+
+
 class BackwardHook:
-    def __init__(self, module, hooks):
+    def __init__(self, module, hooks, pre_hooks=()):
         self.module = module
         self.hooks = hooks
+        self.pre_hooks = pre_hooks
         self.grad_outputs = None
         self.input_positions = []
         self.n_inputs = 0
@@ -65,21 +74,29 @@ class BackwardHook:
 
     def _on_output_grads(self, grads):
         self.grad_outputs = tuple(_as_tensor(g) for g in grads)
+        replaced = False
+        for hook in self.pre_hooks:
+            result = hook(self.module, self.grad_outputs)
+            if result is not None:
+                result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
+                if len(result) != len(self.grad_outputs):
+                    raise RuntimeError(f'Backward pre hook returned an invalid number of '
+                                       f'grad_output, got {len(result)}, but expected '
+                                       f'{len(self.grad_outputs)}')
+                self.grad_outputs = tuple(_as_tensor(g) for g in result)
+                replaced = True
         if not self.input_positions:  # no input needs a gradient: the hooks run now
             self._run_hooks((None,) * self.n_inputs)
-        return None
+        if not replaced:
+            return None
+        return _like(grads, self.grad_outputs)
 
     def _on_input_grads(self, grads):
         by_slot = dict(zip(self.input_positions, grads))
         grad_input = tuple(_as_tensor(by_slot.get(i)) for i in self.tensor_slots)
         grad_input = self._run_hooks(grad_input)
-        as_arrays = not any(isinstance(g, Tensor) and g._grad_fn is not None for g in grads
-                            if g is not None) and not any(isinstance(g, Tensor) for g in grads)
-        out = []
-        for slot in self.input_positions:
-            g = grad_input[self.tensor_slots.index(slot)]
-            out.append(g._data if as_arrays and isinstance(g, Tensor) else g)
-        return out
+        return _like(grads, [grad_input[self.tensor_slots.index(slot)]
+                             for slot in self.input_positions])
 
     def _run_hooks(self, grad_input):
         for hook in self.hooks:

@@ -1,5 +1,6 @@
 """``Module``: the base class of layers; parameters and submodules register by attribute."""
 from collections import OrderedDict, namedtuple
+from typing import TypeVar
 
 from .._device import check_device, device_of_type
 from ..tensor import Tensor
@@ -19,10 +20,48 @@ class _IncompatibleKeys(_IncompatibleKeysFields):
     __str__ = __repr__
 
 
+class _LoadPreHook:
+    """A load-state-dict pre-hook; ``with_module`` hooks get the owning module first."""
+    __slots__ = ('hook', 'with_module')
+
+    def __init__(self, hook, with_module):
+        self.hook = hook
+        self.with_module = with_module
+
+    def __call__(self, module, *args):
+        return self.hook(module, *args) if self.with_module else self.hook(*args)
+
+
+def _mark_public(hook):
+    """Tag a state-dict post-hook registered through the public API (it must return None)."""
+    try:
+        hook._from_public_api = True
+    except AttributeError:  # a bound method: tag the function behind it
+        hook.__func__._from_public_api = True
+
+
+def _copy_planned(plan, assign):
+    """Make the copies ``load_state_dict`` planned (``store`` None: the extra state)."""
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        for m, store, name, t, value in plan:
+            if store is None:
+                m.set_extra_state(value)
+            elif assign:
+                if store == '_parameters' and not isinstance(value, Parameter):
+                    value = Parameter(value, requires_grad=t.requires_grad)
+                getattr(m, store)[name] = value
+            else:
+                t.copy_(value)
+
+
 class Module:
     """Base class of all layers: subclasses set attributes in ``__init__``, define ``forward``."""
     training = True
     _version = 1
+    dump_patches = False
+    call_super_init = False
+    T_destination = TypeVar('T_destination', bound=dict)
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:
@@ -34,16 +73,16 @@ class Module:
         setattr_(self, '_buffers', OrderedDict())
         setattr_(self, '_non_persistent_buffers_set', set())
         setattr_(self, '_modules', OrderedDict())
-        setattr_(self, '_forward_hooks', HookDict())
-        setattr_(self, '_forward_pre_hooks', HookDict())
-        setattr_(self, '_backward_hooks', HookDict())
+        for name in self._HOOK_TABLES:
+            setattr_(self, name, HookDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks
+                or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
@@ -52,16 +91,18 @@ class Module:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
-        if self._backward_hooks:
+        backward_hooks = self._backward_hooks or self._backward_pre_hooks
+        if backward_hooks:
             from ._backward_hooks import BackwardHook
-            bw = BackwardHook(self, list(self._backward_hooks.values()))
+            bw = BackwardHook(self, list(self._backward_hooks.values()),
+                              list(self._backward_pre_hooks.values()))
             args = bw.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks.values()):
             result = hook(self, args, output)
             if result is not None:
                 output = result
-        if self._backward_hooks:
+        if backward_hooks:
             output = bw.setup_output_hook(output)
         return output
 
@@ -71,12 +112,12 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError('cannot assign parameters before Module.__init__() call')
-            self._remove(name)
+            self._remove(name, keep=params)
             params[name] = value
         elif isinstance(value, Module):
             if params is None:
                 raise AttributeError('cannot assign module before Module.__init__() call')
-            self._remove(name)
+            self._remove(name, keep=self._modules)
             self._modules[name] = value
         elif isinstance(value, Buffer):
             if params is None:
@@ -100,10 +141,12 @@ class Module:
         else:
             object.__setattr__(self, name, value)
 
-    def _remove(self, name):
+    def _remove(self, name, keep=None):
+        """Forget ``name`` everywhere but ``keep`` (a re-assignment keeps its place there)."""
         self.__dict__.pop(name, None)
         for d in (self._parameters, self._buffers, self._modules):
-            d.pop(name, None)
+            if d is not keep:
+                d.pop(name, None)
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name):
@@ -184,6 +227,27 @@ class Module:
             if not isinstance(module, Module):
                 raise AttributeError(f'`{item}` is not an nn.Module')
         return module
+
+    def set_submodule(self, target, module, strict=False):
+        """Put ``module`` at the dotted path ``target`` (its parents must exist); with
+        ``strict`` the last name must already be an attribute."""
+        if target == '':
+            raise ValueError('Cannot set the submodule without a target name!')
+        *path, last = target.split('.')
+        if not isinstance(module, Module):
+            raise ValueError(f'`module` is not an nn.Module, found {type(module)}')
+        parent = self
+        for item in path:
+            if not hasattr(parent, item):
+                raise AttributeError(f'{parent._get_name()} has no attribute `{item}`')
+            parent = getattr(parent, item)
+            if not isinstance(parent, Module):
+                raise AttributeError(f'`{item}` is not an nn.Module')
+        if strict and not hasattr(parent, last):
+            raise AttributeError(f'{parent._get_name()} has no attribute `{last}`')
+        if hasattr(parent, last) and not isinstance(getattr(parent, last), Module):
+            raise AttributeError(f'`{last}` is not an nn.Module')
+        setattr(parent, last, module)
 
     def get_parameter(self, target):
         module_path, _, name = target.rpartition('.')
@@ -323,6 +387,26 @@ class Module:
             return t.to(device, non_blocking=non_blocking)
         return self._apply_to_tensors(convert)
 
+    def to_empty(self, *, device, recurse=True):
+        """Parameters and buffers replaced by uninitialized tensors of the same shapes and
+        dtypes on ``device`` (``recurse=False``: this module's own only); returns self."""
+        from ..ops.creation import empty_like
+        if device is not None:
+            check_device(device)
+        modules = self.modules() if recurse else (self,)
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            for m in modules:
+                for p in m._parameters.values():
+                    if p is not None:
+                        p.data = empty_like(p, device=device)
+                        if p._grad is not None:
+                            p._grad = empty_like(p._grad, device=device)
+                for name, b in m._buffers.items():
+                    if b is not None:
+                        m._buffers[name] = empty_like(b, device=device)
+        return self
+
     def _has_tensors(self):
         return any(t is not None for m in self.modules()
                    for t in (*m._parameters.values(), *m._buffers.values()))
@@ -378,6 +462,23 @@ class Module:
             if b is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = b if keep_vars else b.detach()
 
+    def _has_extra_state(self, accessor):
+        """Whether this module's class overrides ``get_extra_state``/``set_extra_state``."""
+        return getattr(type(self), accessor, None) is not getattr(Module, accessor)
+
+    def get_extra_state(self):
+        """What a subclass saves under ``<prefix>_extra_state`` (override it, with
+        ``set_extra_state``); the base class is never called for it."""
+        raise RuntimeError('Reached a code path in Module.get_extra_state() that should never '
+                           'be called: override get_extra_state in the subclass that saves '
+                           'extra state.')
+
+    def set_extra_state(self, state):
+        """Restore what ``get_extra_state`` returned (override it in the subclass)."""
+        raise RuntimeError('Reached a code path in Module.set_extra_state() that should never '
+                           'be called: override set_extra_state in the subclass that loads '
+                           'extra state.')
+
     def state_dict(self, *args, destination=None, prefix='', keep_vars=False):
         """An ordered dict of parameters and persistent buffers, keyed by dotted names."""
         if args:  # the deprecated positional form (destination, prefix, keep_vars)
@@ -389,43 +490,51 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {'version': self._version}
         metadata = getattr(destination, '_metadata', None)
         if metadata is not None:   # each module's version, as PyTorch records it
-            metadata[prefix[:-1]] = {'version': self._version}
+            metadata[prefix[:-1]] = local_metadata
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
+        if self._has_extra_state('get_extra_state'):
+            destination[prefix + '_extra_state'] = self.get_extra_state()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + '.',
                              keep_vars=keep_vars)
+        for hook in list(self._state_dict_hooks.values()):
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, '_from_public_api', False):
+                if result is not None:
+                    raise RuntimeError('state_dict post-hook must return None')
+            elif result is not None:   # a private hook may hand back a new dict
+                destination = result
         return destination
 
-    def load_state_dict(self, state_dict, strict=True, assign=False):
-        """Copy values in place; return ``(missing_keys, unexpected_keys)``.
-
-        Every shape and type is checked before anything is copied, so a failed load leaves
-        the module as it was.
-        """
-        if not hasattr(state_dict, 'keys'):
-            raise TypeError(f'Expected state_dict to be dict-like, got {type(state_dict)}.')
-        for mod_prefix, m in self.named_modules():
-            # a lazy module first takes its shapes from what is being loaded
-            hook = getattr(m, '_lazy_load_hook', None)
-            if hook is not None:
-                hook(state_dict, mod_prefix + '.' if mod_prefix else '')
-        own = {}
-        for mod_prefix, m in self.named_modules():
-            p = mod_prefix + '.' if mod_prefix else ''
-            for name, t in m._parameters.items():
-                if t is not None:
-                    own[p + name] = (m, '_parameters', name, t)
-            for name, t in m._buffers.items():
-                if t is not None and name not in m._non_persistent_buffers_set:
-                    own[p + name] = (m, '_buffers', name, t)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for key, (m, store, name, t) in own.items():
+    def _plan_load(self, state_dict, prefix, metadata, assign, report, plan, eager):
+        """Check what ``state_dict`` holds for this module and its children, running the
+        load pre-hooks on the way; record the copies to make in ``plan``. ``eager``: copy
+        module by module and run each one's post-hooks after its children, as PyTorch
+        orders them."""
+        missing, unexpected, errors = report
+        local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
+        if assign:
+            local_metadata['assign_to_params_buffers'] = assign
+        lazy_hook = getattr(self, '_lazy_load_hook', None)
+        if lazy_hook is not None:  # a lazy module first takes its shapes from the values
+            lazy_hook(state_dict, prefix)
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(self, state_dict, prefix, local_metadata, True, missing, unexpected, errors)
+        local = OrderedDict((name, ('_parameters', t)) for name, t in self._parameters.items()
+                            if t is not None)
+        local.update((name, ('_buffers', t)) for name, t in self._buffers.items()
+                     if t is not None and name not in self._non_persistent_buffers_set)
+        own_plan = []
+        for name, (store, t) in local.items():
+            key = prefix + name
             if key not in state_dict:
+                missing.append(key)
                 continue
             value = state_dict[key]
             if is_lazy(t) and is_lazy(value):
@@ -438,6 +547,70 @@ class Module:
                 errors.append(f'size mismatch for {key}: copying a param with shape '
                               f'{value.shape} from checkpoint, the shape in current model is '
                               f'{t.shape}.')
+            else:
+                own_plan.append((self, store, name, t, value))
+        extra_key = prefix + '_extra_state'
+        if self._has_extra_state('set_extra_state'):
+            if extra_key in state_dict:
+                own_plan.append((self, None, None, None, state_dict[extra_key]))
+            else:
+                missing.append(extra_key)
+        elif extra_key in state_dict:
+            unexpected.append(extra_key)
+        for key in state_dict:
+            if key.startswith(prefix) and key != extra_key:
+                first = key[len(prefix):].split('.', 1)[0]
+                if first not in self._modules and first not in local:
+                    unexpected.append(key)
+        if eager:
+            _copy_planned(own_plan, assign)
+        else:
+            plan.extend(own_plan)
+        for name, child in self._modules.items():
+            if child is not None:
+                child_prefix = prefix + name + '.'
+                child_dict = OrderedDict((k, v) for k, v in state_dict.items()
+                                         if k.startswith(child_prefix))
+                child._plan_load(child_dict, child_prefix, metadata, assign, report, plan,
+                                 eager)
+        if eager:
+            incompatible = _IncompatibleKeys(missing, unexpected)
+            for hook in list(self._load_state_dict_post_hooks.values()):
+                if hook(self, incompatible) is not None:
+                    raise AssertionError(
+                        'Hooks registered with ``register_load_state_dict_post_hook`` are not '
+                        'expected to return new values, if incompatible_keys need to be '
+                        'modified, it should be done inplace.')
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy values in place; return ``(missing_keys, unexpected_keys)``.
+
+        Load pre-hooks run module by module (parents before children) and may rewrite the
+        (copied) dict. Without load post-hooks every shape and type is checked before
+        anything is copied, so a failed load leaves the module as it was; with them, each
+        module is loaded, then its post-hooks run (children before parents, as in PyTorch)
+        and may edit the reported keys in place before the strict check.
+        """
+        if not hasattr(state_dict, 'keys'):
+            raise TypeError(f'Expected state_dict to be dict-like, got {type(state_dict)}.')
+        metadata = getattr(state_dict, '_metadata', None)
+        state_dict = OrderedDict(state_dict)   # the hooks may rewrite this copy
+        if metadata is not None:
+            state_dict._metadata = metadata
+        missing, unexpected, errors = [], [], []
+        plan = []
+        # Post-hooks see the module loaded: with any, load as PyTorch does, module by
+        # module; without, check everything first so that a failed load changes nothing.
+        eager = any(m._load_state_dict_post_hooks for m in self.modules())
+        self._plan_load(state_dict, '', metadata, assign, (missing, unexpected, errors), plan,
+                        eager)
+        if errors or (strict and (missing or unexpected)):
+            self._raise_load_errors(strict, missing, unexpected, errors)
+        _copy_planned(plan, assign)
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _raise_load_errors(self, strict, missing, unexpected, errors):
+        errors = list(errors)
         if strict:
             if unexpected:
                 errors.insert(0, 'Unexpected key(s) in state_dict: '
@@ -445,23 +618,45 @@ class Module:
             if missing:
                 errors.insert(0, 'Missing key(s) in state_dict: '
                               + ', '.join(f'"{k}"' for k in missing) + '. ')
-        if errors:
-            raise RuntimeError(f'Error(s) in loading state_dict for {type(self).__name__}:\n\t'
-                               + '\n\t'.join(errors))
-        from ..autograd.grad_mode import no_grad
-        with no_grad():
-            for key, (m, store, name, t) in own.items():
-                if key in state_dict:
-                    value = state_dict[key]
-                    if is_lazy(t) and is_lazy(value):
-                        continue
-                    if assign:
-                        if store == '_parameters' and not isinstance(value, Parameter):
-                            value = Parameter(value, requires_grad=t.requires_grad)
-                        getattr(m, store)[name] = value
-                    else:
-                        t.copy_(value)
-        return _IncompatibleKeys(missing, unexpected)
+        raise RuntimeError(f'Error(s) in loading state_dict for {type(self).__name__}:\n\t'
+                           + '\n\t'.join(errors))
+
+    # -- state-dict hooks ----------------------------------------------------------------
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars) -> None`` before ``state_dict`` saves anything
+        of this module."""
+        return self._add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata) -> None`` once this module and
+        its children are saved; it may edit ``state_dict`` in place."""
+        _mark_public(hook)
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The private form: the hook may return a new state dict."""
+        if getattr(hook, '_from_public_api', False):
+            raise RuntimeError('Cannot register the same function as the state dict post hook '
+                               'that was previously registered via '
+                               'register_state_dict_post_hook')
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) -> None`` before this module's values are loaded; it
+        may rewrite ``state_dict`` (a copy of what was passed)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """The private form: without ``with_module`` the hook gets no module argument."""
+        return self._add_hook(self._load_state_dict_pre_hooks,
+                              _LoadPreHook(hook, with_module))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys) -> None`` after ``load_state_dict`` copied
+        the values; it may edit ``incompatible_keys.missing_keys`` / ``unexpected_keys`` in
+        place (what remains decides the strict check)."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook)
 
     # -- hooks -------------------------------------------------------------------------
     def _add_hook(self, hooks, hook, prepend=False):
@@ -490,6 +685,12 @@ class Module:
         tensor needs no gradient).
         """
         return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output) -> None or new grad_output``, called when the
+        gradients of the module's outputs are known, before its inputs' gradients are
+        computed (what it returns flows on instead)."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
 
     def register_backward_hook(self, hook):
         raise RuntimeError('register_backward_hook is deprecated in PyTorch and gives the '
@@ -523,7 +724,9 @@ class Module:
 
     # Pickled, the hook tables are plain OrderedDicts, as PyTorch's: a whole module saved
     # with dynagrad.save then loads under weights_only=True once its classes are allowed.
-    _HOOK_TABLES = ('_forward_hooks', '_forward_pre_hooks', '_backward_hooks')
+    _HOOK_TABLES = ('_forward_hooks', '_forward_pre_hooks', '_backward_hooks',
+                    '_backward_pre_hooks', '_state_dict_pre_hooks', '_state_dict_hooks',
+                    '_load_state_dict_pre_hooks', '_load_state_dict_post_hooks')
 
     def __getstate__(self):
         state = self.__dict__.copy()
@@ -534,7 +737,9 @@ class Module:
 
     def __setstate__(self, state):
         for name in self._HOOK_TABLES:
-            if name in state and not isinstance(state[name], HookDict):
+            if name not in state:   # pickled before this table existed
+                state[name] = HookDict()
+            elif not isinstance(state[name], HookDict):
                 state[name] = HookDict(state[name])
         self.__dict__.update(state)
 

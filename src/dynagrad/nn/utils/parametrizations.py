@@ -29,7 +29,25 @@ def weight_norm(module, name='weight', dim=0):
     """Reparametrize ``module.<name>`` as magnitude ``original0`` (g) times direction
     ``original1`` (v): ``w = g * v / ||v||``, the norm over every dimension but ``dim``."""
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
+    module._register_load_state_dict_pre_hook(_WeightNormCompatHook(name))
     return module
+
+
+class _WeightNormCompatHook:
+    """Loads a state dict saved under the legacy ``weight_norm``'s keys: ``<name>_g`` and
+    ``<name>_v`` become ``parametrizations.<name>.original0`` and ``original1``."""
+    __slots__ = ('name',)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                 unexpected_keys, error_msgs):
+        g_key, v_key = f'{prefix}{self.name}_g', f'{prefix}{self.name}_v'
+        if g_key in state_dict and v_key in state_dict:
+            new_prefix = f'{prefix}parametrizations.{self.name}.'
+            state_dict[new_prefix + 'original0'] = state_dict.pop(g_key)
+            state_dict[new_prefix + 'original1'] = state_dict.pop(v_key)
 
 
 class _SpectralNorm(Module):

@@ -1,6 +1,7 @@
 """The legacy, hook-based ``spectral_norm``: parameter ``<name>_orig``, buffers ``<name>_u``
 and ``<name>_v``, and a forward pre-hook setting ``<name> = orig / sigma`` (one power
-iteration per training forward; none in eval)."""
+iteration per training forward; none in eval). State dicts record the format's version in
+their metadata; one of version 0 (``<name>`` saved, no ``<name>_v``) loads converted."""
 from .. import functional as F
 from ..parameter import Parameter
 from ... import ops
@@ -43,6 +44,13 @@ class SpectralNorm:
         sigma = ops.dot(u, ops.mv(weight_mat, v))
         return weight / sigma
 
+    def _solve_v_and_rescale(self, weight_mat, u, target_sigma):
+        """The ``v`` with ``u = W v / ||W v||`` (least squares), scaled so that
+        ``u . W v`` is ``target_sigma``: how a version-0 state dict gets its ``v``."""
+        wt = weight_mat.t()
+        v = ops.mv(ops.mm(ops.pinverse(ops.mm(wt, weight_mat)), wt), u)
+        return v * (target_sigma / ops.dot(u, ops.mv(weight_mat, v)))
+
     def remove(self, module):
         with no_grad():
             weight = self.compute_weight(module, do_power_iteration=False)
@@ -75,7 +83,57 @@ class SpectralNorm:
         module.register_buffer(name + '_u', u)
         module.register_buffer(name + '_v', v)
         module.register_forward_pre_hook(fn)
+        module._register_state_dict_hook(SpectralNormStateDictHook(fn))
+        module._register_load_state_dict_pre_hook(SpectralNormLoadStateDictPreHook(fn))
         return fn
+
+
+class SpectralNormLoadStateDictPreHook:
+    """Converts a version-0 state dict (``<name>``, ``<name>_orig``, ``<name>_u``) to the
+    current keys: ``<name>`` is dropped and ``<name>_v`` derived from what was saved."""
+    __slots__ = ('fn',)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                 unexpected_keys, error_msgs):
+        fn = self.fn
+        version = local_metadata.get('spectral_norm', {}).get(fn.name + '.version')
+        if version is not None and version >= 1:
+            return
+        weight_key = prefix + fn.name
+        if version is None and weight_key not in state_dict and all(
+                weight_key + suffix in state_dict for suffix in ('_orig', '_u', '_v')):
+            return      # the current format, saved without metadata
+        absent = [weight_key + suffix for suffix in ('_orig', '', '_u')
+                  if weight_key + suffix not in state_dict]
+        if absent:
+            if strict:
+                missing_keys.extend(absent)
+            return
+        with no_grad():
+            weight_orig = state_dict[weight_key + '_orig']
+            weight = state_dict.pop(weight_key)
+            sigma = (weight_orig / weight).mean()
+            weight_mat = fn.reshape_weight_to_matrix(weight_orig)
+            u = state_dict[weight_key + '_u']
+            state_dict[weight_key + '_v'] = fn._solve_v_and_rescale(weight_mat, u, sigma)
+
+
+class SpectralNormStateDictHook:
+    """Records ``<name>.version`` under the module's ``spectral_norm`` metadata."""
+    __slots__ = ('fn',)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, module, state_dict, prefix, local_metadata):
+        versions = local_metadata.setdefault('spectral_norm', {})
+        key = self.fn.name + '.version'
+        if key in versions:
+            raise RuntimeError(f"Unexpected key in metadata['spectral_norm']: {key}")
+        versions[key] = self.fn._version
 
 
 def spectral_norm(module, name='weight', n_power_iterations=1, eps=1e-12, dim=None):
@@ -91,5 +149,14 @@ def remove_spectral_norm(module, name='weight'):
         if isinstance(hook, SpectralNorm) and hook.name == name:
             hook.remove(module)
             del module._forward_pre_hooks[key]
-            return module
-    raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+            break
+    else:
+        raise ValueError(f"spectral_norm of '{name}' not found in {module}")
+    for key, hook in list(module._state_dict_hooks.items()):
+        if isinstance(hook, SpectralNormStateDictHook) and hook.fn.name == name:
+            del module._state_dict_hooks[key]
+    for key, hook in list(module._load_state_dict_pre_hooks.items()):
+        if isinstance(getattr(hook, 'hook', None), SpectralNormLoadStateDictPreHook) \
+                and hook.hook.fn.name == name:
+            del module._load_state_dict_pre_hooks[key]
+    return module
