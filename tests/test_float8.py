@@ -1,8 +1,7 @@
 """The float8 dtypes (stored through ml_dtypes), against torch 2.13 on the CPU.
 
-Values are compared bit for bit where torch's rounding matters. What needs wiring in files
-outside the dtype module (casts in ops and creation calling ``_dtype.to_float8``, kernels
-refusing float8) is marked as strict xfails, so they turn into failures once done.
+Values are compared bit for bit where torch's rounding matters; what torch refuses is
+refused with its error type and a message containing torch's.
 """
 import io
 
@@ -288,6 +287,10 @@ def test_numpy_is_refused_as_torch(name):
     assert str(mine.value) == str(theirs.value)
 
 
+def lib_of(x):
+    return torch if isinstance(x, torch.Tensor) else dg
+
+
 @pytest.mark.parametrize('name', NAMES)
 @pytest.mark.parametrize('call,kernel', [
     (lambda x: x + x, 'add_stub'), (lambda x: x - x, 'add_stub'), (lambda x: x / x, 'div_cpu'),
@@ -297,7 +300,46 @@ def test_numpy_is_refused_as_torch(name):
     (lambda x: x ** 2, 'pow'), (lambda x: x.sign(), 'sign_cpu'), (lambda x: x >= 1, 'ge_cpu'),
     (lambda x: x.clamp(0, 1), 'clamp_scalar_cpu'),
     (lambda x: torch.maximum(x, x) if isinstance(x, torch.Tensor) else dg.maximum(x, x),
-     'maximum_cpu')])
+     'maximum_cpu'),
+    # a Python number or 0-d operand (torch casts the number to float8, then refuses)
+    (lambda x: x + 1.5, 'add_stub'), (lambda x: 1 + x, 'add_stub'), (lambda x: x - 1, 'add_stub'),
+    (lambda x: x.clone().add_(1.5), 'add_stub'), (lambda x: x * 2, 'mul_cpu_reduced_float'),
+    (lambda x: 2.5 * x, 'mul_cpu_reduced_float'), (lambda x: x * True, 'mul_cpu_reduced_float'),
+    (lambda x: x.clone().mul_(2), 'mul_cpu_reduced_float'),
+    (lambda x: x * x[0], 'mul_cpu_reduced_float'), (lambda x: x / 2, 'div_cpu_reduced_float'),
+    (lambda x: x.clone().div_(2), 'div_cpu_reduced_float'), (lambda x: 2 / x, 'reciprocal_cpu'),
+    # math kernels
+    (lambda x: x.log(), 'log_vml_cpu'), (lambda x: x.sqrt(), 'sqrt_vml_cpu'),
+    (lambda x: x.sin(), 'sin_vml_cpu'), (lambda x: x.cos(), 'cos_vml_cpu'),
+    (lambda x: x.tanh(), 'tanh_vml_cpu'), (lambda x: x.sigmoid(), 'sigmoid_cpu_reduced_float'),
+    (lambda x: x.floor(), 'floor_vml_cpu'), (lambda x: x.ceil(), 'ceil_vml_cpu'),
+    (lambda x: x.round(), 'round_vml_cpu'), (lambda x: x.trunc(), 'trunc_vml_cpu'),
+    (lambda x: x.reciprocal(), 'reciprocal_cpu'), (lambda x: x.relu(), 'clamp_min_scalar_cpu'),
+    (lambda x: x.clone().relu_(), 'clamp_min_scalar_cpu'),
+    # reductions
+    (lambda x: x.prod(), 'prod_out_cpu'), (lambda x: x.prod(0), 'prod_out_cpu'),
+    (lambda x: x.cumsum(0), 'cumsum_out_cpu'), (lambda x: x.cumprod(0), 'cumprod_out_cpu'),
+    (lambda x: x.mean(), 'sum_cpu'), (lambda x: x.mean(0), 'sum_cpu'),
+    (lambda x: x.max(), 'max_all'), (lambda x: x.min(), 'min_all'),
+    (lambda x: x.max(0), 'max_cpu'), (lambda x: x.min(0), 'min_cpu'),
+    (lambda x: x.amax(), 'max_values_cpu'), (lambda x: x.amin(), 'min_values_cpu'),
+    (lambda x: x.argmax(), 'argmax_cpu'), (lambda x: x.argmin(0), 'argmin_cpu'),
+    (lambda x: x.count_nonzero(), 'nonzero_count_cpu'),
+    # products other than a matrix product
+    (lambda x: x @ x, 'dot'), (lambda x: x.reshape(1, 2) @ x, 'addmv_impl_cpu'),
+    (lambda x: x.reshape(1, 1, 2) @ x.reshape(1, 2, 1), 'bmm'),
+    # sampling, creation, masks, indices, flips
+    (lambda x: lib_of(x).rand_like(x), 'check_uniform_bounds'),
+    (lambda x: lib_of(x).randn_like(x), 'normal_kernel_cpu'),
+    (lambda x: lib_of(x).rand(2, dtype=x.dtype), 'check_uniform_bounds'),
+    (lambda x: lib_of(x).randn(2, dtype=x.dtype), 'normal_kernel_cpu'),
+    (lambda x: x.clone().uniform_(), 'check_uniform_bounds'),
+    (lambda x: x.clone().normal_(), 'normal_kernel_cpu'),
+    (lambda x: lib_of(x).arange(2, dtype=x.dtype), 'arange_cpu'),
+    (lambda x: lib_of(x).linspace(0, 1, 2, dtype=x.dtype), 'linspace_cpu'),
+    (lambda x: lib_of(x).logspace(0, 1, 2, dtype=x.dtype), 'logspace_cpu'),
+    (lambda x: x.masked_fill(lib_of(x).tensor([True, False]), 0), 'masked_fill'),
+    (lambda x: x.nonzero(), 'nonzero_count_cpu'), (lambda x: x.flip(0), 'flip_cpu')])
 def test_kernels_refuse_as_torch(call, kernel, name):
     with pytest.raises(NotImplementedError) as theirs:
         call(torch.ones(2, dtype=getattr(torch, name)))
@@ -306,3 +348,64 @@ def test_kernels_refuse_as_torch(call, kernel, name):
     with pytest.raises(NotImplementedError) as mine:
         call(dg.ones(2, dtype=getattr(dg, name)))
     assert message in str(mine.value)
+
+
+@pytest.mark.parametrize('name', NAMES)
+def test_two_float8_tensors_multiply_as_torch(name):
+    values = [1.0, 2.0, 0.5]
+    theirs = torch.tensor(values).to(getattr(torch, name)) * \
+        torch.tensor(values[::-1]).to(getattr(torch, name))
+    mine = dg.tensor(values).to(getattr(dg, name)) * dg.tensor(values[::-1]).to(getattr(dg, name))
+    assert mine.dtype is getattr(dg, name)
+    np.testing.assert_array_equal(bits(mine), bits(theirs))
+
+
+@pytest.mark.parametrize('name', NAMES)
+def test_abs_refuses_only_e8m0_as_torch(name):
+    theirs_x = torch.tensor([1.0, 2.0]).to(getattr(torch, name))
+    x = dg.tensor([1.0, 2.0]).to(getattr(dg, name))
+    if name == 'float8_e8m0fnu':
+        with pytest.raises(NotImplementedError) as theirs:
+            theirs_x.abs()
+        with pytest.raises(NotImplementedError) as mine:
+            x.abs()
+        assert str(theirs.value) in str(mine.value)
+    else:
+        np.testing.assert_array_equal(bits(x.abs()), bits(theirs_x.abs()))
+
+
+@pytest.mark.parametrize('name', NAMES)
+def test_matrix_product_as_torch(name):
+    """torch multiplies float8 matrices (not e8m0), rounding the float sums to float8."""
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((3, 4, 6)) * 4, rng.standard_normal((6, 5)) * 4
+    ta = torch.tensor(a, dtype=torch.float32).to(getattr(torch, name))
+    tb = torch.tensor(b, dtype=torch.float32).to(getattr(torch, name))
+    ma = dg.tensor(a, dtype=dg.float32).to(getattr(dg, name))
+    mb = dg.tensor(b, dtype=dg.float32).to(getattr(dg, name))
+    if name == 'float8_e8m0fnu':
+        with pytest.raises(NotImplementedError) as theirs:
+            ta @ tb
+        with pytest.raises(NotImplementedError) as mine:
+            ma @ mb
+        assert str(theirs.value) in str(mine.value)
+        return
+    for mine, theirs in ((ma @ mb, ta @ tb), (ma[0] @ mb, ta[0] @ tb),
+                         (ma[0, 0] @ mb, ta[0, 0] @ tb)):
+        assert mine.dtype is getattr(dg, name)
+        np.testing.assert_array_equal(bits(mine), bits(theirs))
+
+
+@pytest.mark.parametrize('name', NAMES)
+def test_still_computed_as_torch(name):
+    """What torch computes on float8 although the kernels above refuse it."""
+    for call in (lambda lib, d: lib.eye(2, 3, dtype=d),
+                 lambda lib, d: lib.tensor([[1.0, 2.0], [4.0, 8.0]]).to(d).flip(0),
+                 lambda lib, d: lib.tensor([[1.0, 2.0], [4.0, 8.0]]).to(d).rot90(3),
+                 lambda lib, d: lib.tensor([1.0, 2.0]).to(d).flip(()),
+                 lambda lib, d: lib.tensor([1.0, 2.0]).to(d).sum(dtype=lib.float32),
+                 lambda lib, d: lib.tensor([1.0, 2.0]).to(d).prod(dtype=lib.float32),
+                 lambda lib, d: lib.tensor([1.0, 2.0]).to(d).mean(dtype=lib.float32)):
+        mine, theirs = call(dg, getattr(dg, name)), call(torch, getattr(torch, name))
+        assert str(mine.dtype).split('.')[-1] == str(theirs.dtype).split('.')[-1]
+        assert mine.float().tolist() == theirs.float().tolist()     # float8 -> float is exact

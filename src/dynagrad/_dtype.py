@@ -99,6 +99,8 @@ WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
 WIDE_UNSIGNED_NUMPY = frozenset(d.numpy for d in WIDE_UNSIGNED)
 FLOAT8_NUMPY = set()
 REFUSED_NUMPY = set(WIDE_UNSIGNED_NUMPY)
+# abs and matmul: torch computes them on the float8 dtypes but float8_e8m0fnu (no sign bit).
+WIDE_UNSIGNED_OR_E8M0_NUMPY = set(WIDE_UNSIGNED_NUMPY)
 # NumPy dtype -> dtype. The ml_dtypes ones' entries are added when it loads (_load_extension).
 FROM_NUMPY = {d.numpy: d for d in ALL if d is not bfloat16 and d not in FLOAT8}
 _BY_NAME = {d.name: d for d in ALL}
@@ -132,6 +134,7 @@ def _load_extension(d):
     float8 = {object.__getattribute__(f, 'numpy') for f in FLOAT8}
     FLOAT8_NUMPY.update(float8)
     REFUSED_NUMPY.update(float8)
+    WIDE_UNSIGNED_OR_E8M0_NUMPY.add(object.__getattribute__(float8_e8m0fnu, 'numpy'))
     _register(bfloat16, np.dtype(ml_dtypes.bfloat16))
     for callback in _on_load:
         callback()

@@ -517,6 +517,9 @@ def _legacy_flags(inputs):
     return out_cls, volatile
 
 
+_FLOAT8 = _dtype.FLOAT8_NUMPY     # filled when ml_dtypes loads
+
+
 def _float_dtype(arrays):
     """The dtype when NumPy's own arithmetic already gives PyTorch's: one floating dtype
     among the arrays and only Python numbers besides (the common case); else None."""
@@ -526,7 +529,9 @@ def _float_dtype(arrays):
         if c is _ndarray:
             if d is None:
                 d = a.dtype
-                if d is not _F32 and d.kind != 'f':
+                # float8_e5m2 is the one float8 NumPy files as kind 'f': _promote casts a
+                # number with it (float32 is told by identity first, at no cost)
+                if d is not _F32 and (d.kind != 'f' or d in _FLOAT8):
                     return None
             elif a.dtype is not d and a.dtype != d:
                 return None
@@ -585,7 +590,7 @@ def _promote(cls, inputs, arrays):
     """
     common = _common_dtype(arrays)
     if common is not None and common.char not in 'eE' and (
-            common.kind == 'f' or not cls.float_result):
+            common.kind == 'f' or not cls.float_result) and common not in _FLOAT8:
         return None
     if cls.promotes:
         target = _dtype.result_type(*inputs)
@@ -603,12 +608,17 @@ def _promote(cls, inputs, arrays):
     if not cls.promotes and not cls.float_result:
         return None
     np_target = target.numpy
+    # A number with a float8 tensor becomes a 0-d float8 array: NumPy would compute in
+    # float64, where torch's kernels (add_stub, mul_cpu_reduced_float...) refuse float8.
+    number_as_float8 = cls.promotes and np_target in _FLOAT8
     cast = None
     for i, a in enumerate(arrays):
         if a.__class__ is _ndarray:
             if a.dtype != np_target:
                 arrays[i] = a.astype(np_target)
                 cast = True
+        elif number_as_float8:
+            arrays[i] = xp.asarray(a, dtype=np_target)
         elif cls.promotes and target.category == 2 and not isinstance(a, float):
             arrays[i] = float(a)
     return cast

@@ -123,6 +123,7 @@ def not_implemented(kernel, a):
 REFUSED = _dtype.REFUSED_NUMPY
 FLOAT8 = _dtype.FLOAT8_NUMPY
 WIDE_UNSIGNED = _dtype.WIDE_UNSIGNED_NUMPY
+WIDE_UNSIGNED_OR_E8M0 = _dtype.WIDE_UNSIGNED_OR_E8M0_NUMPY
 
 
 def refused(kernel, a):

@@ -100,7 +100,11 @@ class Mul(Op):
     def forward(self, a, b):
         need_a, need_b = self.needs_input_grad[:2]
         self.save_for_backward(a if need_b else None, b if need_a else None)
-        return a * b
+        out = a * b
+        # torch multiplies two float8 tensors, not one with a number or 0-d tensor
+        if out.dtype in FLOAT8 and (a.ndim == 0 or b.ndim == 0):
+            raise refused('mul_cpu_reduced_float', out)
+        return out
 
     def backward(self, g):
         a, b = self.saved_tensors
@@ -118,7 +122,8 @@ class Div(Op):
         self.save_for_backward(a if self.needs_input_grad[1] else None, b)
         out = a / b
         if out.dtype in FLOAT8:
-            raise refused('div_cpu', out)
+            raise refused('div_cpu_reduced_float' if a.ndim == 0 or b.ndim == 0 else 'div_cpu',
+                          out)
         return out
 
     def backward(self, g):
@@ -139,7 +144,7 @@ class Rdiv(Op):
         self.other = other
         out = other / x
         if out.dtype in FLOAT8:
-            raise refused('div_cpu', out)
+            raise refused('reciprocal_cpu', out)
         return out
 
     def backward(self, g):

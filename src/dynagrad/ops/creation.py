@@ -8,6 +8,7 @@ from .._device import backend_of, default_device_set, resolve
 from ..backend import xp
 from ..tensor import Tensor, to_nested, size_args, wrap
 from ..autograd.function import Op
+from ._elementwise import REFUSED, WIDE_UNSIGNED, refused
 
 
 def _finish(data, requires_grad):
@@ -97,8 +98,43 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if _dtype.is_float8(np_dtype):     # PyTorch's rounding, not ml_dtypes'
             array = _dtype.cast(xp.array(to_nested(data), dtype=np.float64), np_dtype)
         else:
-            array = xp.array(to_nested(data), dtype=np_dtype)
+            try:
+                array = xp.array(to_nested(data), dtype=np_dtype)
+            except OverflowError:
+                array = _wrapped_integers(data, np_dtype)
     return _finish(_place(array, backend), requires_grad)
+
+
+def _numbers(data):
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            yield from _numbers(d)
+    elif isinstance(data, (int, float)) and not isinstance(data, bool):
+        yield data
+
+
+def _wrapped_integers(data, np_dtype):
+    """``data`` in an integer dtype NumPy refused a number of: PyTorch wraps a negative int
+    whose magnitude fits an unsigned dtype (-1 is 255 in uint8) and refuses the rest."""
+    info = np.iinfo(np_dtype)
+    name = _dtype.FROM_NUMPY[np_dtype].name
+    for v in _numbers(data):
+        if np_dtype == np.uint64:
+            if v < 0:
+                if isinstance(v, float):
+                    raise TypeError('an integer is required')
+                raise OverflowError("can't convert negative int to unsigned")
+            if v > info.max:
+                raise OverflowError('int too big to convert')
+        elif isinstance(v, int) and not -2 ** 63 <= v < 2 ** 63:   # read as a C long long
+            raise ValueError('Overflow when unpacking long long')
+        if info.min == 0:       # an int wraps if its magnitude fits; a float does not
+            overflows = v > info.max or v < 0 and (isinstance(v, float) or -v > info.max)
+        else:
+            overflows = not info.min <= v <= info.max
+        if overflows:
+            raise RuntimeError(f'value cannot be converted to type {name} without overflow')
+    return xp.array(to_nested(data), dtype=np.int64).astype(np_dtype)
 
 
 def as_tensor(data, dtype=None, device=None):
@@ -242,6 +278,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if dtype is None:
         dtype = _dtype.result_type(start, end, step)
     np_dtype = _np_dtype(dtype)
+    if np_dtype in REFUSED:      # uint16/32/64 and float8
+        raise refused('arange_cpu', xp.zeros(0, np_dtype))
     if _dtype.is_floating(np_dtype):
         xstart, xend, xstep = (_builtin_float(x) for x in (start, end, step))
     else:
@@ -273,6 +311,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if steps < 0:
         raise RuntimeError('linspace(): number of steps must be non-negative')
     np_dtype = _np_dtype(dtype)
+    if np_dtype in REFUSED:      # uint16/32/64 and float8
+        raise refused('linspace_cpu', xp.zeros(0, np_dtype))
     comp = np_dtype.type if _dtype.is_floating(np_dtype) else np.float64
     s, e = (comp(np_dtype.type(x)) for x in (start, end))
     if steps <= 1:
@@ -291,7 +331,10 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
         raise RuntimeError(f'n must be greater or equal to 0, got {n}')
     if m is not None and m < 0:
         raise RuntimeError(f'm must be greater or equal to 0, got {m}')
-    return _finish(ns.eye(n, m, dtype=_np_dtype(dtype)), requires_grad)
+    np_dtype = _np_dtype(dtype)
+    if np_dtype in WIDE_UNSIGNED:      # float8 it fills
+        raise refused('eye', xp.zeros(0, np_dtype))
+    return _finish(ns.eye(n, m, dtype=np_dtype), requires_grad)
 
 
 _builtin_float, _builtin_int = float, int
@@ -306,6 +349,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     if steps < 0:
         raise RuntimeError('number of steps must be non-negative')
     np_dtype = _np_dtype(dtype)
+    if np_dtype in REFUSED:      # uint16/32/64 and float8
+        raise refused('logspace_cpu', xp.zeros(0, np_dtype))
     exponents = linspace(start, end, steps, dtype=_dtype.float64)._data
     with np.errstate(over='ignore'):
         data = xp.power(_builtin_float(base), exponents)

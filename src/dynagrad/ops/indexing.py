@@ -16,6 +16,7 @@ from ..autograd.function import Op, autocast_args, autocast_state
 from ..tensor import method, wrap
 from .. import _dtype
 from .formula import sum_to, is_array, where
+from ._elementwise import REFUSED, refused
 
 _ndarray = np.ndarray
 _op_apply = Op.apply.__func__
@@ -1243,6 +1244,8 @@ def _masked_fill(input, mask, value, inplace):
         raise TypeError("masked_fill(): argument 'value' must be Number or Tensor, not "
                         f'{type(value).__name__}')
     _broadcast_mask(input._data, m, inplace, 'masked_fill')
+    if input._data.dtype in REFUSED:
+        raise refused('masked_fill', input._data)
     op = MaskedFillTensor if _is_tensor(value) else MaskedFill
     return (op.apply_ if inplace else op.apply)(input, mask, value)
 
@@ -1346,6 +1349,8 @@ def _int_tensor(a):
 @method
 def nonzero(input, *, as_tuple=False):
     a = input._data
+    if a.dtype in REFUSED:
+        raise refused('nonzero_count_cpu', a)
     if as_tuple:
         return tuple(_int_tensor(i) for i in xp.nonzero(a.reshape(-1) if a.ndim == 0 else a))
     if a.ndim == 0:

@@ -14,6 +14,7 @@ from .. import _dtype
 from ..tensor import method
 from .formula import is_array
 from ._linalg_common import _eye, _np_dtype, _tname, _type_name, _shape
+from ._elementwise import REFUSED, WIDE_UNSIGNED_OR_E8M0, refused
 
 
 def _mm(a, b):
@@ -74,8 +75,31 @@ class Matmul(Op):
         return ga, gb
 
 
+class Float8Matmul(Matmul):
+    """``a @ b`` of float8 matrices: NumPy (ml_dtypes) gives float32, which torch rounds to
+    the operands' float8 dtype."""
+
+    def forward(self, a, b):
+        return _dtype.to_float8(super().forward(a, b), _dtype.FROM_NUMPY[a.dtype])
+
+
 # Matmul's subclass per (ndim, ndim) of its operands (3 standing for any batched operand).
 _MATMUL_OPS = [[Matmul.named(_matmul_name(na, nb)) for nb in range(4)] for na in range(4)]
+
+
+def _product_kernel(na, nb):
+    """The CPU kernel torch runs a product of ``na``-D and ``nb``-D operands on (1-D first
+    operands are folded into a matrix, batches into bmm)."""
+    if nb == 1:
+        return 'dot' if na == 1 else 'addmv_impl_cpu'
+    return 'addmm_impl_cpu_' if nb == 2 else 'bmm'
+
+
+def _refuse_product(a, kernel):
+    """torch multiplies uint16/32/64 in no product and float8 only in addmm (not e8m0);
+    called only for an ``a`` whose dtype is in REFUSED."""
+    if kernel != 'addmm_impl_cpu_' or a.dtype in WIDE_UNSIGNED_OR_E8M0:
+        raise refused(kernel, a)
 
 
 def _same_dtype(op, *ts, message=None):
@@ -126,6 +150,10 @@ def matmul(input, other):
                            f'{_dtype.FROM_NUMPY[b.dtype].name}')
     if a.dtype == np.bool_:
         raise NotImplementedError('"matmul" not implemented for \'Bool\'')
+    if a.dtype in REFUSED:
+        _refuse_product(a, _product_kernel(a.ndim, b.ndim))
+        return Float8Matmul.named(_matmul_name(min(a.ndim, 3), min(b.ndim, 3))).apply(input,
+                                                                                     other)
     if a.ndim > 2 or b.ndim > 2:
         sa, sb = a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ()
         try:
@@ -166,6 +194,8 @@ def bmm(input, mat2):
                            f'[{b}, {k}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].')
     _same_dtype('bmm', input, mat2, message=f'expected scalar type {_tname(input)} but found '
                                             f'{_tname(mat2)}')
+    if input._data.dtype in REFUSED:
+        raise refused('bmm', input._data)
     return Matmul.named('BmmBackward0').apply(input, mat2)
 
 
@@ -178,6 +208,8 @@ def mv(input, vec):
         raise RuntimeError(f'size mismatch, got input ({input.shape[0]}), mat '
                            f'({_xshape(input.shape)}), vec ({vec.shape[0]})')
     _same_dtype('mv', input, vec)
+    if input._data.dtype in REFUSED:
+        raise refused('addmv_impl_cpu', input._data)
     return _matmul_op(input.ndim, vec.ndim).apply(input, vec)
 
 
@@ -195,6 +227,8 @@ def _check_dot(op, input, other):
                                           f'but found {_tname(input)} and {_tname(other)}')
     if input._data.dtype == np.bool_:
         raise NotImplementedError(f'"{op}" not implemented for \'Bool\'')
+    if input._data.dtype in REFUSED:
+        raise refused('dot', input._data)       # vdot's kernel too
 
 
 @method

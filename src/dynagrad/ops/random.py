@@ -235,9 +235,10 @@ def _name(np_dtype):
 
 
 def _float_only(np_dtype, kernel):
-    if np_dtype.kind not in 'fV':
-        raise NotImplementedError(f'"{kernel}" not implemented for '
-                                  f"'{_KERNEL_TYPE[_name(np_dtype)]}'")
+    # float8 (kind 'V', or 'f' for e5m2) has no sampling kernel either
+    if np_dtype.kind not in 'fV' or np_dtype in _dtype.FLOAT8_NUMPY:
+        name = _dtype.type_name(_dtype.FROM_NUMPY[np.dtype(np_dtype)])
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
     return np_dtype
 
 

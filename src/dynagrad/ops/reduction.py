@@ -20,6 +20,7 @@ from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import Tensor, method, wrap
 from .. import _dtype
+from ._elementwise import refused
 from .formula import (broadcast_to, unsqueeze_dims, is_array, where, sign, exp, zeros_like,
                        unwrap as _arr)
 
@@ -150,6 +151,21 @@ def _refuse_wide_unsigned(input, kernel, dtype=None):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype.type_name(d)}\' '
                                   '(PyTorch supports few ops on uint16/32/64: cast to int64 '
                                   'or a floating dtype first)')
+
+
+def _refuse_limited(input, kernel):
+    """torch's kernels for these reductions refuse uint16/32/64 and float8 inputs."""
+    data = getattr(input, '_data', None)      # not a tensor: the op's own check says so
+    if data is not None and data.dtype in _dtype.REFUSED_NUMPY:
+        raise refused(kernel, data)
+
+
+def _refuse_float8(input, kernel):
+    """torch's kernels for these reductions refuse float8 inputs (uint16/32/64 they take)
+    unless an output dtype is asked for, which the caller checks."""
+    data = getattr(input, '_data', None)
+    if data is not None and data.dtype in _dtype.FLOAT8_NUMPY:
+        raise refused(kernel, data)
 
 
 def _return_type(name, fields=('values', 'indices')):
@@ -338,6 +354,8 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 
 @method
 def mean(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is None:
+        _refuse_float8(input, 'sum_cpu')
     dims = _dims(dim, input.ndim, 'mean')
     op = Mean if dims is None else MeanDim
     return op.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
@@ -497,6 +515,8 @@ class Cumprod(Op):
 
 @method
 def prod(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is None:
+        _refuse_float8(input, 'prod_out_cpu')
     if dim is not None:
         dim = _dim1(dim, input.ndim, 'prod')
     op = Prod if dim is None else ProdDim
@@ -518,6 +538,8 @@ def _inplace_scan(op_cls, name):
 def cumsum(input, dim, *, dtype=None):
     if dtype is not None:
         _refuse_wide_unsigned(input, 'cumsum_out_cpu', dtype)
+    else:
+        _refuse_float8(input, 'cumsum_out_cpu')
     return Cumsum.apply(input, axis=_dim1(dim, input.ndim, 'cumsum'), dtype=_np_dtype(dtype))
 
 
@@ -526,6 +548,8 @@ cumsum_ = method(_inplace_scan(Cumsum, 'cumsum'))
 
 @method
 def cumprod(input, dim, *, dtype=None):
+    if dtype is None:
+        _refuse_float8(input, 'cumprod_out_cpu')
     return Cumprod.apply(input, axis=_dim1(dim, input.ndim, 'cumprod'), dtype=_np_dtype(dtype))
 
 
@@ -656,11 +680,11 @@ def _max_min(input, dim, keepdim, largest, other=None):
         if keepdim:
             raise TypeError(f'{op}() received an invalid combination of arguments: keepdim '
                             'needs dim (use amax/amin for a full reduction with keepdim)')
-        _refuse_wide_unsigned(input, op + '_all')
+        _refuse_limited(input, op + '_all')
         _reduce_all_check(input, op)
         return (MaxAll if largest else MinAll).apply(input, dims=None, keepdim=False,
                                                      largest=largest)
-    _refuse_wide_unsigned(input, op + '_cpu')
+    _refuse_limited(input, op + '_cpu')
     axis = _dim1(dim, input.ndim, op)
     _check_nonempty_dim(input, axis, op)
     v, i = (MaxDim if largest else MinDim).apply(input, axis=axis, keepdim=keepdim,
@@ -680,7 +704,7 @@ def min(input, dim=None, keepdim=False, *, other=None):
 
 def _amax_amin(input, dim, keepdim, largest):
     op = 'amax' if largest else 'amin'
-    _refuse_wide_unsigned(input, 'max_values_cpu' if largest else 'min_values_cpu')
+    _refuse_limited(input, 'max_values_cpu' if largest else 'min_values_cpu')
     dims = _all_dims(dim, input.ndim, op)
     shape = input._data.shape
     if input._data.size == 0:
@@ -707,7 +731,7 @@ def _argmax_argmin(input, dim, keepdim, largest):
     if x.dtype == np.bool_:
         raise RuntimeError(f'{op}(): does not support bool input (convert it with .long() or '
                            '.float() first)')
-    _refuse_wide_unsigned(input, op + '_cpu')
+    _refuse_limited(input, op + '_cpu')
     fn = xp.argmax if largest else xp.argmin
     if dim is None:
         if x.size == 0:
@@ -985,7 +1009,7 @@ def any(input, dim=None, keepdim=False):
 
 @method
 def count_nonzero(input, dim=None):
-    _refuse_wide_unsigned(input, 'nonzero_count_cpu')
+    _refuse_limited(input, 'nonzero_count_cpu')
     x = input._data
     dims = _all_dims(dim, x.ndim, 'count_nonzero') if dim is not None else None
     return wrap(xp.asarray(xp.count_nonzero(x, axis=dims), dtype=np.int64))

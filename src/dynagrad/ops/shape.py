@@ -10,6 +10,7 @@ from ..autograd.function import Op
 from ..tensor import Tensor, method, wrap
 from .formula import sum_to, is_array, broadcast_to as _bcast
 from .indexing import BasicIndex, IndexScatter, IndexSelect
+from ._elementwise import REFUSED, refused
 
 _ndarray = np.ndarray
 
@@ -714,11 +715,23 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return RepeatInterleave.apply(input, repeats=repeats, dim=dim)
 
 
+def _check_flip_kernel(input, dims):
+    """torch's flip_cpu refuses uint16/32/64 and float8, but it runs only when the innermost
+    dim longer than 1 of a non-empty tensor is flipped: other flips are a dtype-blind copy
+    of rows there."""
+    a = input._data
+    if a.dtype in REFUSED and a.size:
+        long_dims = [d for d, n in enumerate(a.shape) if n > 1]
+        if long_dims and long_dims[-1] in dims:
+            raise refused('flip_cpu', a)
+
+
 @method
 def flip(input, *dims):
     dims = _shape_arg(dims)
     dims = tuple(_wrap(d, input.ndim) for d in dims)
     _no_duplicates(dims)
+    _check_flip_kernel(input, dims)
     return Flip.apply(input, dims=dims)
 
 
@@ -726,6 +739,7 @@ def flip(input, *dims):
 def fliplr(input):
     if input.ndim < 2:
         raise RuntimeError('Input must be >= 2-d.')
+    _check_flip_kernel(input, (1,))
     return Flip.apply(input, dims=(1,))
 
 
@@ -733,6 +747,7 @@ def fliplr(input):
 def flipud(input):
     if input.ndim < 1:
         raise RuntimeError('Input must be >= 1-d.')
+    _check_flip_kernel(input, (0,))
     return Flip.apply(input, dims=(0,))
 
 
@@ -768,7 +783,10 @@ def rot90(input, k=1, dims=(0, 1)):
     if d0 == d1:
         raise RuntimeError(f'expected rotation dims to be different, but got dim0 = {d0} and '
                            f'dim1 = {d1}')
-    return Rot90.apply(input, k=int(k) % 4, dims=(d0, d1))
+    k = int(k) % 4
+    # torch flips dims[1] then transposes (k=1), flips both (k=2), or flips dims[0] (k=3)
+    _check_flip_kernel(input, ((), (d1,), (d0, d1), (d0,))[k])
+    return Rot90.apply(input, k=k, dims=(d0, d1))
 
 
 # -- joining -------------------------------------------------------------------------------

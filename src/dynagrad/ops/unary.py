@@ -13,8 +13,8 @@ from ..backend import xp
 from . import formula as fm
 from ..autograd.function import Op
 from ..tensor import Tensor, method
-from ._elementwise import (FLOAT8, REFUSED, WIDE_UNSIGNED, Unary, _as_array, not_implemented,
-                           refused, _unary, _need_tensor)
+from ._elementwise import (FLOAT8, REFUSED, WIDE_UNSIGNED_OR_E8M0, Unary, _as_array,
+                           not_implemented, refused, _unary, _need_tensor)
 from .special import (Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace, I0,
                       Mvlgamma)
 
@@ -43,7 +43,12 @@ class Neg(Unary):
 
 class Tanh(Unary):
     saves = 'output'
-    def f(x): return xp.tanh(x)
+
+    def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('tanh_vml_cpu', x)
+        return xp.tanh(x)
+
     def df(g, y): return g * (1 - y * y)
 
 
@@ -52,6 +57,8 @@ class Sigmoid(Unary):
     saves = 'output'
 
     def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('sigmoid_cpu_reduced_float', x)
         # exp of a large negative x overflows; the split keeps both halves finite.
         y = xp.empty_like(x)
         pos = x >= 0
@@ -66,14 +73,19 @@ class Sigmoid(Unary):
 class Relu(Unary):
     float_result = False
     saves = 'output'
-    def f(x): return xp.maximum(x, 0)
+
+    def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('clamp_min_scalar_cpu', x)
+        return xp.maximum(x, 0)
+
     def df(g, y): return g * (_as_array(y) > 0)
 
 
 class Abs(Unary):
     float_result = False
     def f(x):
-        if x.dtype in WIDE_UNSIGNED:
+        if x.dtype in WIDE_UNSIGNED_OR_E8M0:
             raise refused('abs_cpu', x)
         return xp.abs(x)
     def df(g, x): return g * fm.sign(x)
@@ -144,7 +156,12 @@ class Expm1(Unary):
 
 class Log(Unary):
     quiet_fp = True
-    def f(x): return xp.log(x)
+
+    def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('log_vml_cpu', x)
+        return xp.log(x)
+
     def df(g, x): return g / x
 
 
@@ -170,7 +187,12 @@ class Log1p(Unary):
 class Sqrt(Unary):
     quiet_fp = True
     saves = 'output'
-    def f(x): return xp.sqrt(x)
+
+    def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('sqrt_vml_cpu', x)
+        return xp.sqrt(x)
+
     def df(g, y): return g / (2 * y)
 
 
@@ -184,7 +206,12 @@ class Rsqrt(Unary):
 class Reciprocal(Unary):
     quiet_fp = True
     saves = 'output'
-    def f(x): return xp.reciprocal(x)
+
+    def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('reciprocal_cpu', x)
+        return xp.reciprocal(x)
+
     def df(g, y): return -g * (y * y)
 
 
@@ -238,13 +265,23 @@ _cosh = fm.dual(xp.cosh, 'cosh')
 
 class Sin(Unary):
     quiet_fp = True
-    def f(x): return xp.sin(x)
+
+    def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('sin_vml_cpu', x)
+        return xp.sin(x)
+
     def df(g, x): return g * _cos(x)
 
 
 class Cos(Unary):
     quiet_fp = True
-    def f(x): return xp.cos(x)
+
+    def f(x):
+        if x.dtype in FLOAT8:
+            raise refused('cos_vml_cpu', x)
+        return xp.cos(x)
+
     def df(g, x): return -g * _sin(x)
 
 
@@ -353,6 +390,8 @@ def _rounded(round_fn, kernel, x):
         if x.dtype == bool:
             raise not_implemented(kernel, x)
         return x.copy()
+    if x.dtype in FLOAT8:
+        raise refused(kernel, x)
     return round_fn(x)
 
 
@@ -381,7 +420,7 @@ class Round(Unary):
     """Round half to even."""
     float_result = False
     saves = None
-    def f(x): return _rounded(xp.rint, 'round_cpu', x)
+    def f(x): return _rounded(xp.rint, 'round_cpu' if x.dtype == bool else 'round_vml_cpu', x)
     def df(g): return g * 0
 
 
