@@ -30,6 +30,8 @@ NAMESPACES = [
     ('torch.autograd', 'torch.autograd', 'dynagrad.autograd'),
     ('torch.distributions', 'torch.distributions', 'dynagrad.distributions'),
     ('torch.testing', 'torch.testing', 'dynagrad.testing'),
+    ('torch.optim.Optimizer', 'torch.optim.Optimizer', 'dynagrad.optim.Optimizer'),
+    ('torch.Generator', 'torch.Generator', 'dynagrad.Generator'),
 ]
 
 OUT_OF_SCOPE = 'out of scope (issue 16): quantized tensors, nested tensors, cuDNN/MKLDNN/FBGEMM'

@@ -136,3 +136,18 @@ def test_random_module_names():
     for name in tr.__all__:
         assert hasattr(dr, name), name
     assert dr.thread_safe_generator() is None and tr.thread_safe_generator() is None
+
+
+def test_offsets_and_graph_safe_states_are_refused_on_the_cpu_as_torch():
+    for lib in (torch, dg):
+        g = lib.Generator()
+        with pytest.raises(RuntimeError, match='CPU Generator does not use offset'):
+            g.get_offset()
+        with pytest.raises(RuntimeError, match='CPU Generator does not use offset'):
+            g.set_offset(3)
+        with pytest.raises(NotImplementedError, match='graphsafe_get_state is not supported'):
+            g.graphsafe_get_state()
+        with pytest.raises(TypeError, match='expected a Generator'):
+            g.graphsafe_set_state(0)
+        with pytest.raises(NotImplementedError, match='graphsafe_set_state is not supported'):
+            g.graphsafe_set_state(lib.Generator())

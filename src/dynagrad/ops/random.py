@@ -110,6 +110,22 @@ class Generator:
     def initial_seed(self):
         return self._seed
 
+    # Philox offsets and CUDA-graph-safe states belong to accelerator generators; a CPU
+    # generator refuses them as PyTorch's does
+    def get_offset(self):
+        raise RuntimeError('CPU Generator does not use offset')
+
+    def set_offset(self, offset):
+        raise RuntimeError('CPU Generator does not use offset')
+
+    def graphsafe_get_state(self):
+        raise NotImplementedError('graphsafe_get_state is not supported in this Generator')
+
+    def graphsafe_set_state(self, state):
+        if not isinstance(state, Generator):
+            raise TypeError(f'expected a Generator, but got {type(state).__name__}')
+        raise NotImplementedError('graphsafe_set_state is not supported in this Generator')
+
     def seed(self):
         """Seed from the operating system's entropy; return the seed."""
         seed = int(np.random.SeedSequence().entropy) % _U64
