@@ -182,6 +182,7 @@ KNOWN = {
     # torch raises for these bfloat16 inputs; dynagrad computes them
     ('nn.functional.affine_grid', True): 'torch error',
     ('nn.functional.embedding_bag', True): 'torch error',
+    ('nn.functional.embedding_bag_scale_grad_by_freq', True): 'torch error',
     # torch's CPU grouped_mm needs 16-byte strides in bfloat16; dynagrad computes any width
     ('nn.functional.grouped_mm', True): 'torch error',
 }

@@ -289,7 +289,12 @@ KNOWN = {
                                   '3d_bilinear_border_noac', '3d_bilinear_reflection_noac',
                                   '3d_bilinear_reflection_ac',
                                   # the bfloat16-rounded coordinate picks the other neighbour
-                                  '3d_nearest_border_ac', '3d_nearest_reflection_noac'),
+                                  '3d_nearest_border_ac', '3d_nearest_reflection_noac',
+                                  # bicubic: the same per-step rounding, over 16 taps
+                                  'bicubic_zeros_noac', 'bicubic_zeros_ac',
+                                  'bicubic_border_noac', 'bicubic_border_ac',
+                                  'bicubic_reflection_noac', 'bicubic_reflection_ac',
+                                  'bicubic_reflection_far', 'bicubic_tiny'),
     'toplevel.grid_sampler': ('reflection',),
     'toplevel.grid_sampler_2d': ('bilinear',),
     'bilinear': ('2d_no_bias',),
@@ -302,6 +307,7 @@ KNOWN = {
     'nn.functional.affine_grid': ('height1', '3d_size1'),
     'nn.functional.local_response_norm': ('4d',),
     'nn.functional.embedding_bag': ('per_sample_weights', '2d_per_sample_weights'),
+    'nn.functional.embedding_bag_scale_grad_by_freq': ('per_sample_weights',),
     # torch's CPU avg_pool3d has no bfloat16 kernel (NotImplementedError); lp_pool3d is on it
     'nn.functional.avg_pool3d': ('k2_fast_path', 'small_overlap', 'small_pad',
                                  'small_exclude_pad', 'ceil_exclude_pad', 'unbatched_divisor',

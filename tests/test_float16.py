@@ -19,6 +19,10 @@ KNOWN = {
     # torch's bilinear rounds its products to float16 at each step; dynagrad computes in
     # float32 and rounds the result once
     'bilinear': ('2d_no_bias', '3d'),
+    # torch's bicubic grid_sample rounds its tap weights and products to float16 at each
+    # step (a few ulps); dynagrad computes in float32 and rounds the result once
+    'nn.functional.grid_sample': ('bicubic_zeros_noac', 'bicubic_border_noac',
+                                  'bicubic_border_ac', 'bicubic_reflection_noac'),
     # torch's ||x||^2 + ||y||^2 - 2 x.y cancels in float16; dynagrad's float32 does not
     'cdist': ('mm_path',),
     # torch's batch statistics round through float16 more than dynagrad's (a few ulps)
@@ -31,6 +35,7 @@ KNOWN = {
     'nn.functional.affine_grid': ('height1', '3d_size1'),
     'nn.functional.local_response_norm': ('4d',),
     'nn.functional.embedding_bag': ('per_sample_weights', '2d_per_sample_weights'),
+    'nn.functional.embedding_bag_scale_grad_by_freq': ('per_sample_weights',),
     # torch's CPU avg_pool3d has no float16 kernel (NotImplementedError); lp_pool3d is on it
     'nn.functional.avg_pool3d': ('k2_fast_path', 'small_overlap', 'small_pad',
                                  'small_exclude_pad', 'ceil_exclude_pad', 'unbatched_divisor',

@@ -359,3 +359,40 @@ def test_attention_dropout_draws_torchs_masks(causal):
     d = F.scaled_dot_product_attention(*map(dg.tensor, (q, k, v)), dropout_p=0.3,
                                        is_causal=causal)
     np.testing.assert_allclose(d.numpy(), t.numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize('dtype', FLOATS)
+@pytest.mark.parametrize('hard', [False, True])
+def test_gumbel_softmax_draws_torchs_noise(dtype, hard):
+    """PyTorch's noise is ``-log`` of ``exponential_()`` over the logits' shape: the same
+    argmax (hard: the same one-hot, bit for bit), softmax values to rounding (the softmax
+    and float32 log kernels round differently), and the stream left in step."""
+    logits = np.random.default_rng(0).standard_normal((4, 37)).astype(dtype)
+
+    def run(lib):
+        y = lib.nn.functional.gumbel_softmax(lib.tensor(logits), tau=0.5, hard=hard)
+        return y, lib.rand(5)
+
+    torch.manual_seed(11)
+    ty, tnext = run(torch)
+    dg.manual_seed(11)
+    dy, dnext = run(dg)
+    assert_same(tnext, dnext)
+    np.testing.assert_allclose(_array(dy), _array(ty), rtol=1e-5, atol=1e-6)
+    assert np.array_equal(_array(dy).argmax(-1), _array(ty).argmax(-1))
+    if hard:
+        assert_same(ty, dy)
+
+
+@pytest.mark.parametrize('dtype', FLOATS)
+@pytest.mark.parametrize('n,shape', [(2, (2, 3, 11, 9)), (2, (3, 11, 9)),
+                                     (3, (2, 2, 9, 8, 10)), (3, (2, 9, 8, 10))])
+def test_fractional_max_pool_draws_torchs_windows(dtype, n, shape):
+    x = np.random.default_rng(1).standard_normal(shape).astype(dtype)
+
+    def run(lib):
+        pool = getattr(lib.nn.functional, f'fractional_max_pool{n}d')
+        out, idx = pool(lib.tensor(x), 2, output_ratio=(0.5,) * n, return_indices=True)
+        return out, idx, lib.rand(3)
+
+    both(run, seed=7)

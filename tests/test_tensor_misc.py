@@ -361,3 +361,33 @@ def test_assigning_grad_of_another_dtype_still_fails_by_default():
     with pytest.raises(RuntimeError, match='attempting to assign a gradient with dtype'):
         t.grad = dg.ones(2, dtype=dg.float64)
     np.testing.assert_equal(t.grad, None)
+
+
+# -- requires_grad on a dtype that is not floating point: PyTorch's three wordings ------------
+
+def _set_requires_grad_attribute(lib):
+    t = lib.ones(2, dtype=lib.int64)
+    t.requires_grad = True
+
+
+@pytest.mark.parametrize('make', [
+    lambda lib: lib.ones(2, dtype=lib.int64, requires_grad=True),
+    lambda lib: lib.tensor([1, 2], requires_grad=True),
+    lambda lib: lib.arange(3, requires_grad=True),
+    lambda lib: lib.full((2,), 1, requires_grad=True),
+    lambda lib: lib.empty(2, dtype=lib.bool, requires_grad=True),
+    lambda lib: lib.zeros_like(lib.ones(2, dtype=lib.int32), requires_grad=True),
+    lambda lib: lib.ones(2, dtype=lib.uint8).new_ones(2, requires_grad=True),
+    lambda lib: lib.ones(2).new_full((2,), 1, dtype=lib.int16, requires_grad=True),
+    lambda lib: lib.asarray(lib.ones(2, dtype=lib.int64), requires_grad=True),
+], ids=['ones', 'tensor', 'arange', 'full', 'empty_bool', 'zeros_like', 'new_ones',
+        'new_full', 'asarray'])
+def test_factories_refuse_requires_grad_on_integers_in_torchs_words(make):
+    _same_error(make, 'Only Tensors of floating point and complex dtype can require gradients')
+
+
+def test_requires_grad_method_and_attribute_refuse_integers_in_torchs_words():
+    _same_error(lambda lib: lib.ones(2, dtype=lib.int64).requires_grad_(),
+                'only Tensors of floating point dtype can require gradients')
+    _same_error(_set_requires_grad_attribute,
+                'only Tensors of floating point and complex dtype can require gradients')

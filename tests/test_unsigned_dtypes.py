@@ -320,10 +320,16 @@ def test_still_works_or_wraps_as_torch(case, name):
     assert_same(STILL_WORK[case], name)
 
 
-@pytest.mark.xfail(strict=True, reason='torch refuses requires_grad on uint16/32/64 with its '
-                                       'own message; tensor.py does not say it yet')
-def test_requires_grad_message_still_missing():
-    assert_same(lambda lib, d: lib.ones(2, dtype=d, requires_grad=True), 'uint32')
+# PyTorch words the refusal one way in its factories and another in requires_grad_()
+@pytest.mark.parametrize('name', UNSIGNED)
+@pytest.mark.parametrize('make', [
+    lambda lib, d: lib.ones(2, dtype=d, requires_grad=True),
+    lambda lib, d: lib.tensor([1, 2], dtype=d, requires_grad=True),
+    lambda lib, d: lib.zeros(2, dtype=d).new_zeros(2, requires_grad=True),
+    lambda lib, d: lib.ones(2, dtype=d).requires_grad_(),
+], ids=['ones', 'tensor', 'new_zeros', 'requires_grad_'])
+def test_requires_grad_on_an_unsigned_dtype_refused_as_torch(make, name):
+    assert_same(make, name)
 
 
 # -- promotion --------------------------------------------------------------------------------

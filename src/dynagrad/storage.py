@@ -44,6 +44,14 @@ def _memory_of(array):
     return root, flat.view(np.uint8)
 
 
+# The C++ element type PyTorch names in set_'s error for a storage of another dtype
+_C_TYPE_NAMES = {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half',
+                 'bfloat16': 'c10::BFloat16', 'int8': 'signed char', 'int16': 'short int',
+                 'int32': 'int', 'int64': 'long int', 'uint8': 'unsigned char',
+                 'uint16': 'unsigned short', 'uint32': 'unsigned int',
+                 'uint64': 'unsigned long', 'bool': 'bool'}
+
+
 def _bytes_from(args, what):
     """The bytes a storage constructor was asked for: a size, or a sequence of values."""
     if not args:
@@ -79,6 +87,13 @@ class UntypedStorage:
         s = object.__new__(cls)
         s._bytes = flat_bytes
         return s
+
+    def _elements(self, dtype):
+        """The memory as a flat array of ``dtype``, whole elements only, no copy: what
+        ``Tensor.set_`` views when given this storage (ops sit below this module, so they
+        reach it through this method rather than an import)."""
+        b = self._bytes
+        return b[:b.size - b.size % dtype.itemsize].view(dtype.numpy)
 
     # -- size and place ---------------------------------------------------------------
     def nbytes(self):
@@ -213,9 +228,16 @@ class TypedStorage(metaclass=_TypedStorageMeta):
 
     def _values(self):
         """The memory as an array of this storage's dtype."""
-        b = self._untyped._bytes
-        item = self.dtype.itemsize
-        return b[:b.size - b.size % item].view(self.dtype.numpy)
+        return self._untyped._elements(self.dtype)
+
+    def _elements(self, dtype):
+        """As ``UntypedStorage._elements``; a typed storage only gives its own dtype."""
+        if dtype != self.dtype:
+            raise RuntimeError(
+                f'Expected a Storage of type {_C_TYPE_NAMES.get(dtype.name, dtype.name)} or an '
+                f"UntypedStorage, but got type {_dtype.type_name(self.dtype)} for argument 1 "
+                "'storage' (pass t.untyped_storage() to view its bytes as another dtype)")
+        return self._untyped._elements(dtype)
 
     def size(self):
         return self._untyped._bytes.size // self.dtype.itemsize

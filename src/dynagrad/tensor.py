@@ -17,7 +17,7 @@ from ._layout import (strided, contiguous_format, preserve_format, memory_order,
 
 __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
            'grad_mode', 'legacy', 'INFERENCE_COUNTER', 'inference_blocks',
-           'INFERENCE_WRITE_ERROR']
+           'INFERENCE_WRITE_ERROR', 'NOT_FLOAT_FACTORY_ERROR']
 
 _new = object.__new__
 
@@ -68,6 +68,11 @@ INFERENCE_WRITE_ERROR = (
     'https://github.com/pytorch/rfcs/pull/17 for more details.')
 
 
+# requires_grad=True asked of a factory (torch.ones, new_zeros, ...) for a dtype that is not
+# floating point: PyTorch's wording there, which differs from requires_grad_()'s
+NOT_FLOAT_FACTORY_ERROR = 'Only Tensors of floating point and complex dtype can require gradients'
+
+
 class _InferenceBlocks:
     """How many ``inference_mode`` blocks are open, in all threads. ``wrap`` reads it first,
     so that tensors made while none is open (nearly all) skip the thread-local flag."""
@@ -87,6 +92,9 @@ class _GradMode(threading.local):
     ``dynagrad.autograd.grad_mode`` holds the context managers that set it."""
     grad_enabled = True
     inference = False
+    # grad mode turned on inside inference_mode: reported by is_grad_enabled(), while
+    # grad_enabled stays False, since PyTorch records nothing there
+    grad_in_inference = False
 
 
 grad_mode = _GradMode()
@@ -354,9 +362,16 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        self.requires_grad_(flag)
+        self._set_requires_grad(flag, 'only Tensors of floating point and complex dtype can '
+                                      'require gradients')
 
     def requires_grad_(self, requires_grad=True):
+        # PyTorch words the dtype error three ways: this method's, the attribute's (above)
+        # and the factories' (dynagrad.ops.creation)
+        return self._set_requires_grad(requires_grad, 'only Tensors of floating point dtype '
+                                                      'can require gradients')
+
+    def _set_requires_grad(self, requires_grad, not_float_message):
         requires_grad = bool(requires_grad)
         if self._grad_fn is not None:
             if requires_grad:
@@ -366,8 +381,8 @@ class Tensor:
                 'a computed variable in a subgraph that doesn\'t require differentiation use '
                 'var_no_grad = var.detach().')
         if requires_grad and self._data.dtype.kind not in 'fV':
-            raise RuntimeError('only Tensors of floating point and complex dtype can require '
-                               f'gradients (got {self.dtype}; convert with .float() first)')
+            raise RuntimeError(f'{not_float_message} (got {self.dtype}; use a floating point '
+                               'dtype, e.g. .float())')
         if requires_grad and self._vc_slot is INFERENCE_COUNTER and not grad_mode.inference:
             raise RuntimeError('Setting requires_grad=True on inference tensor outside '
                                'InferenceMode is not allowed. (Make a normal tensor with '
@@ -554,7 +569,8 @@ class Tensor:
 
     # -- conversion -------------------------------------------------------------------
     def numpy(self, *, force=False):
-        if self._requires_grad and grad_mode.grad_enabled and not force:
+        if self._requires_grad and (grad_mode.grad_enabled or grad_mode.grad_in_inference) \
+                and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                'tensor.detach().numpy() instead.')
         dt = self._data.dtype
@@ -572,7 +588,8 @@ class Tensor:
         return self._data.__dlpack_device__()
 
     def __array__(self, dtype=None, copy=None):
-        if self._requires_grad and grad_mode.grad_enabled or self._data.dtype.kind == 'V':
+        if (self._requires_grad and (grad_mode.grad_enabled or grad_mode.grad_in_inference)
+                or self._data.dtype.kind == 'V'):
             self.numpy()  # raises PyTorch's error
         if dtype is not None:
             return self._data.astype(dtype, copy=False)
@@ -726,7 +743,7 @@ class Tensor:
         np_dtype = (dtype or self.dtype).numpy
         ns = (backend_of(self._data) if device is None else resolve(device)).xp
         data = ns.empty(size, np_dtype) if fill is None else ns.full(size, fill, np_dtype)
-        return wrap(data).requires_grad_(requires_grad)
+        return wrap(data)._set_requires_grad(requires_grad, NOT_FLOAT_FACTORY_ERROR)
 
     def new_zeros(self, *size, dtype=None, device=None, requires_grad=False):
         return self._new_filled(0, size, dtype, device, requires_grad)

@@ -305,3 +305,104 @@ def test_metadata_writes_to_an_inference_tensor_outside_the_mode_raise_as_torch(
             fn()
     attempt(torch)
     attempt(dg)
+
+
+# -- grad mode turned on inside inference_mode: still nothing is recorded ------------------
+def _grad_on_inside(lib, turn_on):
+    """Grad mode turned on inside inference_mode, by ``enable_grad`` or ``set_grad_enabled``."""
+    return lib.enable_grad() if turn_on == 'enable_grad' else lib.set_grad_enabled(True)
+
+
+@pytest.mark.parametrize('turn_on', ['enable_grad', 'set_grad_enabled'])
+@pytest.mark.parametrize('make', [
+    lambda lib, a: a * 2,
+    lambda lib, a: (a.exp() + a).sum(),
+    lambda lib, a: a.split(1)[0] * 1,                   # several outputs
+    lambda lib, a: a.max(0)[0] * 1,
+    lambda lib, a: lib.ones(2, requires_grad=True) * 3,  # a leaf made inside
+], ids=['mul', 'chain', 'split', 'max', 'leaf_inside'])
+def test_grad_mode_on_inside_inference_mode_records_nothing_as_torch(turn_on, make):
+    def check(lib):
+        a = lib.ones(2, requires_grad=True)
+        with lib.inference_mode():
+            with _grad_on_inside(lib, turn_on):
+                mode = (lib.is_grad_enabled(), lib.is_inference_mode_enabled())
+                out = make(lib, a)
+            after = lib.is_grad_enabled()
+        return (mode, after, out.requires_grad, out.grad_fn is None, out.is_inference()), \
+            out.detach().numpy().copy()
+    (ref, ref_value), (got, got_value) = both(check)
+    assert got == ref
+    np.testing.assert_allclose(got_value, ref_value, rtol=1e-6)
+    assert ref[2:5] == (False, True, True)    # the torch facts this pins
+
+
+def test_leaf_made_inside_with_grad_mode_on_requires_grad_as_torch():
+    def check(lib):
+        with lib.inference_mode(), lib.enable_grad():
+            leaf = lib.ones(2, requires_grad=True)
+        return leaf.requires_grad, leaf.is_inference(), leaf.grad_fn is None
+    ref, got = both(check)
+    assert got == ref == (True, True, True)
+
+
+def test_backward_inside_inference_mode_with_grad_on_finds_no_graph_as_torch():
+    def attempt(lib):
+        a = lib.ones(2, requires_grad=True)
+        with lib.inference_mode(), lib.enable_grad():
+            with pytest.raises(RuntimeError, match='element 0 of tensors does not require grad'):
+                (a * 2).sum().backward()
+    attempt(torch)
+    attempt(dg)
+
+
+def test_in_place_and_numpy_inside_inference_mode_with_grad_on_as_torch():
+    def check(lib):
+        a = lib.ones(2, requires_grad=True)
+        with lib.inference_mode(), lib.enable_grad():
+            a.add_(1)          # a leaf that requires grad: allowed, nothing recorded
+            a.resize_(2)
+            with pytest.raises(RuntimeError, match="Can't call numpy"):
+                a.numpy()
+        return a.grad_fn is None, a.requires_grad, a.detach().numpy().tolist()
+    ref, got = both(check)
+    assert got == ref
+
+
+def test_nested_grad_modes_inside_inference_mode_restore_as_torch():
+    def check(lib):
+        a = lib.ones(2, requires_grad=True)
+        seen = []
+        with lib.inference_mode():
+            with lib.enable_grad():
+                with lib.no_grad():
+                    seen.append(lib.is_grad_enabled())
+                seen.append(lib.is_grad_enabled())
+                with lib.inference_mode(False):   # leaving the mode records again
+                    seen.append(lib.is_grad_enabled())
+                    out = a * 2
+                    seen += [out.grad_fn is not None, out.is_inference()]
+                seen.append(lib.is_grad_enabled())
+                seen.append((a * 2).grad_fn is None)
+            seen.append(lib.is_grad_enabled())
+        with lib.no_grad(), lib.inference_mode(False):
+            seen.append(lib.is_grad_enabled())
+        seen.append(lib.is_grad_enabled())
+        return seen
+    ref, got = both(check)
+    assert got == ref
+
+
+def test_set_grad_enabled_as_a_decorator_inside_inference_mode_as_torch():
+    def check(lib):
+        a = lib.ones(2, requires_grad=True)
+
+        @lib.set_grad_enabled(True)
+        def f():
+            return lib.is_grad_enabled(), (a * 2).grad_fn is None
+
+        with lib.inference_mode():
+            inside = f()
+            return inside, lib.is_grad_enabled()
+    ref, got = both(check)
+    assert got == ref

@@ -4,7 +4,9 @@
   gradient, compared with torch's values);
 * max_unpool2d on indices of overlapping windows (repeated indices);
 * max_unpool3d of max_pool3d's indices, and max_unpool1d's;
-* dtype rules of nearest interpolation.
+* dtype rules of nearest interpolation;
+* antialiased interpolation where torch's own kernel is wrong (output width 1), and its
+  half-precision refusal.
 """
 import numpy as np
 import pytest
@@ -106,6 +108,19 @@ _SAMPLES = R.random((2, 2, 2))
 CASES = [(name, (lambda lib, *a, _fn=fn: _fn(lib, *a, _random_samples=lib.tensor(_SAMPLES)))
           if name.startswith('fractional') else fn, arrays) for name, fn, arrays in CASES]
 
+CASES += [
+    ('grid_sample_bicubic', F('grid_sample', mode='bicubic', padding_mode='zeros',
+                              align_corners=False),
+     [x4(2, 2, 4, 5), R.uniform(-1.3, 1.3, (2, 3, 2, 2))]),
+    ('grid_sample_bicubic_reflection', F('grid_sample', mode='bicubic',
+                                         padding_mode='reflection', align_corners=True),
+     [x4(1, 2, 4, 5), R.uniform(-2.5, 2.5, (1, 3, 2, 2))]),
+    ('interp_bilinear_antialias', F('interpolate', size=(3, 4), mode='bilinear',
+                                    antialias=True), [x4(2, 2, 7, 9)]),
+    ('interp_bicubic_antialias', F('interpolate', scale_factor=0.4, mode='bicubic',
+                                   antialias=True), [x4(1, 2, 8, 10)]),
+]
+
 
 @pytest.mark.parametrize('name,fn,arrays', CASES, ids=[c[0] for c in CASES])
 def test_double_backward_matches_torch(name, fn, arrays):
@@ -179,3 +194,32 @@ def test_max_unpool_nd_of_max_pool_indices(n):
     np.testing.assert_array_equal(du, tu)
     np.testing.assert_array_equal(dg, tg)
     assert dn == tn
+
+
+@pytest.mark.parametrize('mode', ['bilinear', 'bicubic'])
+@pytest.mark.parametrize('size,align', [((3, 1), False), ((3, 1), True), ((5, 1), False)])
+def test_interpolate_antialias_output_width_one(mode, size, align):
+    # torch's antialiased kernel gives wrong values when the output width is 1 and the
+    # height shrinks (each output row repeats the first one); its result on the transposed
+    # input is right, and is what dynagrad gives without transposing
+    a = R.standard_normal((2, 2, 9, 11)).astype(np.float32)
+    kw = dict(mode=mode, align_corners=align, antialias=True)
+    ref = TF.interpolate(torch.from_numpy(a).transpose(2, 3), size=size[::-1], **kw)
+    d, _ = _pair(a)
+    out = DF.interpolate(d, size=size, **kw)
+    np.testing.assert_allclose(out.detach().numpy(), ref.transpose(2, 3).numpy(), atol=1e-6)
+    g = R.standard_normal(out.shape).astype(np.float32)
+    t = torch.from_numpy(a).transpose(2, 3).requires_grad_()
+    TF.interpolate(t, size=size[::-1], **kw).backward(torch.from_numpy(g).transpose(2, 3))
+    out.backward(dynagrad.tensor(g))
+    np.testing.assert_allclose(d.grad.numpy(), t.grad.transpose(2, 3).numpy(), atol=1e-6)
+
+
+@pytest.mark.parametrize('dtype', [torch.bfloat16, torch.float16])
+def test_interpolate_antialias_half_raises_as_torch(dtype):
+    a = torch.randn(1, 1, 6, 6).to(dtype)
+    d = dynagrad.tensor(a.float().numpy()).to(getattr(dynagrad, str(dtype)[6:]))
+    with pytest.raises(NotImplementedError, match='compute_index_ranges_weights'):
+        TF.interpolate(a, size=3, mode='bilinear', antialias=True)
+    with pytest.raises(NotImplementedError, match='compute_index_ranges_weights'):
+        DF.interpolate(d, size=3, mode='bilinear', antialias=True)

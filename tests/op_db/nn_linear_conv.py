@@ -319,6 +319,58 @@ def fold_errors(rng):
     ]
 
 
+# -- embedding_bag(scale_grad_by_freq=True) ---------------------------------------------------
+# (The plain embedding_bag row lives in nn_activation_norm.py.) Each sample repeats all its
+# indices equally often: PyTorch 2.13's CPU kernel divides a row's gradient by the count of
+# another row when counts differ (pytorch/pytorch#190063), and dynagrad divides by the
+# documented frequency; tests/nn/test_embedding_bag_freq.py checks mixed counts against
+# torch's embedding.
+
+def _bag_offsets(*v):
+    return np.array(v, np.int64)
+
+
+def embedding_bag_freq_samples(rng):
+    freq = dict(scale_grad_by_freq=True)
+    samples = [
+        Sample((np.array([1, 2, 1, 0, 2, 0]), R(rng, 3, 2), _bag_offsets(0, 2, 5)),
+               dict(freq, mode='sum'), desc='sum_twice_each'),
+        Sample((np.array([1, 2, 1, 0, 2, 0]), R(rng, 3, 2), _bag_offsets(0, 2, 5)),
+               dict(freq), desc='mean_twice_each'),
+        Sample((np.array([[2, 0], [0, 2]]), R(rng, 3, 2)), dict(freq, mode='sum'),
+               desc='2d_sum'),
+        Sample((np.array([[2, 0, 1], [1, 0, 2]]), R(rng, 3, 2)), dict(freq),
+               desc='2d_mean'),
+        Sample((np.array([0, 1, 2]), R(rng, 3, 2), _bag_offsets(0, 1, 1)),
+               dict(freq, mode='mean'), desc='once_each_empty_bag'),
+        Sample((np.array([1, 2, 1, 0, 2, 0]), R(rng, 3, 2), _bag_offsets(0, 3)),
+               dict(freq, padding_idx=1), desc='padding_mean'),
+        Sample((np.array([1, 2, 1, 0, 2, 0]), R(rng, 3, 2), _bag_offsets(0, 3)),
+               dict(freq, mode='sum', padding_idx=1), desc='padding_sum'),
+        Sample((np.array([1, 0, 0, 1]), R(rng, 2, 2), _bag_offsets(0, 1)),
+               dict(freq, mode='sum', per_sample_weights=R(rng, 4)),
+               desc='per_sample_weights'),
+        Sample((np.array([1, 0, 1, 0]), D(rng, 2, 2), _bag_offsets(0, 2, 4)),
+               dict(freq, include_last_offset=True), desc='f64_include_last_offset'),
+    ]
+    # the gradient is scaled on purpose: finite differences apply only where every index
+    # occurs once
+    for s in samples:
+        s.gradcheck = s.desc == 'once_each_empty_bag'
+    return samples
+
+
+def embedding_bag_freq_errors(rng):
+    w = R(rng, 5, 3)
+    return [
+        ErrorSample((np.array([1, 2]), w, _bag_offsets(0)),
+                    dict(mode='max', scale_grad_by_freq=True), exc=ValueError, desc='max'),
+        ErrorSample((R(rng, 2), w, _bag_offsets(0)),
+                    dict(mode='max', scale_grad_by_freq=True), exc=ValueError,
+                    desc='max_before_index_dtype'),
+    ]
+
+
 OPS = [
     OpInfo('linear', F('linear'), linear_samples, errors=linear_errors),
     OpInfo('bilinear', F('bilinear'), bilinear_samples, errors=bilinear_errors),
@@ -333,6 +385,8 @@ OPS = [
            errors=conv_transpose_errors(3)),
     OpInfo('unfold', F('unfold'), unfold_samples, errors=unfold_errors),
     OpInfo('fold', F('fold'), fold_samples, errors=fold_errors),
+    OpInfo('nn.functional.embedding_bag_scale_grad_by_freq', F('embedding_bag'),
+           embedding_bag_freq_samples, errors=embedding_bag_freq_errors),
 ]
 
 

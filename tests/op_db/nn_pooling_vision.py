@@ -291,6 +291,21 @@ def interp_samples(mode):
                       Sample((F64(rng, 1, 2, 4, 3),), dict(size=(1, 5), mode=mode,
                                                            align_corners=True),
                              desc='2d_f64_align_size1')]
+            if mode in ('bilinear', 'bicubic'):
+                # antialiasing widens the filter by the downsampling factor
+                s += [Sample((R(rng, 2, 2, 9, 11),), dict(size=(4, 3), mode=mode,
+                                                          antialias=True), desc='aa_shrink'),
+                      Sample((R(rng, 1, 2, 7, 8),), dict(scale_factor=(0.45, 1.6), mode=mode,
+                                                         antialias=True), desc='aa_mixed'),
+                      Sample((R(rng, 1, 1, 8, 9),), dict(size=(3, 5), mode=mode,
+                                                         align_corners=True, antialias=True),
+                             desc='aa_align_corners'),
+                      Sample((R(rng, 1, 2, 6, 7),), dict(size=1, mode=mode, antialias=True),
+                             desc='aa_size1'),
+                      Sample((F64(rng, 1, 2, 10, 12),), dict(scale_factor=0.3, mode=mode,
+                                                             antialias=True,
+                                                             recompute_scale_factor=True),
+                             desc='aa_f64_recompute')]
         if spatial in (None, 1):
             s += [
                 Sample((R(rng, 2, 3, 5),), dict(scale_factor=2.5, mode=mode), desc='1d_x2.5'),
@@ -343,6 +358,12 @@ def interp_errors(mode):
                 R(rng, 1, 2, 3, 4) if spatial == 1 else R(rng, 1, 2, 3)
             e.append(ErrorSample((wrong,), dict(size=5, mode=mode), exc=NotImplementedError,
                                  desc='wrong_rank'))
+        if spatial != 2:
+            e.append(ErrorSample((x,), dict(size=2, mode=mode, antialias=True),
+                                 exc=ValueError, desc='antialias_mode'))
+        else:
+            e.append(ErrorSample((R(rng, 1, 2, 3),), dict(size=5, mode=mode, antialias=True),
+                                 exc=ValueError, desc='antialias_rank'))
         return e
     return gen
 
@@ -389,6 +410,22 @@ def grid_sample_samples(rng):
                dict(align_corners=True), desc='3d_noncontig_T'),
         Sample((F64(rng, 1, 2, 2, 3, 2), grid(rng, 1, 2, 2, 2, 3).astype(np.float64)),
                dict(align_corners=False), desc='3d_f64'),
+    ]
+    # bicubic (2-d only): 4 x 4 taps, each moved in by the padding mode
+    for pm in ('zeros', 'border', 'reflection'):
+        for ac in (False, True):
+            s.append(Sample((R(rng, 2, 2, 4, 5), grid(rng, 2, 3, 2, 2)),
+                            dict(mode='bicubic', padding_mode=pm, align_corners=ac),
+                            desc=f'bicubic_{pm}_{"ac" if ac else "noac"}'))
+    s += [
+        Sample((R(rng, 1, 2, 3, 4), grid(rng, 1, 2, 3, 2, lim=3.5)),
+               dict(mode='bicubic', padding_mode='reflection', align_corners=False),
+               desc='bicubic_reflection_far'),
+        Sample((R(rng, 1, 1, 1, 2), grid(rng, 1, 2, 2, 2)),
+               dict(mode='bicubic', padding_mode='border', align_corners=True),
+               desc='bicubic_tiny'),
+        Sample((F64(rng, 1, 2, 3, 4), grid(rng, 1, 2, 2, 2).astype(np.float64)),
+               dict(mode='bicubic', align_corners=False), desc='bicubic_f64'),
     ]
     return s
 

@@ -376,6 +376,77 @@ def test_set_points_at_the_source():
                  'leaf Variable that requires grad')
 
 
+def _typed_storage(t):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')    # TypedStorage is deprecated, in both libraries
+        return t.storage()
+
+
+@pytest.mark.parametrize('kind', ['untyped', 'typed'])
+def test_set_on_a_storage_views_its_memory(kind):
+    def run(lib):
+        owner = lib.arange(6.)
+        storage = owner.untyped_storage() if kind == 'untyped' else _typed_storage(owner)
+        whole = lib.tensor([])
+        whole.set_(storage)
+        grid = lib.tensor([])
+        grid.set_(storage, 2, (2, 2), (1, 2))
+        tail = lib.tensor([])
+        tail.set_(storage, storage_offset=1, size=(3,))   # contiguous strides by default
+        whole[0] = 100.        # writes are shared both ways
+        owner[3] = -1.
+        grid.mul_(2)
+        shared = (whole.untyped_storage().data_ptr() == owner.untyped_storage().data_ptr(),
+                  grid.untyped_storage().data_ptr() == owner.untyped_storage().data_ptr())
+        return (owner, whole, grid, tail, grid.stride(), grid.storage_offset(),
+                tail.stride(), tail.storage_offset(), shared)
+    _same(run)
+
+
+def test_set_on_an_untyped_storage_reads_its_bytes_as_the_tensors_dtype():
+    def run(lib):
+        owner = lib.tensor([1.0, -2.0, 0.5])
+        as_int = lib.tensor([], dtype=lib.int32)
+        as_int.set_(owner.untyped_storage())
+        later = as_int[1:].as_strided((1,), (1,), 2)   # the storage counted in int32 elements
+        fresh = lib.UntypedStorage(10)   # two whole float32s (torch leaves the bytes unset)
+        on_fresh = lib.tensor([])
+        on_fresh.set_(fresh)
+        on_fresh.fill_(1.0)
+        return (as_int, as_int.storage_offset(), later, on_fresh, fresh.tolist()[:8],
+                as_int.dtype == lib.int32)
+    _same(run)
+
+
+def _f32_storage(lib):
+    return lib.zeros(2).storage()
+
+
+def _i64_storage(lib):
+    return lib.zeros(2, dtype=lib.int64).storage()
+
+
+def test_set_on_a_storage_refuses_bad_input_as_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for target, source in [(lambda lib: lib.tensor([], dtype=lib.int64), _f32_storage),
+                               (lambda lib: lib.tensor([]), _i64_storage)]:
+            _raises_like(lambda lib: target(lib).set_(source(lib)),
+                         'Expected a Storage of type .* or an UntypedStorage, but got type')
+    _raises_like(lambda lib: lib.tensor([]).set_(lib.zeros(2).untyped_storage(), -1, (1,)),
+                 'invalid storage offset -1')
+    _raises_like(lambda lib: lib.tensor([]).set_(lib.zeros(2).untyped_storage(), 0, (2,),
+                                                 (1, 1)),
+                 r'unequal size length \(1\) and stride length \(2\)')
+    _raises_like(lambda lib: lib.zeros(2, requires_grad=True).set_(
+        lib.zeros(2).untyped_storage()), 'leaf Variable that requires grad')
+    with pytest.raises(TypeError, match='set_'):
+        dynagrad.tensor([]).set_([1.0])
+    with pytest.raises(RuntimeError, match='out of bounds for storage of size 8'):
+        # torch grows the storage here (and every tensor on it); dynagrad's cannot grow
+        dynagrad.tensor([]).set_(dynagrad.zeros(2).untyped_storage(), 0, (3,))
+
+
 # -- fill_diagonal_, nonzero_static, index_put_ -----------------------------------------------
 
 @pytest.mark.parametrize('shape,wrap', [((3, 4), False), ((7, 3), True), ((11, 3), True),

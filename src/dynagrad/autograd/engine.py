@@ -256,7 +256,8 @@ def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, acc
 
     ready = [n for n in roots if n not in deps]
     prev_mode = _grad_state.grad_enabled
-    _grad_state.grad_enabled = create_graph
+    # inside inference_mode nothing records, create_graph or not (as in PyTorch)
+    _grad_state.grad_enabled = create_graph and not _grad_state.inference
     fp_state = fp_errors_off()  # backward formulas meet 0 * inf and x / 0 as PyTorch's do
     try:
         while ready:

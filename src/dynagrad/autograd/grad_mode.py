@@ -12,7 +12,18 @@ __all__ = ['no_grad', 'enable_grad', 'set_grad_enabled', 'is_grad_enabled',
 
 
 def is_grad_enabled():
-    return state.grad_enabled
+    # grad mode as set; inside inference_mode it may be on while nothing is recorded
+    return state.grad_enabled or state.grad_in_inference
+
+
+def _set_grad(mode):
+    """Turn grad mode on or off. Inside inference_mode PyTorch keeps its autograd off even
+    with grad mode on: the mode is noted apart, so ``grad_enabled`` (what every op reads)
+    stays False and the op hot path needs no extra check."""
+    if state.inference:
+        state.grad_in_inference = mode
+    else:
+        state.grad_enabled = mode
 
 
 def is_inference_mode_enabled():
@@ -61,33 +72,35 @@ class no_grad(_DecoratorContextManager):
         return self
 
     def __enter__(self):
-        self.prev = state.grad_enabled
-        state.grad_enabled = False
+        self.prev = (state.grad_enabled, state.grad_in_inference)
+        _set_grad(False)
 
     def __exit__(self, *exc):
-        state.grad_enabled = self.prev
+        state.grad_enabled, state.grad_in_inference = self.prev
         return False
 
 
 class enable_grad(no_grad):
+    """Turn grad mode on. Inside inference_mode nothing is recorded still, as in PyTorch."""
+
     def __enter__(self):
-        self.prev = state.grad_enabled
-        state.grad_enabled = True
+        self.prev = (state.grad_enabled, state.grad_in_inference)
+        _set_grad(True)
 
 
 class set_grad_enabled(_DecoratorContextManager):
     """Set grad mode now; as a context manager, restore the previous mode on exit."""
 
     def __init__(self, mode):
-        self.prev = state.grad_enabled
+        self.prev = (state.grad_enabled, state.grad_in_inference)
         self.mode = bool(mode)
-        state.grad_enabled = self.mode
+        _set_grad(self.mode)
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        state.grad_enabled = self.prev
+        state.grad_enabled, state.grad_in_inference = self.prev
         return False
 
     def clone(self):
@@ -95,7 +108,7 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __call__(self, func):
         # Used as a decorator the constructor already flipped the mode: undo that.
-        state.grad_enabled = self.prev
+        state.grad_enabled, state.grad_in_inference = self.prev
         return super().__call__(func)
 
 
@@ -115,16 +128,17 @@ class inference_mode(_DecoratorContextManager):
         return self
 
     def __enter__(self):
-        self.prev = (state.grad_enabled, state.inference)
+        self.prev = (state.grad_enabled, state.grad_in_inference, state.inference)
         if self.mode:
             with inference_blocks.lock:
                 inference_blocks.open += 1
             state.grad_enabled, state.inference = False, True
-        else:
-            state.inference = False
+        else:   # leaving inference mode turns grad mode on, as PyTorch's does
+            state.grad_enabled, state.inference = True, False
+        state.grad_in_inference = False
 
     def __exit__(self, *exc):
-        state.grad_enabled, state.inference = self.prev
+        state.grad_enabled, state.grad_in_inference, state.inference = self.prev
         if self.mode:
             with inference_blocks.lock:
                 inference_blocks.open -= 1

@@ -2,7 +2,7 @@
 tensor registered as a buffer; the uninitialized placeholders of the lazy modules."""
 import numpy as np
 
-from ..tensor import Tensor, wrap
+from ..tensor import NOT_FLOAT_FACTORY_ERROR, Tensor, wrap
 
 
 class Parameter(Tensor):
@@ -16,7 +16,7 @@ class Parameter(Tensor):
             raise TypeError(f'Parameter data must be a Tensor, got {type(data).__name__}')
         p = Tensor._make(data._data, False, None, 0, data._vc, cls)
         if requires_grad:
-            p.requires_grad_(True)
+            p._set_requires_grad(True, NOT_FLOAT_FACTORY_ERROR)    # PyTorch's factory wording
         return p
 
     def __repr__(self):
@@ -156,7 +156,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         dtype = _dtype.get_default_dtype() if dtype is None else dtype
         p = Tensor._make(_no_data(dtype.numpy), False, None, 0, None, cls)
         if requires_grad:
-            p.requires_grad_(True)
+            p._set_requires_grad(True, NOT_FLOAT_FACTORY_ERROR)    # PyTorch's factory wording
         return p
 
 

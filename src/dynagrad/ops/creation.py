@@ -6,7 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._device import backend_of, default_device_set, resolve
 from ..backend import xp
-from ..tensor import Tensor, to_nested, size_args, wrap
+from ..tensor import NOT_FLOAT_FACTORY_ERROR, Tensor, to_nested, size_args, wrap
 from ..autograd.function import Op
 from ._elementwise import REFUSED, WIDE_UNSIGNED, refused
 
@@ -14,7 +14,7 @@ from ._elementwise import REFUSED, WIDE_UNSIGNED, refused
 def _finish(data, requires_grad):
     t = wrap(data)
     if requires_grad:
-        t.requires_grad_(True)
+        t._set_requires_grad(True, NOT_FLOAT_FACTORY_ERROR)   # the factories' wording
     return t
 
 
@@ -513,7 +513,7 @@ def _asarray_tensor(obj, dtype, copy, requires_grad):
     if requires_grad == obj.requires_grad:
         return obj
     alias = obj.detach()
-    return alias.requires_grad_(True) if requires_grad else alias
+    return alias._set_requires_grad(True, NOT_FLOAT_FACTORY_ERROR) if requires_grad else alias
 
 
 def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):

@@ -10,7 +10,8 @@ import numpy as np
 
 from ..backend import xp
 from ..autograd.function import Op
-from ..autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
+from ..autograd.grad_mode import is_inference_mode_enabled
+from ..autograd.grad_mode import state as _grad_state  # grad_enabled: whether ops record
 from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, bump_version, method, wrap
 from .formula import is_array
 from .indexing import BasicIndex, select
@@ -44,6 +45,9 @@ def _storage(a):
     else:
         raise RuntimeError('as_strided: the tensor\'s memory is not one dense block (it views '
                            'an array made outside dynagrad); call .contiguous() first')
+    if flat.dtype != a.dtype:   # set_ on a storage of other bytes: count in a's elements
+        raw = flat.view(np.uint8)
+        flat = raw[:raw.size - raw.size % a.itemsize].view(a.dtype)
     size = a.itemsize
     offset = (a.__array_interface__['data'][0] - flat.__array_interface__['data'][0]) // size
     return flat, offset, tuple(s // size for s in a.strides)
@@ -150,10 +154,15 @@ def _contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
-def _as_strided_args(input, size, stride, storage_offset, op='as_strided'):
+def _as_strided_args(input, size, stride, storage_offset, op='as_strided', memory=None):
+    """Check the geometry (size, stride, storage_offset) against ``input``'s storage, or
+    against ``memory`` (a flat array: a storage object's elements) when given."""
     size = tuple(int(s) for s in size)
     stride = tuple(int(s) for s in stride)
     if len(size) != len(stride):
+        if op == 'set_':
+            raise RuntimeError(f'unequal size length ({len(size)}) and stride length '
+                               f'({len(stride)})')
         raise RuntimeError('mismatch in length of strides and shape')
     if any(n < 0 for n in size):
         raise RuntimeError(f'Storage size calculation overflowed with sizes={list(size)} and '
@@ -161,11 +170,11 @@ def _as_strided_args(input, size, stride, storage_offset, op='as_strided'):
     if any(s < 0 for s in stride):
         raise RuntimeError(f'{op}: Negative strides are not supported at the moment, got '
                            f'strides: {list(stride)}')
-    flat, offset, _ = _storage(input._data)
+    flat, offset, _ = _storage(input._data) if memory is None else (memory, 0, None)
     storage_offset = offset if storage_offset is None else int(storage_offset)
     if storage_offset < 0:
         raise RuntimeError(f'Tensor: invalid storage offset {storage_offset}')
-    item = input._data.itemsize
+    item = flat.itemsize
     needed = 0 if 0 in size else storage_offset + 1 + sum((n - 1) * s for n, s in
                                                            zip(size, stride))
     if needed > flat.size:
@@ -211,7 +220,7 @@ def _refuse_inference_write(target):
 
 def _check_inplace_view(target):
     _refuse_inference_write(target)
-    if target._requires_grad and is_grad_enabled():
+    if target._requires_grad and _grad_state.grad_enabled:
         if target._grad_fn is None:
             raise RuntimeError('a leaf Variable that requires grad is being used in an in-place '
                                'operation.')
@@ -534,7 +543,7 @@ def resize_(self, *sizes, memory_format=None):
     """PyTorch's storage semantics: the first elements of the storage from the tensor's
     offset keep their values; a storage too small is replaced by a larger one."""
     _refuse_inference_write(self)
-    if self._requires_grad:
+    if self._requires_grad and not is_inference_mode_enabled():  # no autograd check there
         raise RuntimeError('cannot resize variables that require grad')
     shape = _shape_arg(sizes)
     if any(n < 0 for n in shape):
@@ -621,18 +630,35 @@ class _SetNotDifferentiable(Op):
 @method
 def set_(self, source=None, storage_offset=0, size=None, stride=None):
     """Point this tensor at ``source``'s memory, optionally as the view (size, stride,
-    storage_offset) of its storage. ``source`` is a tensor: a storage object
-    (``t.untyped_storage()``) is not accepted yet."""
+    storage_offset) of it. ``source`` is a tensor or a storage (``t.untyped_storage()``,
+    ``t.storage()``); an untyped storage's bytes are read as this tensor's dtype."""
+    memory = None
     if source is not None and not _is_tensor(source):
-        raise TypeError(f'set_(): argument \'source\' must be Tensor, not '
-                        f'{type(source).__name__} (dynagrad\'s set_ takes a tensor, not a '
-                        'storage, as its source)')
+        # a storage (dynagrad.storage sits above ops, so it is known by its method)
+        elements = getattr(source, '_elements', None)
+        if elements is None:
+            raise TypeError(f"set_(): argument 'source' must be Tensor or Storage, not "
+                            f'{type(source).__name__}')
+        if size is None and storage_offset:
+            raise TypeError('set_(): with a storage, pass size (and optionally stride) '
+                            'along with storage_offset')
+        memory = elements(self.dtype)
     _refuse_inference_write(self)
-    if is_grad_enabled() and self._requires_grad and self._grad_fn is None:
+    if _grad_state.grad_enabled and self._requires_grad and self._grad_fn is None:
         raise RuntimeError('a leaf Variable that requires grad is being used in an in-place '
                            'operation.')
     if source is None:
         data = xp.empty((0,), self._data.dtype)
+    elif memory is not None:
+        if size is None:
+            data = memory
+        else:
+            size = tuple(int(s) for s in size)
+            stride = _contiguous_strides(size) if stride is None else tuple(int(s) for s in
+                                                                            stride)
+            size, stride, offset = _as_strided_args(None, size, stride, storage_offset,
+                                                    'set_', memory)
+            data = _strided(memory, size, stride, offset)
     else:
         if source._data.dtype != self._data.dtype:
             from .clamping import _torch_dtype_name
@@ -650,7 +676,7 @@ def set_(self, source=None, storage_offset=0, size=None, stride=None):
             data = _strided(_storage(source._data)[0], size, stride, offset)
     self._data = data
     self._base = self._view_fn = None
-    if self._requires_grad and is_grad_enabled():
+    if self._requires_grad and _grad_state.grad_enabled:
         alias = _SetNotDifferentiable.apply(self)
         self._grad_fn, self._output_nr = alias._grad_fn, 0
     bump_version(self, 'set_')

@@ -177,15 +177,18 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
-    """Softmax of ``(logits + g) / tau`` with Gumbel(0, 1) noise ``g`` from dynagrad's
-    default generator; ``hard=True`` returns the one-hot of the argmax in the forward pass
-    and the soft sample's gradient (straight-through)."""
-    from ...ops.random import default_generator
+    """Softmax of ``(logits + g) / tau`` with Gumbel(0, 1) noise ``g``; ``hard=True``
+    returns the one-hot of the argmax in the forward pass and the soft sample's gradient
+    (straight-through).
+
+    The noise is PyTorch's draw, ``-log`` of ``exponential_()`` samples filling a fresh
+    row-major tensor of the logits' shape and dtype, so a seed gives PyTorch's noise and
+    leaves the default generator where PyTorch leaves it.
+    """
     _float_only(logits, 'softmax_lastdim_kernel_impl')
     d = _wrap_dim(dim, logits.ndim, 'gumbel_softmax')
-    data = logits._data
-    e = default_generator._rng.standard_exponential(data.shape).astype(data.dtype)
-    gumbels = -xp.log(e)
+    e = _ops.empty(tuple(logits.shape), dtype=logits.dtype).exponential_()
+    gumbels = -xp.log(e._data)
     y_soft = SoftmaxOp.apply((logits + gumbels) / tau, dim=d)
     if not hard:
         return y_soft

@@ -25,7 +25,7 @@ import numpy as np
 from ...backend import xp
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
-from ...ops.random import array_rng
+from ...ops.random import array_rng, uniform01
 
 _WORDS = {1: 'one', 2: 'two', 3: 'three'}
 
@@ -758,10 +758,8 @@ def _fractional(fn, n, input, kernel_size, output_size, output_ratio, return_ind
     channels = input.shape[-n - 1]
     dt = input._data.dtype
     if _random_samples is None:
-        rng = array_rng(None)
-        shape = (batch, channels, n)
-        samples = (rng.random(shape, dtype=np.float32) if dt == np.float32 else
-                   rng.random(shape)).astype(dt, copy=False)
+        # PyTorch draws ``rand(N, C, n)`` in the input's dtype from the default generator
+        samples = uniform01(array_rng(None), (batch, channels, n), dt)
     else:
         samples = _random_samples._data
         if samples.ndim != 3:

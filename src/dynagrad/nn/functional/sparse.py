@@ -123,13 +123,16 @@ class EmbeddingBagOp(Op):
     """Bags of rows of ``weight`` reduced by sum, mean or max.
 
     ``idx`` are the entries' rows, ``bag`` each entry's bag, ``scale`` each entry's factor
-    (per-sample weight, ``1 / bag size`` for mean, 0 at padding) or None.
+    (per-sample weight, ``1 / bag size`` for mean, 0 at padding) or None; ``freq`` scales
+    only the weight gradient of each entry (``1 / frequency`` of its row, for
+    ``scale_grad_by_freq``) or is None.
     """
     widens_half = True
     node_name = 'EmbeddingBagBackward0'
 
-    def forward(self, weight, psw, idx, bag, n_bags, mode, scale):
+    def forward(self, weight, psw, idx, bag, n_bags, mode, scale, freq=None):
         self.idx, self.bag, self.mode, self.wshape = idx, bag, mode, weight.shape
+        self.freq = freq
         d = weight.shape[1]
         rows = weight[idx]
         # Bags are contiguous runs of entries: reduce each non-empty run with reduceat.
@@ -182,6 +185,8 @@ class EmbeddingBagOp(Op):
                 if factor is not None:
                     gpsw = gpsw * factor
             factor = psw if factor is None else psw * factor
+        if self.freq is not None:
+            factor = self.freq if factor is None else factor * self.freq
         if factor is not None:
             per_entry = per_entry * factor.reshape((-1, 1))
         gw = IndexScatter.run(per_entry, key=self.idx, shape=self.wshape) \
@@ -197,7 +202,6 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
     A 2-D ``input`` holds one bag per row; a 1-D ``input`` is cut into bags at
     ``offsets`` (the last offset ends the last bag when ``include_last_offset``).
     """
-    _check_indices(input, 'embedding_bag')
     if weight.ndim != 2:
         raise ValueError(f'weight has to be a 2D Tensor, but got Tensor of dimension '
                          f'{weight.ndim}')
@@ -242,6 +246,9 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                          f'{input.ndim}')
     if mode not in ('sum', 'mean', 'max'):
         raise ValueError('mode has to be one of sum, mean or max')
+    if scale_grad_by_freq and mode == 'max':
+        raise ValueError('max mode does not support scaling the gradient by the frequency')
+    _check_indices(input, 'embedding_bag')
     if per_sample_weights is not None and mode != 'sum':
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
@@ -262,11 +269,16 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         kept = scale if scale is not None else xp.ones(idx.shape, dtype)
         counts = xp.bincount(bag, weights=kept, minlength=n_bags)
         scale = (kept / xp.maximum(counts, 1)[bag]).astype(dtype)
-    if scale_grad_by_freq and mode != 'max':
-        raise NotImplementedError('embedding_bag(scale_grad_by_freq=True) is not supported '
-                                  'by dynagrad yet; use embedding and a reduction')
-    return EmbeddingBagOp.apply(weight, psw, idx=idx,
-                              bag=bag, n_bags=n_bags, mode=mode, scale=scale)
+    freq = None
+    if scale_grad_by_freq:
+        # Frequencies count every index of the input (those after an included last offset
+        # too), as PyTorch counts them. PyTorch 2.13's CPU kernel divides some rows by
+        # another row's count (pytorch/pytorch#190063, fixed upstream); this is the
+        # documented 1 / frequency, which its embedding and CUDA kernels give.
+        counts = xp.bincount(input._data.reshape(-1), minlength=num)
+        freq = (1.0 / counts[idx]).astype(dtype)
+    return EmbeddingBagOp.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode,
+                                scale=scale, freq=freq)
 
 
 def one_hot(tensor, num_classes=-1):

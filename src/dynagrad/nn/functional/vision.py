@@ -10,7 +10,8 @@ small per-axis matrices:
 * linear / bilinear / bicubic interpolation multiply each spatial axis by an
   ``(out, in)`` interpolation matrix (``pooling.AxisMatmul``; its adjoint uses the
   transposes).
-* ``grid_sample`` gathers the four neighbours of each sampling point; its backward is
+* ``grid_sample`` gathers the neighbours of each sampling point (2**d corners, or 4 x 4
+  taps for bicubic) and blends them with per-axis weights; its backward is
   written with dual operations (gather/scatter ops and arithmetic on the saved grid), so
   it differentiates again, as PyTorch's does.
 """
@@ -238,6 +239,37 @@ def _cubic_matrix(n_in, n_out, scale, align, dt):
     return m
 
 
+def _antialias_matrix(n_in, n_out, scale, align, cubic, dt):
+    """PyTorch's antialiased resampling along one axis: a triangle (bilinear) or Keys cubic
+    (a = -0.5, bicubic) filter stretched by the downsampling factor, its taps normalised to
+    sum to one. Upsampling keeps the filter's own width."""
+    if align:
+        ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    else:
+        ratio = 1.0 / scale if scale else n_in / n_out
+    ratio = dt.type(ratio)
+    one, half = dt.type(1), dt.type(0.5)
+    half_width = dt.type(2 if cubic else 1)
+    support = half_width * ratio if ratio >= one else half_width
+    inv = one / ratio if ratio >= one else one
+    center = ratio * (xp.arange(n_out).astype(dt) + half)
+    # PyTorch truncates towards zero; the max with 0 makes that a floor where it matters
+    lo = xp.maximum((center - support + half).astype(np.int64), 0)
+    hi = xp.minimum((center + support + half).astype(np.int64), n_in)
+    j = xp.arange(n_in)
+    x = xp.abs((j.astype(dt) - center[:, None] + half) * inv)
+    if cubic:
+        a = dt.type(-0.5)
+        near = ((a + 2) * x - (a + 3)) * x * x + one
+        far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+        w = xp.where(x < one, near, xp.where(x < 2, far, dt.type(0)))
+    else:
+        w = xp.maximum(one - x, dt.type(0))
+    w = xp.where((j >= lo[:, None]) & (j < hi[:, None]), w, dt.type(0)).astype(dt)
+    total = w.sum(1, keepdims=True)
+    return xp.where(total != 0, w / xp.where(total != 0, total, one), w).astype(dt)
+
+
 _INTERP_DIMS = {'linear': 1, 'bilinear': 2, 'bicubic': 2, 'trilinear': 3}
 _NEAREST_NAMES = {'nearest': 'UpsampleNearest{}DBackward0',
                   'nearest-exact': 'UpsampleNearestExact{}DBackward0'}
@@ -262,8 +294,6 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
             f'Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) '
             f'for the modes: nearest | linear | bilinear | bicubic | trilinear | area | '
             f'nearest-exact (got {mode})')
-    if antialias:
-        raise NotImplementedError('interpolate: antialias=True is not supported yet')
     in_sizes = tuple(input.shape[2:])
     if size is not None and scale_factor is not None:
         raise ValueError('only one of size or scale_factor should be defined')
@@ -298,6 +328,9 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
             scales = (None,) * dim
     else:
         raise ValueError('either size or scale_factor should be defined')
+    if antialias and not (mode in ('bilinear', 'bicubic') and input.ndim == 4):
+        raise ValueError('Anti-alias option is restricted to bilinear, bicubic, and lanczos '
+                         'modes and requires a 4-D tensor as input')
     if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != dim:
         raise NotImplementedError(f'Got {input.ndim}D input, but {mode} mode needs '
                                   f'{_INTERP_DIMS[mode] + 2}D input')
@@ -320,6 +353,16 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     # source coordinates and weights in float32 at least, as PyTorch computes them (a
     # bfloat16 scale 1 / 0.7 is off by a tenth of a pixel at the far end)
     dt = input._data.dtype if input._data.dtype.char in 'fd' else np.dtype(np.float32)
+    if antialias:
+        if input._data.dtype.char not in 'fd':
+            raise NotImplementedError(f'"compute_index_ranges_weights" not implemented for '
+                                      f'\'{input.dtype.legacy_name[:-6]}\' (antialiased '
+                                      f'resampling needs a float32 or float64 input)')
+        mats = [_antialias_matrix(n, o, s, align_corners, mode == 'bicubic', dt)
+                for n, o, s in zip(in_sizes, out, scales)]
+        name = 'UpsampleBicubic2DAaBackward0' if mode == 'bicubic' else \
+            'UpsampleBilinear2DAaBackward0'
+        return AxisMatmul.named(name).apply(input, mats=tuple(mats))
     build = _cubic_matrix if mode == 'bicubic' else _linear_matrix
     mats = [build(n, o, s, align_corners, dt) for n, o, s in zip(in_sizes, out, scales)]
     name = {'linear': 'UpsampleLinear1DBackward0', 'bilinear': 'UpsampleBilinear2DBackward0',
@@ -369,15 +412,17 @@ def _reflect(c, low2, high2):
     return xp.where(even, extra + lo, span - extra + lo), xp.where(even, sign, -sign)
 
 
-def _source_index(coord, size, align, padding_mode):
-    """Pixel coordinate and its derivative with respect to the normalised ``coord``."""
+def _unnormalize(coord, size, align):
+    """Pixel coordinate of the normalised ``coord`` and its derivative."""
     dt = coord.dtype.type
     if align:
-        c = (coord + dt(1)) / dt(2) * dt(size - 1)
-        slope = xp.full_like(coord, (size - 1) / 2)
-    else:
-        c = ((coord + dt(1)) * dt(size) - dt(1)) / dt(2)
-        slope = xp.full_like(coord, size / 2)
+        return (coord + dt(1)) / dt(2) * dt(size - 1), xp.full_like(coord, (size - 1) / 2)
+    return ((coord + dt(1)) * dt(size) - dt(1)) / dt(2), xp.full_like(coord, size / 2)
+
+
+def _source_index(coord, size, align, padding_mode):
+    """Pixel coordinate and its derivative with respect to the normalised ``coord``."""
+    c, slope = _unnormalize(coord, size, align)
     if padding_mode == 'border' or padding_mode == 'reflection':
         if padding_mode == 'reflection':
             c, m = _reflect(c, 0, 2 * (size - 1)) if align else _reflect(c, -1, 2 * size - 1)
@@ -388,12 +433,52 @@ def _source_index(coord, size, align, padding_mode):
     return c, slope
 
 
+def _tap_index(pos, size, align, padding_mode):
+    """Where bicubic's tap at whole pixel ``pos`` reads: the padding mode moves taps outside
+    the image back in (border, reflection); with zeros they stay out and read 0."""
+    if padding_mode == 'reflection':
+        pos = _reflect(pos, 0, 2 * (size - 1))[0] if align else \
+            _reflect(pos, -1, 2 * size - 1)[0]
+    if padding_mode != 'zeros':
+        pos = xp.clip(pos, 0, size - 1)
+    return pos.astype(np.int64)
+
+
+def _linear_taps(t):
+    return 1 - t, t
+
+
+def _cubic_taps(t):
+    """Keys' cubic convolution weights (a = -0.75) of the taps at -1, 0, 1, 2 from the cell's
+    low corner, for a point ``t`` in [0, 1) past it; arrays or tensors alike."""
+    def near(x):   # |x| <= 1
+        return (1.25 * x - 2.25) * x * x + 1
+
+    def far(x):    # 1 < |x| < 2
+        return ((-0.75 * x + 3.75) * x - 6) * x + 3
+    s = 1 - t
+    return far(t + 1), near(t), near(s), far(s + 1)
+
+
+def _cubic_tap_slopes(t):
+    """d/dt of ``_cubic_taps``."""
+    def d_near(x):
+        return (3.75 * x - 4.5) * x
+
+    def d_far(x):
+        return (-2.25 * x + 7.5) * x - 6
+    s = 1 - t
+    return d_far(t + 1), d_near(t), -d_near(s), -d_far(s + 1)
+
+
 class GridSampler(Op):
     """Sample ``x`` (N, C, *S) at ``grid`` (N, *So, d) points in [-1, 1], d = len(S) (2 or 3).
 
     The grid's last axis lists coordinates fastest-axis first (x for W, y for H, z for D), so
     spatial axis ``a`` of ``S`` reads grid component ``d - 1 - a``. Linear sampling blends the
-    2**d corners of the cell around each point; nearest takes the closest one.
+    2**d corners of the cell around each point, bicubic the 4**d taps around it (2-d only);
+    nearest takes the closest one. Each of the blends is a product of per-axis weights of
+    the point's fractional position ``t`` in its cell; ``self.taps`` gives them.
     """
     autocast = 'fp32'
     node_name = 'GridSampler2DBackward0'
@@ -407,19 +492,28 @@ class GridSampler(Op):
         self.mode = mode
         coords = [grid[..., d - 1 - a].reshape(N, 1, P) for a in range(d)]
         pix = [_source_index(coords[a], S[a], align_corners, padding_mode) for a in range(d)]
-        dt = x.dtype.type
         strides = [math.prod(S[a + 1:]) for a in range(d)]
         if mode == 'nearest':
             corners = [(tuple(xp.rint(i).astype(np.int64) for i, _ in pix), None)]
         else:
+            if mode == 'bicubic':
+                # taps are placed around the unpadded coordinate; padding moves each tap
+                pix = [_unnormalize(c, n, align_corners) for c, n in zip(coords, S)]
             lows = [xp.floor(i) for i, _ in pix]
             w1 = [i - lo for (i, _), lo in zip(pix, lows)]
-            lows = [lo.astype(np.int64) for lo in lows]
-            corners = [(tuple(lo + b for lo, b in zip(lows, bits)), bits)
-                       for bits in itertools.product((0, 1), repeat=d)]
+            if mode == 'bicubic':
+                self.taps = _cubic_taps
+                at = [[_tap_index(lo + (k - 1), n, align_corners, padding_mode)
+                       for k in range(4)] for lo, n in zip(lows, S)]
+            else:
+                self.taps = _linear_taps
+                at = [[lo.astype(np.int64) + k for k in range(2)] for lo in lows]
+            corners = [(tuple(at[a][k] for a, k in enumerate(ks)), ks)
+                       for ks in itertools.product(range(len(at[0])), repeat=d)]
             self.w = w1
             # the affine map grid -> fractional weights, for the grid's second derivative
             self.affine = [(s, w - s * c) for (_, s), w, c in zip(pix, w1, coords)]
+            weights = [self.taps(t) for t in w1]
         self.corners = []
         xf = x.reshape(N, C, -1)
         out = xp.zeros((N, C, P), x.dtype)
@@ -432,7 +526,7 @@ class GridSampler(Op):
             self.corners.append((idx, mask, bits))
             v = xp.take_along_axis(xf, xp.broadcast_to(idx, (N, C, P)), -1) * mask
             if bits is not None:
-                v = v * math.prod(w if b else dt(1) - w for w, b in zip(w1, bits))
+                v = v * math.prod(weights[a][k] for a, k in enumerate(bits))
             out += v
         need_grid = self.needs_input_grad[1]
         self.save_for_backward(x if need_grid and mode != 'nearest' else None,
@@ -460,7 +554,7 @@ class GridSampler(Op):
         if grid is not None and not fm.is_array(grid):
             w1 = [grid[..., d - 1 - a].reshape((N, 1, P)) * s + c
                   for a, (s, c) in enumerate(self.affine)]
-        w = [(1 - v, v) for v in w1]     # w[a][bit]: the weight of a corner along axis a
+        w = [self.taps(v) for v in w1]     # w[a][k]: the weight of tap k along axis a
         gx = None
         if need_x:
             for idx, mask, bits in self.corners:
@@ -473,18 +567,22 @@ class GridSampler(Op):
             xf = x.reshape((N, C, size))
             v = {bits: GatherFlat.run(xf, idx=idx) * mask for idx, mask, bits in self.corners}
             eye = xp.eye(d, dtype=self.grid_like[1])
+            dw = [_cubic_tap_slopes(t) for t in w1] if self.mode == 'bicubic' else None
             for a in range(d):
-                # along axis a the corner values are linear in the weight: their difference,
-                # blended over the other axes
+                # the blend differentiated along axis a: its taps' slopes there, the other
+                # axes' weights as they are (linear: the difference of the two corners)
                 slope = None
-                for bits in v:
-                    if bits[a]:
-                        low = bits[:a] + (0,) + bits[a + 1:]
-                        term = v[bits] - v[low]
-                        for b, bit in enumerate(bits):
-                            if b != a:
-                                term = w[b][bit] * term
-                        slope = term if slope is None else slope + term
+                for ks, value in v.items():
+                    if dw is not None:
+                        term = dw[a][ks[a]] * value
+                    elif ks[a]:
+                        term = value - v[ks[:a] + (0,) + ks[a + 1:]]
+                    else:
+                        continue
+                    for b, k in enumerate(ks):
+                        if b != a:
+                            term = w[b][k] * term
+                    slope = term if slope is None else slope + term
                 part = ((g * slope).sum((1,)) * self.affine[a][0][:, 0]).reshape(
                     (N,) + So + (1,)) * eye[d - 1 - a]
                 ggrid = part if ggrid is None else ggrid + part
@@ -505,8 +603,6 @@ def grid_sample(input, grid, mode='bilinear', padding_mode='zeros', align_corner
     if align_corners is None:
         _warn_align_corners()
     _check_grid_sample(input, grid, mode)
-    if mode == 'bicubic':
-        raise NotImplementedError("grid_sample: mode='bicubic' is not supported yet")
     op = GridSampler if input.ndim == 4 else GridSampler.named('GridSampler3DBackward0')
     return op.apply(input, grid, mode=mode, padding_mode=padding_mode,
                     align_corners=bool(align_corners))
