@@ -133,9 +133,6 @@ LEFT_OUT = {
     'torch.nn.utils.parametrizations': [
         ('orthogonal', LINALG + ': it is built on matrix_exp and householder_product'),
     ],
-    'torch.optim': [
-        ('SparseAdam', SPARSE + ': it refuses dense gradients'),
-    ],
 }
 
 # Within issue 16's scope and not done yet: the issue stays open while these remain.

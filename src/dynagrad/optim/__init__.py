@@ -1,6 +1,7 @@
 """dynagrad.optim: optimizers and learning-rate schedulers, following torch.optim.
 
-Left out: ``SparseAdam`` (it needs sparse gradients, and dynagrad has no sparse tensors).
+``SparseAdam`` refuses dense gradients as PyTorch's does, and dynagrad has no sparse ones
+yet (the numerics issue), so its update waits for them.
 """
 from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
@@ -14,8 +15,9 @@ from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
-__all__ = ['ASGD', 'LBFGS', 'SGD', 'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW',
+__all__ = ['ASGD', 'LBFGS', 'SGD', 'SparseAdam', 'Adadelta', 'Adafactor', 'Adagrad', 'Adam', 'AdamW',
            'Adamax', 'Muon', 'NAdam', 'Optimizer', 'RAdam', 'RMSprop', 'Rprop', 'lr_scheduler',
            'swa_utils', 'swap_in_optimizer_params_and_state']
 
