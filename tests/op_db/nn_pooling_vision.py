@@ -368,6 +368,32 @@ def interp_errors(mode):
     return gen
 
 
+def lanczos_samples(rng):
+    """Lanczos-3 exists only as PyTorch's antialiased 2-D (Pillow) resampling."""
+    aa = dict(mode='lanczos', antialias=True)
+    return [Sample((R(rng, 2, 2, 9, 11),), dict(size=(4, 3), **aa), desc='shrink'),
+            Sample((R(rng, 1, 2, 7, 8),), dict(scale_factor=(0.45, 1.6), **aa), desc='mixed'),
+            Sample((R(rng, 1, 1, 4, 5),), dict(size=(9, 11), **aa), desc='grow'),
+            Sample((R(rng, 1, 2, 6, 7),), dict(size=1, **aa), desc='size1'),
+            Sample((nc(R(rng, 1, 2, 7, 6), TR),), dict(size=3, **aa), desc='noncontig_T'),
+            Sample((F64(rng, 1, 2, 10, 12),), dict(scale_factor=0.3, recompute_scale_factor=True,
+                                                   **aa), desc='f64_recompute')]
+
+
+def lanczos_errors(rng):
+    x = R(rng, 1, 2, 6, 7)
+    return [ErrorSample((x,), dict(size=3, mode='lanczos'), exc=ValueError,
+                        desc='needs_antialias'),
+            ErrorSample((x,), dict(size=3, mode='lanczos', antialias=True, align_corners=True),
+                        exc=ValueError, desc='align_corners'),
+            ErrorSample((R(rng, 1, 2, 6),), dict(size=3, mode='lanczos'),
+                        exc=NotImplementedError, desc='1d_input'),
+            ErrorSample((R(rng, 1, 2, 3, 4, 5),), dict(size=3, mode='lanczos', antialias=True),
+                        exc=ValueError, desc='antialias_rank'),
+            ErrorSample((x,), dict(mode='lanczos', antialias=True), exc=ValueError,
+                        desc='no_size')]
+
+
 def grid(rng, *shape, lim=1.3):
     """Sampling points in [-lim, lim] (beyond [-1, 1]: the padding modes matter)."""
     return rng.uniform(-lim, lim, shape).astype(np.float32)
@@ -837,6 +863,9 @@ OPS = [
     OpInfo(f'nn.functional.interpolate_{mode.replace("-", "_")}', F('interpolate'),
            interp_samples(mode), errors=interp_errors(mode))
     for mode in ('nearest', 'nearest-exact', 'linear', 'bilinear', 'bicubic', 'trilinear', 'area')
+] + [
+    OpInfo('nn.functional.interpolate_lanczos', F('interpolate'), lanczos_samples,
+           errors=lanczos_errors),
 ] + [
     OpInfo('nn.functional.grid_sample', F('grid_sample'), grid_sample_samples,
            errors=grid_sample_errors),

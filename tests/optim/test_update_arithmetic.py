@@ -4,6 +4,7 @@ the last bit (one ulp at most), where PyTorch runs its portable kernels
 (ATEN_CPU_CAPABILITY=default). Its AVX2/AVX512 kernels fuse multiply-adds, which NumPy
 cannot, so the comparison pins that code path in a child process."""
 import json
+import math
 import os
 import platform
 import subprocess
@@ -31,7 +32,10 @@ for name, kw in cases:
         opt.step()
         traj.append([p.detach().numpy().tolist() for p in ps])
     out.append(traj)
-print(json.dumps(out))
+# on some CPUs (seen on AMD EPYC) torch's sqrt is not correctly rounded, where NumPy's is
+x = np.random.default_rng(0).uniform(1e-6, 1e-3, 10000)
+sqrt_exact = bool((torch.from_numpy(x).sqrt().numpy() == np.sqrt(x)).all())
+print(json.dumps([out, sqrt_exact]))
 '''
 
 
@@ -54,10 +58,19 @@ def torch_portable_trajectories():
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+def test_torch_sqrt_probe_tells_apart_rounding():
+    # the probe below decides the tolerance: it must see a correctly rounded sqrt as exact
+    x = np.random.default_rng(0).uniform(1e-6, 1e-3, 10000)
+    assert (np.sqrt(x) == np.array([math.sqrt(v) for v in x])).all()
+
+
 @pytest.mark.skipif(platform.machine() not in ('x86_64', 'AMD64'),
                     reason="PyTorch's portable kernels may contract multiply-adds elsewhere")
 @pytest.mark.parametrize('index', range(len(CASES)), ids=[_id(c) for c in CASES])
 def test_update_rounds_as_pytorch(index, torch_portable_trajectories):
+    trajectories, sqrt_exact = torch_portable_trajectories
+    # where torch's own sqrt is off by an ulp, an update through it drifts a few ulps
+    maxulp = 1 if sqrt_exact else 4
     name, kwargs = CASES[index]
     p0, grads = _problem()
     ps = [dynagrad.nn.Parameter(dynagrad.tensor(p.copy())) for p in p0]
@@ -66,5 +79,5 @@ def test_update_rounds_as_pytorch(index, torch_portable_trajectories):
         for p, g in zip(ps, step_grads):
             p.grad = dynagrad.tensor(g.copy())
         opt.step()
-        for i, (p, theirs) in enumerate(zip(ps, torch_portable_trajectories[index][k])):
-            np.testing.assert_array_max_ulp(p.detach().numpy(), np.array(theirs), maxulp=1)
+        for i, (p, theirs) in enumerate(zip(ps, trajectories[index][k])):
+            np.testing.assert_array_max_ulp(p.detach().numpy(), np.array(theirs), maxulp=maxulp)

@@ -239,17 +239,44 @@ def _cubic_matrix(n_in, n_out, scale, align, dt):
     return m
 
 
-def _antialias_matrix(n_in, n_out, scale, align, cubic, dt):
-    """PyTorch's antialiased resampling along one axis: a triangle (bilinear) or Keys cubic
-    (a = -0.5, bicubic) filter stretched by the downsampling factor, its taps normalised to
-    sum to one. Upsampling keeps the filter's own width."""
+def _triangle_filter(x, dt):
+    return xp.maximum(dt.type(1) - x, dt.type(0))
+
+
+def _keys_cubic_filter(x, dt):
+    # Keys' cubic with a = -0.5 (Pillow's), not the a = -0.75 of plain bicubic
+    a, one = dt.type(-0.5), dt.type(1)
+    near = ((a + 2) * x - (a + 3)) * x * x + one
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return xp.where(x < one, near, xp.where(x < 2, far, dt.type(0)))
+
+
+def _lanczos3_filter(x, dt):
+    """sinc(x) * sinc(x / 3) on |x| < 3 (Pillow's LANCZOS); x here is already |x|."""
+    px = dt.type(np.pi) * x
+    safe = xp.where(x == 0, dt.type(1), px)
+    w = xp.where(x == 0, dt.type(1),
+                 xp.sin(safe) * xp.sin(safe / dt.type(3)) / (safe * safe / dt.type(3)))
+    return xp.where(x < dt.type(3), w, dt.type(0))
+
+
+# filter, half width of its support (in input pixels before stretching)
+_AA_FILTERS = {'bilinear': (_triangle_filter, 1), 'bicubic': (_keys_cubic_filter, 2),
+               'lanczos': (_lanczos3_filter, 3)}
+
+
+def _antialias_matrix(n_in, n_out, scale, align, mode, dt):
+    """PyTorch's antialiased resampling along one axis: a triangle (bilinear), Keys cubic
+    (a = -0.5, bicubic) or Lanczos-3 filter stretched by the downsampling factor, its taps
+    normalised to sum to one. Upsampling keeps the filter's own width."""
     if align:
         ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
     else:
         ratio = 1.0 / scale if scale else n_in / n_out
     ratio = dt.type(ratio)
     one, half = dt.type(1), dt.type(0.5)
-    half_width = dt.type(2 if cubic else 1)
+    kernel, half_width = _AA_FILTERS[mode]
+    half_width = dt.type(half_width)
     support = half_width * ratio if ratio >= one else half_width
     inv = one / ratio if ratio >= one else one
     center = ratio * (xp.arange(n_out).astype(dt) + half)
@@ -257,14 +284,7 @@ def _antialias_matrix(n_in, n_out, scale, align, cubic, dt):
     lo = xp.maximum((center - support + half).astype(np.int64), 0)
     hi = xp.minimum((center + support + half).astype(np.int64), n_in)
     j = xp.arange(n_in)
-    x = xp.abs((j.astype(dt) - center[:, None] + half) * inv)
-    if cubic:
-        a = dt.type(-0.5)
-        near = ((a + 2) * x - (a + 3)) * x * x + one
-        far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-        w = xp.where(x < one, near, xp.where(x < 2, far, dt.type(0)))
-    else:
-        w = xp.maximum(one - x, dt.type(0))
+    w = kernel(xp.abs((j.astype(dt) - center[:, None] + half) * inv), dt)
     w = xp.where((j >= lo[:, None]) & (j < hi[:, None]), w, dt.type(0)).astype(dt)
     total = w.sum(1, keepdims=True)
     return xp.where(total != 0, w / xp.where(total != 0, total, one), w).astype(dt)
@@ -278,7 +298,8 @@ _NEAREST_NAMES = {'nearest': 'UpsampleNearest{}DBackward0',
 def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims of ``(N, C, L)`` or ``(N, C, H, W)`` input (``F.interpolate``)."""
-    modes = ('nearest', 'linear', 'bilinear', 'bicubic', 'trilinear', 'area', 'nearest-exact')
+    modes = ('nearest', 'linear', 'bilinear', 'bicubic', 'trilinear', 'lanczos', 'area',
+             'nearest-exact')
     if mode not in modes:
         raise NotImplementedError(f'interpolate: unsupported mode {mode!r}; expected one of '
                                   f'{", ".join(modes)}')
@@ -292,8 +313,8 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
     if dim < 1:
         raise NotImplementedError(
             f'Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) '
-            f'for the modes: nearest | linear | bilinear | bicubic | trilinear | area | '
-            f'nearest-exact (got {mode})')
+            f'for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | '
+            f'area | nearest-exact (got {mode})')
     in_sizes = tuple(input.shape[2:])
     if size is not None and scale_factor is not None:
         raise ValueError('only one of size or scale_factor should be defined')
@@ -328,9 +349,20 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
             scales = (None,) * dim
     else:
         raise ValueError('either size or scale_factor should be defined')
-    if antialias and not (mode in ('bilinear', 'bicubic') and input.ndim == 4):
+    if antialias and not (mode in ('bilinear', 'bicubic', 'lanczos') and input.ndim == 4):
         raise ValueError('Anti-alias option is restricted to bilinear, bicubic, and lanczos '
                          'modes and requires a 4-D tensor as input')
+    if mode == 'lanczos':
+        # PyTorch's Lanczos-3 resampling exists only as the antialiased 2-D (Pillow) kernel
+        if dim != 2:
+            raise NotImplementedError(
+                f'Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) '
+                f'for the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | '
+                f'area | nearest-exact (got {mode})')
+        if align_corners:
+            raise ValueError('Lanczos mode does not support align_corners=True')
+        if not antialias:
+            raise ValueError('Lanczos mode requires antialias=True')
     if mode in _INTERP_DIMS and _INTERP_DIMS[mode] != dim:
         raise NotImplementedError(f'Got {input.ndim}D input, but {mode} mode needs '
                                   f'{_INTERP_DIMS[mode] + 2}D input')
@@ -358,10 +390,9 @@ def interpolate(input, size=None, scale_factor=None, mode='nearest', align_corne
             raise NotImplementedError(f'"compute_index_ranges_weights" not implemented for '
                                       f'\'{input.dtype.legacy_name[:-6]}\' (antialiased '
                                       f'resampling needs a float32 or float64 input)')
-        mats = [_antialias_matrix(n, o, s, align_corners, mode == 'bicubic', dt)
+        mats = [_antialias_matrix(n, o, s, align_corners, mode, dt)
                 for n, o, s in zip(in_sizes, out, scales)]
-        name = 'UpsampleBicubic2DAaBackward0' if mode == 'bicubic' else \
-            'UpsampleBilinear2DAaBackward0'
+        name = f'Upsample{mode.capitalize()}2DAaBackward0'
         return AxisMatmul.named(name).apply(input, mats=tuple(mats))
     build = _cubic_matrix if mode == 'bicubic' else _linear_matrix
     mats = [build(n, o, s, align_corners, dt) for n, o, s in zip(in_sizes, out, scales)]
