@@ -806,6 +806,9 @@ class Tensor:
             suffixes.append(f'grad_fn=<{self._grad_fn.name()}>')
         elif self._requires_grad:
             suffixes.append('requires_grad=True')
+        tangent = self.__dict__.get('_fw_grad')   # forward mode: shown as PyTorch shows it
+        if tangent is not None:
+            suffixes.append(f'tangent={tangent!r}')
         return _tensor_str.format_tensor(self._data, dtype_name=self.dtype.name,
                                          suffixes=suffixes,
                                          default_dtype_name=_dtype.get_default_dtype().name)

@@ -139,3 +139,19 @@ def test_bilinear_double_backward_matches_torch():
         res[lib.__name__] = [v.detach().numpy() for v in h]
     for d, t in zip(res['dynagrad'], res['torch']):
         np.testing.assert_allclose(d, t, rtol=1e-9)
+
+
+@pytest.mark.parametrize('shape', [(1, 3, 8, 8), (2, 1, 8, 8), (1, 1, 6, 7)])
+def test_two_convolutions_of_one_input_sum_their_gradients(shape):
+    # one image (or one channel) and no padding: the input gradient used to alias a scratch
+    # buffer, so the second convolution's backward overwrote the first's before the sum
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape).astype(np.float32)
+    w1, w2 = (rng.standard_normal((4, shape[1], 3, 3)).astype(np.float32) for _ in range(2))
+    grads = []
+    for lib in (dynagrad, torch):
+        xt = lib.tensor(x, requires_grad=True)
+        conv = lib.nn.functional.conv2d
+        (conv(xt, lib.tensor(w1)) * conv(xt, lib.tensor(w2))).sum().backward()
+        grads.append(xt.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-4, atol=1e-4)

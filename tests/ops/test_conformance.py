@@ -328,6 +328,95 @@ def test_gradgradcheck(op, sample, i):
     assert gradgradcheck(f, leaves, eps=1e-6, atol=1e-5, rtol=1e-3)
 
 
+# -- forward mode: the tangent of every differentiable op against torch's J v ---------------
+
+FORWARD_AD = _params(lambda op, s: _wants_grad(op, s) and s.gradcheck
+                     and 0 < s.numel <= GRADCHECK_MAX_NUMEL, 'forward_ad')
+
+
+# where torch's own forward mode is wrong, so its J v is taken by central differences
+TORCH_JVP_WRONG = {
+    ('logcumsumexp', 'large_values'): 'torch drops the tangent of large entries',
+    ('toplevel.native_layer_norm', 'f64_2dims'): 'torch gives mean and rstd zero tangents',
+    ('toplevel.native_batch_norm', 'f64_no_stats'): 'torch gives the batch statistics zero '
+                                                    'tangents',
+}
+EXACT, DIFFERENCES = dict(rtol=1e-7, atol=1e-9), dict(rtol=1e-5, atol=1e-6)
+
+
+def _jvp_by_differences(f, primals, tangents, eps=1e-6):
+    hi = f(*(p + eps * v for p, v in zip(primals, tangents)))
+    lo = f(*(p - eps * v for p, v in zip(primals, tangents)))
+    return tuple((h - l) / (2 * eps) for h, l in zip(hi, lo))
+
+
+def _torch_jvp(op, sample, leaves, tangents):
+    """torch's J v: its forward mode where it has it, else its reverse mode twice, else
+    central differences (ops with neither, such as pdist); and the tolerance to use."""
+    floats = [k for k, t in enumerate(leaves) if t.dtype.is_floating_point]
+
+    def f(*float_leaves):
+        ls = list(leaves)
+        for k, t in zip(floats, float_leaves):
+            ls[k] = t
+        a, kw, _, _ = build(torch, sample, leaves_in=ls)
+        return _float_outputs(primary(op, sample)(torch, *a, **kw))
+    primals = tuple(leaves[k] for k in floats)
+    if (op.name, sample.desc) not in TORCH_JVP_WRONG:
+        for transform in (torch.func.jvp, torch.autograd.functional.jvp):
+            try:
+                return transform(f, primals, tuple(tangents))[1], EXACT
+            except (NotImplementedError, RuntimeError):
+                pass
+    return _jvp_by_differences(f, primals, tangents), DIFFERENCES
+
+
+def _float_outputs(result):
+    return tuple(o for o in outputs(result) if o.dtype.is_floating_point)
+
+
+@pytest.mark.parametrize('op,sample,i', FORWARD_AD)
+def test_forward_ad(op, sample, i):
+    fw = dynagrad.autograd.forward_ad
+    _, _, d_leaves, _ = build(dynagrad, sample, float64=True)
+    _, _, t_leaves, _ = build(torch, sample, float64=True)
+    rng = rng_for(op.name, i, 'tangent')
+    vs = [rng.standard_normal(tuple(t.shape)) if t.dtype.is_floating_point else None
+          for t in t_leaves]
+    with fw.dual_level():
+        duals = [d if v is None else fw.make_dual(d.detach(), dynagrad.tensor(v))
+                 for d, v in zip(d_leaves, vs)]
+        a, k, _, _ = build(dynagrad, sample, leaves_in=duals)
+        outs = _float_outputs(primary(op, sample)(dynagrad, *a, **k))
+        d_tangents = [fw.unpack_dual(o).tangent for o in outs]
+    if not outs:    # no float result (an integer view, a copy into an integer tensor)
+        return
+    try:
+        t_tangents, tol = _torch_jvp(op, sample, [t.detach() for t in t_leaves],
+                                     [torch.from_numpy(v) for v in vs if v is not None])
+    except RuntimeError:
+        # torch refuses the float64 form of the sample (a float32 keyword tensor beside
+        # float64 leaves): central differences of dynagrad's own float64 op instead
+        def f(*ls):
+            a, kw, _, _ = build(dynagrad, sample, leaves_in=ls)
+            return tuple(o.numpy() for o in _float_outputs(primary(op, sample)(
+                dynagrad, *a, **kw)))
+        primals = [d.detach() for d in d_leaves]
+        steps = [dynagrad.tensor(v) if v is not None else None for v in vs]
+        hi = f(*(p if v is None else p + 1e-6 * v for p, v in zip(primals, steps)))
+        lo = f(*(p if v is None else p - 1e-6 * v for p, v in zip(primals, steps)))
+        t_tangents = [torch.from_numpy((h - l) / 2e-6) for h, l in zip(hi, lo)]
+        tol = DIFFERENCES
+    assert len(d_tangents) == len(t_tangents), 'number of differentiable outputs'
+    for k, (d, t) in enumerate(zip(d_tangents, t_tangents)):
+        expected = np.zeros(tuple(t.shape)) if t._is_zerotensor() else t.detach().numpy()
+        if d is None:   # no tangent: only right where the derivative is zero
+            assert not expected.any(), f'output {k}: no tangent, torch has {expected}'
+            continue
+        np.testing.assert_allclose(d.detach().numpy(), expected, **tol,
+                                   err_msg=f'tangent of output {k}')
+
+
 def _inplace_runner(op, sample, i, use_operator=False):
     def run(lib):
         args, kwargs, leaves, base = build(lib, sample, clone_first=True)

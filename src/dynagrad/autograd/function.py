@@ -45,6 +45,7 @@ from .graph import Node, SavedTensor, grad_accumulator
 from .variable import Variable
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, note_forward, capture_stack
+from .forward_ad import state as _forward_ad, apply_dual, apply_dual_inplace
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
 
@@ -92,6 +93,11 @@ class Op(Node):
     # Its category under autocast ('lower', 'fp32', 'promote' or None), read only while an
     # autocast region is active (dynagrad.amp.autocast_mode).
     autocast = None
+    # Forward mode (forward_ad.py): an op linear in its float inputs (views always are) has
+    # itself as its Jacobian-vector product; ``jvp(tangents, inputs, out, **params)`` is an
+    # op's own rule; with neither, the tangent comes from the backward formula.
+    linear = False
+    jvp = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -156,6 +162,10 @@ class Op(Node):
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
         # The hot path of every op: kept flat, the rare cases pushed into helpers.
+        if _forward_ad.propagate:
+            dual = apply_dual(cls, inputs, params)
+            if dual is not None:
+                return dual
         if autocast_state.active and cls.autocast is not None:
             inputs = autocast_inputs(cls.autocast, inputs, params)
         record = False
@@ -277,6 +287,10 @@ class Op(Node):
     @classmethod
     def apply_(cls, target, *others, **params):
         """The in-place variant: write the result into ``target`` and rewrite its history."""
+        if _forward_ad.propagate:
+            dual = apply_dual_inplace(cls, target, others, params)
+            if dual is not None:
+                return dual
         inputs = (target,) + others
         grad_on = _grad_state.grad_enabled
         record = grad_on and cls.differentiable and target._data.dtype.kind in 'fV' and any(

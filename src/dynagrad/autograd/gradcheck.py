@@ -20,11 +20,11 @@ def _tensors(x):
     return tuple(x)
 
 
-def _differentiable_outputs(outputs):
+def _differentiable_outputs(outputs, need_grad=True):
     # Outputs that do not require grad (an integer result, a value the op does not
     # differentiate) are left out, as torch's gradcheck leaves them out.
     return [o for o in outputs if hasattr(o, '_data') and o._data.dtype.kind == 'f'
-            and o._requires_grad]
+            and (o._requires_grad or not need_grad)]
 
 
 def _numerical_jacobians(func, inputs, wrt, outputs, eps):
@@ -52,6 +52,26 @@ def _numerical_jacobians(func, inputs, wrt, outputs, eps):
         for j in range(n_outputs):
             jac[j][col] = (xp.stack(columns[j], axis=1) if columns[j]
                            else xp.zeros((outputs[j]._data.size, 0)))
+    return jac
+
+
+def _forward_jacobians(func, inputs, wrt, outputs):
+    """J[o][i] by forward mode: one dual pass per input element, a unit tangent each."""
+    from . import forward_ad as fw
+    jac = [[xp.zeros((o._data.size, inputs[i]._data.size)) for i in wrt] for o in outputs]
+    for col, i in enumerate(wrt):
+        data = inputs[i]._data
+        for k in range(data.size):
+            unit = xp.zeros(data.shape, data.dtype)
+            unit.reshape(-1)[k] = 1
+            with fw.dual_level():
+                args = list(inputs)
+                args[i] = fw.make_dual(inputs[i].detach(), wrap(unit))
+                outs = _differentiable_outputs(_tensors(func(*args)), need_grad=False)
+                for j, o in enumerate(outs):
+                    t = fw.unpack_dual(o).tangent
+                    if t is not None:
+                        jac[j][col][:, k] = t._data.reshape(-1)
     return jac
 
 
@@ -99,6 +119,15 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                 return _fail(raise_exception,
                              f'Jacobian mismatch for output {j} with respect to input {i},\n'
                              f'numerical:{n}\nanalytical:{a}\n')
+    if check_forward_ad:
+        forward = _forward_jacobians(func, inputs, wrt, outputs)
+        for j in range(len(outputs)):
+            for col, i in enumerate(wrt):
+                a, n = forward[j][col], numerical[j][col]
+                if not xp.allclose(a, n, rtol=rtol, atol=atol):
+                    return _fail(raise_exception,
+                                 f'Jacobian computed with forward mode mismatch for output {j} '
+                                 f'with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n')
     again = _analytical_jacobians(outputs, inputs, wrt)
     for j in range(len(outputs)):
         for col in range(len(wrt)):

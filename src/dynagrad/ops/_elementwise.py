@@ -54,7 +54,18 @@ class Unary(Op):
         if 'df' in own and 'backward' not in own:
             df = own['df']
             cls.backward = df if cls.saves is None else _backward_saved(df.__func__)
+            # elementwise, so the Jacobian is diagonal: df applied to the tangent is the
+            # forward-mode derivative too
+            cls.jvp = staticmethod(_jvp_from_df(df.__func__, cls.saves))
         super().__init_subclass__(**kwargs)   # Op's: wraps a quiet_fp forward
+
+
+def _jvp_from_df(df, saves):
+    if saves is None:
+        return lambda tangents, inputs, out, **params: df(tangents[0])
+    if saves == 'output':
+        return lambda tangents, inputs, out, **params: df(tangents[0], out)
+    return lambda tangents, inputs, out, **params: df(tangents[0], inputs[0])
 
 
 # forward and backward made of f and df: closures, so the hot path (exp, tanh, relu) pays no

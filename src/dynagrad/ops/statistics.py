@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import autocast_args, autocast_state
+from ..autograd.forward_ad import has_tangent
 from ..tensor import Tensor, method, wrap
 from .reduction import _dim1, _check_int
 from .formula import where
@@ -124,7 +125,7 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
         hi = values.gather(-1, wrap(xp.ceil(ranks).astype(np.int64)))
         if interpolation == 'midpoint':
             weight = wrap(xp.full(ranks.shape, 0.5, x.dtype))
-        elif isinstance(q, Tensor) and q.requires_grad:
+        elif isinstance(q, Tensor) and (q.requires_grad or has_tangent(q)):
             # the weights depend on q: its gradient is (hi - lo) * (count - 1), as in torch
             weight = where(valid, q.reshape(-1) * wrap(scale) - wrap(below.astype(x.dtype)),
                            0.0)

@@ -333,7 +333,10 @@ class _Flat:
             else:  # offset 0 covers all of buf but the tail
                 xp.copyto(dst, parts[:, 0])
         body = buf[:n].reshape((self.C, self.N) + self.Sp)[self._interior(self.S)]
-        return xp.ascontiguousarray(body.swapaxes(0, 1))
+        # a copy even when the view is already contiguous (one image or one channel, no
+        # padding): buf is scratch, and a gradient aliasing it would be overwritten by the
+        # next convolution's backward before the engine sums the two
+        return body.swapaxes(0, 1).copy()
 
 
 def _conv_flat(x, w, b, f, groups, scratch=False):
