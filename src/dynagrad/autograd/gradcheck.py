@@ -112,22 +112,18 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     outputs = _differentiable_outputs(_tensors(func(*inputs)))
     analytical = _analytical_jacobians(outputs, inputs, wrt)
     numerical = _numerical_jacobians(func, inputs, wrt, outputs, eps)
-    for j in range(len(outputs)):
-        for col, i in enumerate(wrt):
-            a, n = analytical[j][col], numerical[j][col]
-            if not xp.allclose(a, n, rtol=rtol, atol=atol):
-                return _fail(raise_exception,
-                             f'Jacobian mismatch for output {j} with respect to input {i},\n'
-                             f'numerical:{n}\nanalytical:{a}\n')
+    checked = [('Jacobian', analytical)]
     if check_forward_ad:
-        forward = _forward_jacobians(func, inputs, wrt, outputs)
+        checked.append(('Jacobian computed with forward mode',
+                        _forward_jacobians(func, inputs, wrt, outputs)))
+    for what, jacobians in checked:
         for j in range(len(outputs)):
             for col, i in enumerate(wrt):
-                a, n = forward[j][col], numerical[j][col]
+                a, n = jacobians[j][col], numerical[j][col]
                 if not xp.allclose(a, n, rtol=rtol, atol=atol):
                     return _fail(raise_exception,
-                                 f'Jacobian computed with forward mode mismatch for output {j} '
-                                 f'with respect to input {i},\nnumerical:{n}\nanalytical:{a}\n')
+                                 f'{what} mismatch for output {j} with respect to input {i},\n'
+                                 f'numerical:{n}\nanalytical:{a}\n')
     again = _analytical_jacobians(outputs, inputs, wrt)
     for j in range(len(outputs)):
         for col in range(len(wrt)):
