@@ -23,7 +23,6 @@ is open it costs one attribute read.
 import collections
 import weakref
 
-from .. import _dtype
 from ..backend import xp
 from ..tensor import Tensor, grad_mode as _grad_state, wrap
 
