@@ -295,18 +295,25 @@ def _stack_jacobian(rows, out_shape, in_shape, by_output):
     return moved.reshape(tuple(out_shape) + tuple(in_shape))
 
 
+def _of_argnums(func, args, argnums, api):
+    """(single, nums, partial): ``func`` as a function of the ``argnums`` arguments alone,
+    the others fixed at ``args``."""
+    single, nums = _argnums_tuple(argnums, len(args), api)
+
+    def partial(*diff):
+        full = list(args)
+        for n, d in zip(nums, diff):
+            full[n] = d
+        return func(*full)
+    return single, nums, partial
+
+
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
     """The Jacobian of ``func`` by reverse mode: one vector-Jacobian product per output
     element (``torch.func.jacrev``)."""
     @functools.wraps(func)
     def wrapper(*args):
-        single, nums = _argnums_tuple(argnums, len(args), 'jacrev')
-
-        def partial(*diff):
-            full = list(args)
-            for n, d in zip(nums, diff):
-                full[n] = d
-            return func(*full)
+        single, nums, partial = _of_argnums(func, args, argnums, 'jacrev')
         out = vjp(partial, *(args[n] for n in nums), has_aux=has_aux)
         value, pullback = out[0], out[1]
         out_leaves, out_rebuild = _flatten(value)
@@ -337,13 +344,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness='error'):
 
     @functools.wraps(func)
     def wrapper(*args):
-        single, nums = _argnums_tuple(argnums, len(args), 'jacfwd')
-
-        def partial(*diff):
-            full = list(args)
-            for n, d in zip(nums, diff):
-                full[n] = d
-            return func(*full)
+        single, nums, partial = _of_argnums(func, args, argnums, 'jacfwd')
         primals = tuple(args[n] for n in nums)
         out_leaves, out_rebuild, push, create, aux = _linearized(partial, primals, 'jacfwd',
                                                                  has_aux)
