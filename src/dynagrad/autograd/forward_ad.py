@@ -201,7 +201,8 @@ def apply_dual_inplace(cls, target, others, params):
         if not cls.differentiable:
             return cls.apply_(target, *others, **params)
         before = target.detach().clone()    # the rule needs the value before the write
-        out = cls.apply(before, *others, **params)
+        # only an op's own rule reads the output (the other two ways run the op themselves)
+        out = cls.apply(before, *others, **params) if cls.jvp is not None else None
         new = tangent_of(cls, (before,) + others, params, tangents, out)
         cls.apply_(target, *others, **params)
     if new is None:

@@ -101,14 +101,16 @@ def _grads(outputs, inputs, cotangents, create):
     """Vector-Jacobian products, zeros where an input does not reach the output."""
     live = [(o, c) for o, c in zip(outputs, cotangents) if o.requires_grad]
     if not live:
-        return [x.detach() * 0 if not create else x * 0 for x in inputs]
+        return [_zeros_like(x) for x in inputs]
     got = _autograd_grad([o for o, _ in live], inputs, [c for _, c in live],
                          retain_graph=True, create_graph=create, allow_unused=True)
     return [g if g is not None else _zeros_like(x) for g, x in zip(got, inputs)]
 
 
 def _zeros_like(x):
-    return x.detach() * 0
+    # not x * 0, which is nan where x is infinite
+    from ..ops.creation import zeros_like   # func sits above ops
+    return zeros_like(x)
 
 
 class _nested:
@@ -223,7 +225,7 @@ def _linearized(func, primals, api, has_aux=False):
     _check_tensors(out_leaves, api, 'outputs')
     with enable_grad():
         # u -> J^T u, recorded, with u a leaf: its gradient along the tangents is J v
-        us = [(o.detach() * 0).requires_grad_() for o in out_leaves]
+        us = [_zeros_like(o).requires_grad_() for o in out_leaves]
         vjps = _grads(out_leaves, fresh, us, True)
 
     def push(tangent_leaves):
@@ -275,7 +277,7 @@ def linearize(func, *primals):
 
 def _basis(x):
     """Unit tensors shaped like ``x``, one per element."""
-    flat = x.detach().reshape(-1) * 0
+    flat = _zeros_like(x).reshape(-1)
     for k in range(flat.numel()):
         e = flat.clone()
         e[k] = 1
@@ -322,7 +324,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         for k, o in enumerate(out_leaves):
             rows = [[] for _ in in_leaves]
             for e in _basis(o):
-                cot = [e if m == k else other.detach() * 0
+                cot = [e if m == k else _zeros_like(other)
                        for m, other in enumerate(out_leaves)]
                 gs = _flatten(pullback(out_rebuild(cot)))[0]
                 for r, g in zip(rows, gs):
@@ -352,7 +354,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness='error'):
         columns = [[[] for _ in in_leaves] for _ in out_leaves]
         for i, x in enumerate(in_leaves):
             for e in _basis(x):
-                tangents = [e if m == i else y.detach() * 0 for m, y in enumerate(in_leaves)]
+                tangents = [e if m == i else _zeros_like(y) for m, y in enumerate(in_leaves)]
                 jv, inner = push(tangents)
                 for k, t in enumerate(jv):
                     columns[k][i].append(_finish(t, inner))
