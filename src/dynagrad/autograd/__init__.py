@@ -1,4 +1,6 @@
 """dynagrad.autograd: reverse-mode automatic differentiation on define-by-run graphs."""
+import importlib
+
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,  # noqa: F401
                         inference_mode, is_inference_mode_enabled, set_multithreading_enabled,
                         is_multithreading_enabled, enforce_grad_layout_policy,
@@ -8,6 +10,7 @@ from .function import (Function, FunctionCtx, once_differentiable,  # noqa: F401
 from .graph import Node  # noqa: F401
 from .engine import run_backward as _run_backward
 from ..backend import xp
+from . import batched as _batched
 from ..tensor import Tensor, method, wrap
 
 __all__ = ['backward', 'grad', 'Variable', 'Function', 'NestedIOFunction', 'no_grad',
@@ -45,6 +48,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
     inputs = _as_tuple(inputs)
     if inputs is not None and len(inputs) == 0:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    if _batched.has_batched(tensors) or (inputs and _batched.has_batched(inputs)):
+        tensors, grads, inputs, _ = _batched.physical_backward_args(tensors, grads, inputs)
     _run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate=True)
 
 
@@ -65,12 +70,36 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                            f'{len(outputs)} outputs')
     if allow_unused is None:
         allow_unused = materialize_grads
+    if is_grads_batched:
+        return _grads_batched(outputs, inputs, grads, retain_graph, create_graph,
+                              allow_unused, materialize_grads)
+    rewrap = None
+    if _batched.has_batched(outputs) or _batched.has_batched(inputs):
+        outputs, grads, inputs, rewrap = _batched.physical_backward_args(outputs, grads, inputs)
     result = _run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs,
                            accumulate=False, allow_unused=allow_unused)
+    if rewrap is not None:
+        result = rewrap(result)
     if materialize_grads:
         result = tuple(wrap(xp.zeros_like(x._data)) if g is None else g
                        for g, x in zip(result, inputs))
     return result
+
+
+def _grads_batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
+                   materialize_grads):
+    """``is_grads_batched``: the first dim of every grad_output is a batch of cotangents,
+    one vector-Jacobian product each, computed in one pass under vmap."""
+    if any(g is None for g in grads):
+        raise RuntimeError('grad_outputs must be given for every output when '
+                           'is_grads_batched=True')
+    # vmap lives in dynagrad.func, a layer above this one: found by name, only when asked
+    vmap = importlib.import_module('dynagrad.func').vmap
+
+    def one(*cotangents):
+        return grad(outputs, inputs, cotangents, retain_graph=True, create_graph=create_graph,
+                    allow_unused=allow_unused, materialize_grads=materialize_grads)
+    return vmap(one)(*grads)
 
 
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (functions shadow the module)

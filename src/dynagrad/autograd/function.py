@@ -46,6 +46,8 @@ from .variable import Variable
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, note_forward, capture_stack
 from .forward_ad import state as _forward_ad, apply_dual, apply_dual_inplace
+from .batched import state as _vmap, dispatch as _vmap_dispatch
+from .batched import dispatch_inplace as _vmap_dispatch_inplace
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
 
@@ -162,6 +164,10 @@ class Op(Node):
     def apply(cls, *inputs, **params):
         """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
         # The hot path of every op: kept flat, the rare cases pushed into helpers.
+        if _vmap.active:
+            out = _vmap_dispatch(cls, inputs, params)
+            if out is not NotImplemented:
+                return out
         if _forward_ad.propagate:
             dual = apply_dual(cls, inputs, params)
             if dual is not None:
@@ -287,6 +293,10 @@ class Op(Node):
     @classmethod
     def apply_(cls, target, *others, **params):
         """The in-place variant: write the result into ``target`` and rewrite its history."""
+        if _vmap.active:
+            out = _vmap_dispatch_inplace(cls, target, others, params)
+            if out is not NotImplemented:
+                return out
         if _forward_ad.propagate:
             dual = apply_dual_inplace(cls, target, others, params)
             if dual is not None:

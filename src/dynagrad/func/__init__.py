@@ -8,7 +8,9 @@ implementation of any derivative. ``jvp`` is the "double vjp": the vector-Jacobi
 ``u -> J^T u`` is linear in ``u``, so ``J v`` is its own vector-Jacobian product with ``v``.
 
 Inputs and outputs may be tensors or nested tuples, lists and dicts of tensors.
-``vmap`` is not here yet (README, "Not yet").
+Inside ``vmap`` the transforms differentiate each sample's function: an input not batched
+over every open level is first given those batch dims (``_per_sample``), so the gradient
+of the batch's summed output is every sample's own gradient.
 """
 import functools
 
@@ -16,8 +18,10 @@ from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
 from ..nn.utils.stateless import functional_call
+from ..autograd.batched import state as _vmap_state, BatchedTensor, batched as _batched
+from ._vmap import vmap
 
-__all__ = ['grad', 'grad_and_value', 'vjp', 'jvp', 'linearize', 'jacrev', 'jacfwd',
+__all__ = ['vmap', 'grad', 'grad_and_value', 'vjp', 'jvp', 'linearize', 'jacrev', 'jacfwd',
            'hessian', 'functional_call', 'stack_module_state']
 
 
@@ -60,9 +64,23 @@ def _check_tensors(leaves, api, what):
 def _fresh(x, create):
     """``x`` as an input this transform differentiates with respect to: connected to the
     graph around it when an enclosing computation needs that, else a new leaf."""
+    if _vmap_state.active:
+        x = _per_sample(x)
     if create and x.requires_grad:
         return x.view_as(x)
     return x.detach().requires_grad_()
+
+
+def _per_sample(x):
+    """``x`` batched over every open vmap level: each sample differentiates its own copy
+    (a broadcast view, no memory), not one tensor shared by the batch."""
+    levels = tuple(lvl.level for lvl in _vmap_state.stack)
+    own = x._levels if x.__class__ is BatchedTensor else ()
+    if own == levels:
+        return x
+    from ._batch_rules import lift
+    size = tuple(lvl.size for lvl in _vmap_state.stack)
+    return _batched(lift(x, levels, expand=size), levels)
 
 
 def _needs_graph(leaves):

@@ -41,6 +41,7 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
+from ..autograd.batched import state as _vmap, check_random
 from ..tensor import Tensor, as_device, check_device, CPU, method, wrap
 from .formula import zeros_like
 
@@ -220,6 +221,8 @@ def fork_rng(devices=None, enabled=True, _caller='fork_rng', _devices_kw='device
 
 def _generator(generator):
     """The dynagrad Generator to draw from: ``generator``, else the default one."""
+    if _vmap.active:
+        check_random()
     if generator is None:
         return default_generator
     if not isinstance(generator, Generator):

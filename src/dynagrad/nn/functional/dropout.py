@@ -8,6 +8,7 @@ alpha dropout (``AddBackward0``), and the gradient is ``grad * noise`` with the 
 """
 import warnings
 
+from ...autograd.batched import vmap_function
 from ...autograd.function import Op
 from ...backend import xp
 from ...ops.random import bernoulli_mask
@@ -76,11 +77,13 @@ def _feature_shape(input):
     return tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
 
 
+@vmap_function('dropout')
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p``; scale the rest by ``1 / (1 - p)``."""
     return _dropout(input, p, training, inplace, tuple(input.shape))
 
 
+@vmap_function('dropout')
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Dropout that keeps SELU's zero mean and unit variance: dropped elements become
     ``-alpha * scale`` of SELU, then an affine map restores the moments."""
@@ -101,6 +104,7 @@ def _unbatched(fn, input, p, training, inplace, alpha=False):
     return _ops.squeeze(_feature(_ops.unsqueeze(input, 0), p, training, False, alpha), 0)
 
 
+@vmap_function('dropout')
 def dropout1d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of ``(N, C, L)`` or ``(C, L)`` input with probability ``p``."""
     _check_p(p)
@@ -114,6 +118,7 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _feature(input, p, training, inplace)
 
 
+@vmap_function('dropout')
 def dropout2d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of ``(N, C, H, W)`` input with probability ``p``.
 
@@ -139,6 +144,7 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
     return _feature(input, p, training, inplace)
 
 
+@vmap_function('dropout')
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` input."""
     _check_p(p)
@@ -154,6 +160,7 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature(input, p, training, inplace)
 
 
+@vmap_function('dropout')
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """Alpha dropout of whole channels (dim 1)."""
     return _feature(input, p, training, inplace, alpha=True)

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from ...autograd.batched import vmap_function
 from ...backend import xp
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...autograd.grad_mode import state as _grad_state
@@ -502,6 +503,7 @@ def _checked_targets(input, target, weight, ignore_index, fn):
     return t.astype(np.int64, copy=False), w
 
 
+@vmap_function('class_loss')
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction='mean'):
     """Negative log-likelihood of class indices; input (C), (N, C) or (N, C, d1, ...)."""
@@ -569,6 +571,7 @@ class CrossEntropy(Op):
         return (softmax(x, 1) - fm.where(onehot, 1.0, 0.0)) * coef.reshape((-1, 1)), None, None
 
 
+@vmap_function('class_loss')
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction='mean', label_smoothing=0.0):
     """Log-softmax over the class dimension, then the NLL of class indices or the cross

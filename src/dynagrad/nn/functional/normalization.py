@@ -15,6 +15,7 @@ mean. ``local_response_norm`` and ``normalize`` are composites, as in PyTorch.
 """
 import numpy as np
 
+from ...autograd.batched import vmap_function
 from ... import _dtype, ops as _ops
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
@@ -192,6 +193,7 @@ def _update_running(running, batch_value, momentum, bump=False):
         bump_version(running, 'the running statistics update')
 
 
+@vmap_function('batch_norm')
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-05):
     """Normalize each channel (dim 1) over the batch and spatial dims.
@@ -242,6 +244,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                            mean=mean, rstd=rstd, eps=eps, fixed=fixed)
 
 
+@vmap_function('merge')
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
     """Normalize each channel of each sample over its spatial dims.
@@ -304,6 +307,7 @@ def _check_trailing(input, shape, sep=', '):
                            f'{list(input.shape)}')
 
 
+@vmap_function('physical')
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalize over the last ``len(normalized_shape)`` dims, then ``* weight + bias``."""
     shape = _normalized_shape(normalized_shape, 'layer_norm')
@@ -326,6 +330,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         eps=eps, fixed=False)
 
 
+@vmap_function('merge')
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalize each of ``num_groups`` groups of channels of each sample."""
     if input.ndim < 2:
@@ -401,6 +406,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return RmsNorm.apply(input, weight, axes=axes, eps=eps)
 
 
+@vmap_function('merge')
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """``input / (k + alpha * avg(input^2 over a window of size channels)) ** beta``.
 

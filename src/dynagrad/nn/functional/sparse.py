@@ -8,6 +8,7 @@ for the gradient more than once.
 """
 import numpy as np
 
+from ...autograd.batched import vmap_function
 from ...autograd.function import Op
 from ...backend import xp
 from ...ops import formula as fm
@@ -98,6 +99,7 @@ def _segment_sum(rows, idx, shape):
     return out
 
 
+@vmap_function('physical')
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` at ``input``'s indices: shape ``input.shape + (D,)``."""

@@ -1,0 +1,772 @@
+"""Batching rules: how each op runs once on a batch under ``vmap``.
+
+A batched tensor's physical tensor carries one leading dim per ``vmap`` level it is
+batched over (``autograd/batched.py``). A rule lines up the inputs' batch dims (``lift``:
+a size-1 dim for a level an input lacks, so broadcasting does the rest), rewrites the
+op's dim-like parameters past the batch dims, runs the op itself on the physical tensors
+and marks the result batched. The rules come by family, so most ops need only a row in
+``RULES`` (or none: every subclass of ``Unary``, ``Binary`` and the comparisons is
+elementwise):
+
+- ``elementwise``: broadcasting ops; the batched inputs' per-sample dims are padded to a
+  common rank so the batch dims stay leftmost.
+- ``dims(*names)``: ops with dim parameters (reductions, softmax, cumsum, transpose...):
+  each dim moves past the batch dims, ``None`` ("all dims") becomes every per-sample dim.
+- ``merge``: ops whose first per-sample dim is itself a batch (pooling, the input of a
+  convolution): the vmap batch joins it, then is split off again.
+- one function for the ops whose parameters are shapes or keys (view, expand, indexing),
+  for matmul, linear, convolution with a batched weight (the groups trick), and losses
+  (computed per element, reduced per sample).
+
+``loop`` is the rule of last resort: the op once per sample, results stacked (what
+PyTorch's vmap does for an op with no batching rule, with the same performance warning).
+``FUNCTION_RULES`` covers the few public functions that read their inputs' arrays before
+they reach an op (normalisations' statistics, losses' target checks), named by
+``@vmap_function`` where each function is defined.
+"""
+import math
+import sys
+import warnings
+
+from .. import ops as _ops
+from ..autograd.batched import BatchedTensor, batched, state as _state
+from ..autograd.function import Op
+from ..ops import shape as _shape, reduction as _reduction, indexing as _indexing
+from ..ops import arithmetic as _arith, clamping as _clamping, linalg_products as _lp
+from ..ops import linalg_decompositions as _ld, linalg_norms as _ln, random as _random
+from ..ops import strided as _strided, special as _special, creation as _creation
+from ..ops import conversion as _conversion
+from ..ops._elementwise import Unary, _NoDerivative
+from ..ops.comparison import _Compare, _CompareInplace
+import dynagrad.nn.functional  # noqa: F401  (the modules below, not its functions)
+_act, _attn, _conv, _dist, _drop, _lin, _loss, _norm, _pool, _vision = (
+    sys.modules[f'dynagrad.nn.functional.{name}'] for name in (
+        'activation', 'attention', 'conv', 'distance', 'dropout', 'linear', 'loss',
+        'normalization', 'pooling', 'vision'))
+from ..tensor import Tensor
+
+
+# -- lining inputs up -----------------------------------------------------------------------
+
+def _levels(x):
+    return x._levels if x.__class__ is BatchedTensor else ()
+
+
+def union(values):
+    """The levels any of ``values`` (tensors, or lists of them) is batched over, in order."""
+    found = set()
+    for v in values:
+        if v.__class__ is BatchedTensor:
+            found.update(v._levels)
+        elif v.__class__ in (tuple, list):
+            found.update(union(v))
+    return tuple(sorted(found))
+
+
+def sizes_of(values, levels):
+    """The batch size of each level, read from the tensors batched over it."""
+    got = {}
+    for v in values:
+        if v.__class__ is BatchedTensor:
+            for lvl, n in zip(v._levels, v._phys.shape):
+                got[lvl] = n
+        elif v.__class__ in (tuple, list):
+            got.update(zip(levels, sizes_of(v, levels)) if union(v) else ())
+    return tuple(got[lvl] for lvl in levels)
+
+
+def lift(x, levels, rank=None, expand=None):
+    """The physical tensor of ``x`` with one leading dim per level of ``levels`` (size 1
+    where ``x`` is not batched over it, or ``expand``'s size), its per-sample dims padded
+    with leading size-1 dims to ``rank``."""
+    own = _levels(x)
+    p = x._phys if own else x
+    sample = tuple(p.shape[len(own):])
+    pad = (1,) * (rank - len(sample)) if rank is not None and rank > len(sample) else ()
+    if own == levels and not pad and expand is None:
+        return p
+    lead, i = [], 0
+    for lvl in levels:
+        if i < len(own) and own[i] == lvl:
+            lead.append(p.shape[i])
+            i += 1
+        else:
+            lead.append(1)
+    if i != len(own):
+        raise RuntimeError('vmap: internal error, a tensor is batched over a level the '
+                           'operation does not see')
+    shape = tuple(lead) + pad + sample
+    if tuple(p.shape) != shape:
+        p = p.reshape(shape)
+    if expand is not None and tuple(lead) != tuple(expand):
+        p = p.expand(tuple(expand) + pad + sample)
+    return p
+
+
+def out(result, levels):
+    if isinstance(result, Tensor):
+        return batched(result, levels)
+    if isinstance(result, (tuple, list)):
+        return type(result)(out(r, levels) for r in result)
+    return result
+
+
+def _rank(x):
+    return x.dim() if isinstance(x, Tensor) else 0
+
+
+def _norm_dim(d, n):
+    if n == 0:
+        return 0
+    return d % n
+
+
+# -- rules by family ------------------------------------------------------------------------
+
+def elementwise(cls, inputs, params):
+    levels = union(inputs)
+    rank = max(_rank(x) for x in inputs)
+    phys = [lift(x, levels, rank) if x.__class__ is BatchedTensor else x for x in inputs]
+    return out(cls.apply(*phys, **params), levels)
+
+
+def leading(cls, inputs, params):
+    """Ops that treat any leading dims as a batch already (linear algebra, last-dims ops)."""
+    levels = union(inputs)
+    phys = [lift(x, levels) if x.__class__ is BatchedTensor else x for x in inputs]
+    return out(cls.apply(*phys, **params), levels)
+
+
+def dims(*names, extra_rank=0, none_is_all=True, expand=False):
+    """Ops whose parameters ``names`` hold dims of input 0 (an int, a tuple, or None for
+    all of them when ``none_is_all``)."""
+    def rule(cls, inputs, params):
+        levels = union(inputs)
+        k = len(levels)
+        n = _rank(inputs[0]) + extra_rank
+        if n == 0:
+            return loop(cls, inputs, params)
+        size = sizes_of(inputs, levels) if expand else None
+        phys = [lift(x, levels, expand=size) if isinstance(x, Tensor) else x for x in inputs]
+        p = dict(params)
+        for name in names:
+            if name not in p:
+                continue
+            d = p[name]
+            if d is None:
+                if not none_is_all:
+                    return loop(cls, inputs, params)
+                p[name] = tuple(range(k, k + n))
+            elif isinstance(d, (tuple, list)):
+                p[name] = type(d)(k + _norm_dim(int(e), n) for e in d)
+            else:
+                p[name] = k + _norm_dim(int(d), n)
+        return out(cls.apply(*phys, **p), levels)
+    rule.__name__ = f'dims{names}'
+    return rule
+
+
+def merge(cls, inputs, params):
+    """The vmap batch joins the per-sample first dim (an independent batch for the op)."""
+    levels = union(inputs)
+    size = sizes_of(inputs, levels)
+    k = len(levels)
+    phys = []
+    for x in inputs:
+        if isinstance(x, Tensor) and x.dim() > 0 and (x.__class__ is BatchedTensor
+                                                      or x is inputs[0]):
+            p = lift(x, levels, expand=size)
+            phys.append(p.reshape((-1,) + tuple(p.shape[k + 1:])))
+        else:
+            phys.append(x)
+    result = cls.apply(*phys, **params)
+    return _split_first(result, size, inputs[0].shape[0], levels)
+
+
+def _split_first(result, size, first, levels):
+    if isinstance(result, (tuple, list)):
+        return type(result)(_split_first(r, size, first, levels) for r in result)
+    if not isinstance(result, Tensor) or result.dim() == 0:
+        return result
+    return batched(result.reshape(tuple(size) + (first,) + tuple(result.shape[1:])), levels)
+
+
+_warned = set()
+
+
+def loop(cls, inputs, params):
+    """The op once per sample, results stacked: correct for any op, but a Python loop."""
+    name = getattr(cls, '__qualname__', cls.__name__)
+    if name not in _warned:
+        _warned.add(name)
+        warnings.warn(f'There is a performance drop because we have not yet implemented the '
+                      f'batching rule for {name}. (dynagrad runs it once per sample.)',
+                      stacklevel=4)
+    return loop_call(lambda *xs: cls.apply(*xs, **params), inputs)
+
+
+def loop_call(fn, inputs, kwargs=None):
+    values = list(inputs) + list((kwargs or {}).values())
+    levels = union(values)
+    size = sizes_of(values, levels)
+    k = len(levels)
+    count = math.prod(size)
+
+    def sample(x, i):
+        if x.__class__ is BatchedTensor:
+            p = lift(x, levels, expand=size)
+            return p.reshape((count,) + tuple(p.shape[k:]))[i]
+        if x.__class__ in (tuple, list) and union(x):
+            return type(x)(sample(e, i) for e in x)
+        return x
+    results = []
+    for i in range(count):
+        args = [sample(x, i) for x in inputs]
+        kw = {name: sample(v, i) for name, v in (kwargs or {}).items()}
+        results.append(fn(*args, **kw))
+    return _stack_results(results, size, levels)
+
+
+def _stack_results(results, size, levels):
+    first = results[0]
+    if isinstance(first, Tensor):
+        stacked = _shape.stack(results)
+        return batched(stacked.reshape(tuple(size) + tuple(first.shape)), levels)
+    if isinstance(first, (tuple, list)):
+        parts = [_stack_results([r[j] for r in results], size, levels)
+                 for j in range(len(first))]
+        return type(first)(parts) if not hasattr(first, '_fields') else type(first)(*parts)
+    return first
+
+
+def unsupported(reason):
+    def rule(cls, inputs, params):
+        raise RuntimeError(f'vmap: {cls.__qualname__} is not supported under vmap: {reason}')
+    return rule
+
+
+# -- shapes and keys ------------------------------------------------------------------------
+
+def _view(cls, inputs, params):
+    x, = inputs
+    levels = x._levels
+    p = x._phys
+    shape = tuple(p.shape[:len(levels)]) + tuple(params['shape'])
+    try:
+        return batched(cls.apply(p, shape=shape), levels)
+    except RuntimeError:
+        # The batch dims (moved in by in_dims) keep the per-sample view from being one
+        # over the whole batch: PyTorch's vmap copies here too.
+        return batched(p.reshape(shape), levels)
+
+
+def _expand(cls, inputs, params):
+    x, = inputs
+    levels = x._levels
+    target = tuple(params['shape'])
+    p = lift(x, levels, len(target))
+    return batched(cls.apply(p, shape=tuple(p.shape[:len(levels)]) + target), levels)
+
+
+def _permute(cls, inputs, params):
+    x, = inputs
+    k, n = len(x._levels), x.dim()
+    order = tuple(range(k)) + tuple(k + _norm_dim(d, n) for d in params['dims'])
+    return batched(cls.apply(x._phys, dims=order), x._levels)
+
+
+def _squeeze(cls, inputs, params):
+    x, = inputs
+    if params.get('dim') is not None:
+        return dims('dim')(cls, inputs, params)
+    k = len(x._levels)
+    which = tuple(k + i for i, n in enumerate(x.shape) if n == 1)
+    return batched(x._phys.squeeze(which) if which else x._phys.view_as(x._phys), x._levels)
+
+
+def _keyed(cls, inputs, params):
+    """Basic indexing (slices, ints, None, Ellipsis): the batch dims are sliced whole."""
+    x = inputs[0]
+    levels = union(inputs)
+    key = params['key']
+    key = key if isinstance(key, tuple) else (key,)
+    p = dict(params, key=(slice(None),) * len(levels) + key)
+    phys = [lift(t, levels, expand=sizes_of(inputs, levels)) if isinstance(t, Tensor) else t
+            for t in inputs]
+    if x.__class__ is not BatchedTensor:
+        return loop(cls, inputs, params)
+    return out(cls.apply(*phys, **p), levels)
+
+
+def _is_array_key(k):
+    return hasattr(k, 'shape') and hasattr(k, 'dtype')
+
+
+def _advanced(cls, inputs, params):
+    key = params['key']
+    key = key if isinstance(key, tuple) else (key,)
+    adv = [i for i, k in enumerate(key) if _is_array_key(k) or isinstance(k, (list,))]
+    if (not adv or adv != list(range(adv[0], adv[-1] + 1)) or Ellipsis in key
+            or any(k is None for k in key) or inputs[0].__class__ is not BatchedTensor
+            or any(t.__class__ is BatchedTensor for t in inputs[1:])):
+        return loop(cls, inputs, params)
+    return _keyed(cls, inputs, params)
+
+
+def _cat(cls, inputs, params):
+    levels = union(inputs)
+    size = sizes_of(inputs, levels)
+    n = max(x.dim() for x in inputs) + (1 if cls is _shape.Stack else 0)
+    d = len(levels) + _norm_dim(params['dim'], n)
+    phys = [lift(x, levels, expand=size) for x in inputs
+            if not (cls is _shape.Cat and x.dim() == 1 and x.shape[0] == 0)]
+    return batched(cls.apply(*phys, **dict(params, dim=d)), levels)
+
+
+def _repeat(cls, inputs, params):
+    x, = inputs
+    reps = tuple(params['repeats'])
+    p = lift(x, x._levels, len(reps))
+    return batched(cls.apply(p, repeats=(1,) * len(x._levels) + reps), x._levels)
+
+
+def _roll(cls, inputs, params):
+    if params.get('dims') in (None, ()):
+        return loop(cls, inputs, params)
+    return dims('dims')(cls, inputs, params)
+
+
+def _trace(cls, inputs, params):
+    x, = inputs
+    k = len(x._levels)
+    return batched(x._phys.diagonal(0, k, k + 1).sum(-1), x._levels)
+
+
+# -- products -------------------------------------------------------------------------------
+
+def _matmul(cls, inputs, params):
+    a, b = inputs
+    levels = union(inputs)
+    na, nb = a.dim(), b.dim()
+    pa = lift(a, levels) if a.__class__ is BatchedTensor else a
+    pb = lift(b, levels) if b.__class__ is BatchedTensor else b
+    if na == 1:
+        pa = pa.unsqueeze(-2)
+    if nb == 1:
+        pb = pb.unsqueeze(-1)
+    rank = max(na, nb, 2)
+    if a.__class__ is BatchedTensor:
+        pa = lift(batched(pa, levels), levels, rank)
+    if b.__class__ is BatchedTensor:
+        pb = lift(batched(pb, levels), levels, rank)
+    r = cls.apply(pa, pb, **params)
+    if na == 1:
+        r = r.squeeze(-2)
+    if nb == 1:
+        r = r.squeeze(-1)
+    return batched(r, levels)
+
+
+def _linear(cls, inputs, params):
+    x, w = inputs[0], inputs[1]
+    b = inputs[2] if len(inputs) > 2 else params.get('bias')
+    if w.__class__ is not BatchedTensor and b.__class__ is not BatchedTensor:
+        return leading(cls, inputs, params)
+    # w @ x^T rather than x @ w^T: the weight's gradient (g^T x) then comes out in its own
+    # layout, with no strided copy of a whole batch of weight gradients
+    y = _lp.matmul(w, x) if x.dim() == 1 else _lp.matmul(w, x.mT).mT
+    return y if b is None else y + b
+
+
+def _addmatmul(cls, inputs, params):
+    inp, m1, m2 = inputs
+    beta, alpha = params.get('beta', 1), params.get('alpha', 1)
+    kind = params.get('kind', 'addmm')
+    if kind == 'addmv':
+        prod = _lp.matmul(m1, m2)
+    else:
+        prod = _lp.matmul(m1, m2)
+        if kind == 'addbmm':
+            prod = prod.sum(0)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:     # the input ignored, NaN and all; only its shape broadcasts
+        return prod + _creation.zeros_like(inp)
+    return prod + (inp if beta == 1 else inp * beta)
+
+
+def _addr(cls, inputs, params):
+    inp, v1, v2 = inputs
+    beta, alpha = params.get('beta', 1), params.get('alpha', 1)
+    prod = v1.unsqueeze(-1) * v2.unsqueeze(-2)
+    if alpha != 1:
+        prod = prod * alpha
+    if beta == 0:
+        return prod + _creation.zeros_like(inp)
+    return prod + (inp if beta == 1 else inp * beta)
+
+
+_LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
+
+
+def _einsum(cls, inputs, params):
+    levels = union(inputs)
+    size = sizes_of(inputs, levels)
+    used = set(''.join(params['inputs']) + params['output'])
+    fresh = ''.join(c for c in _LETTERS + 'abcdefghijklmnopqrstuvwxyz' if c not in used)
+    lead = fresh[:len(levels)]
+    subs, phys = [], []
+    for x, s in zip(inputs, params['inputs']):
+        if x.__class__ is BatchedTensor:
+            phys.append(lift(x, levels, expand=size))
+            subs.append(lead + s)
+        else:
+            phys.append(x)
+            subs.append(s)
+    return batched(cls.apply(*phys, inputs=tuple(subs), output=lead + params['output']),
+                   levels)
+
+
+# -- neural-network ops ---------------------------------------------------------------------
+
+def _convolution(cls, inputs, params):
+    x, w = inputs[0], inputs[1]
+    b = inputs[2] if len(inputs) > 2 else None
+    levels = union(inputs)
+    size = sizes_of(inputs, levels)
+    k = len(levels)
+    spatial = w.dim() - 2
+    unbatched_input = x.dim() == spatial + 1        # (C, *spatial): no N dim
+    if w.__class__ is not BatchedTensor and b.__class__ is not BatchedTensor:
+        p = lift(x, levels)
+        if unbatched_input:
+            r = cls.apply(p.reshape((-1,) + tuple(p.shape[k:])), *inputs[1:], **params)
+            return batched(r.reshape(tuple(size) + tuple(r.shape[1:])), levels)
+        r = cls.apply(p.reshape((-1,) + tuple(p.shape[k + 1:])), *inputs[1:], **params)
+        return batched(r.reshape(tuple(size) + (x.shape[0],) + tuple(r.shape[1:])), levels)
+    # A batched weight: one grouped convolution, sample i's channels as group block i.
+    count = math.prod(size)
+    px = lift(x, levels, expand=size).reshape((count,) + tuple(x.shape))
+    if unbatched_input:
+        px = px.unsqueeze(1)
+    n = px.shape[1]
+    px = px.transpose(0, 1).reshape((n, -1) + tuple(px.shape[3:]))
+    pw = lift(w, levels, expand=size)
+    pw = pw.reshape((-1,) + tuple(pw.shape[k + 1:]))
+    args = [px, pw]
+    if b is not None:
+        args.append(lift(b, levels, expand=size).reshape(-1))
+    groups = params['groups'] * count
+    r = cls.apply(*args, **dict(params, groups=groups))
+    r = r.reshape((n, count, -1) + tuple(r.shape[2:])).transpose(0, 1)
+    if unbatched_input:
+        r = r.squeeze(1)
+        return batched(r.reshape(tuple(size) + tuple(r.shape[1:])), levels)
+    return batched(r.reshape(tuple(size) + tuple(r.shape[1:])), levels)
+
+
+def _pointwise_loss(cls, inputs, params):
+    reduction = params.get('reduction', 'mean')
+    per_element = elementwise(cls, inputs, dict(params, reduction='none'))
+    if reduction == 'none':
+        return per_element
+    return per_element.sum() if reduction == 'sum' else per_element.mean()
+
+
+def _random_op(cls, inputs, params):
+    lvl = _state.stack[-1] if _state.stack else None
+    if lvl is not None and lvl.randomness == 'same' and issubclass(cls, _random._Fill):
+        return NotImplemented
+    return elementwise(cls, inputs, params)
+
+
+# -- the table ------------------------------------------------------------------------------
+
+_ELEMENTWISE_BASES = (Unary, _NoDerivative, _Compare, _CompareInplace)
+
+RULES = {
+    # arithmetic and clamping: broadcasting
+    **{c: elementwise for c in (
+        _arith.Add, _arith.Addcdiv, _arith.Addcmul, _arith.Atan2, _arith.Copysign, _arith.Div,
+        _arith.DivMode, _arith.Fmod, _arith.Frexp, _arith.Gcd, _arith.Hypot, _arith.Ldexp,
+        _arith.Logaddexp, _arith.Logaddexp2, _arith.Mul, _arith.Nextafter, _arith.Pow,
+        _arith.PowTensor, _arith.Rdiv, _arith.Remainder, _arith.Rpow, _arith.Rsub, _arith.Sub,
+        _arith.Xlogy, _clamping.Cast, _clamping.Clamp, _clamping.ClampMax,
+        _clamping.ClampMaxTensor, _clamping.ClampMin, _clamping.ClampMinTensor,
+        _clamping.ClampTensor, _clamping.Clone, _clamping.Copy, _clamping.Fill,
+        _clamping.FillTensor, _clamping.Fmax, _clamping.Lerp, _clamping.LerpTensor,
+        _clamping.Maximum, _clamping.NanToNum, _clamping.Where, _conversion.ToDevice,
+        _special.Igamma, _special.Mvlgamma, _special.Polygamma, _strided.CopyOfView,
+        _strided._SetNotDifferentiable, _loss._DivScalar, _drop.DropoutMul,
+        _indexing.MaskedFill, _dist._LastDimNorm, _dist.Cdist, _attn.ScaledDotProductAttention)},
+    **{getattr(_ops.unary, name): elementwise for name in ('Logit', 'RoundDecimals')},
+    # activations
+    **{c: elementwise for c in (
+        _act.Elu, _act.Gelu, _act.HardshrinkOp, _act.HardsigmoidOp, _act.HardswishOp,
+        _act.HardtanhOp, _act.LeakyRelu, _act.LogSigmoidOp, _act.MishOp, _act.Silu,
+        _act.SoftplusOp, _act.SoftshrinkOp, _act.ThresholdOp, _act.Prelu, _act.Rrelu)},
+    _act.Glu: dims('dim'), _act.LogSoftmaxOp: dims('dim'), _act.SoftmaxOp: dims('dim'),
+    # reductions and scans
+    **{c: dims('dim') for c in (_reduction.Sum, _reduction.Mean, _reduction.Nansum,
+                                 _reduction.Prod, _reduction.VectorNorm)},
+    **{c: dims('dims') for c in (_reduction.Amax, _reduction.Aminmax, _reduction.Logsumexp,
+                                  _reduction.VarStd)},
+    **{c: dims('axis') for c in (_reduction.Cummax, _reduction.Cumprod, _reduction.Cumsum,
+                                  _reduction.Kthvalue, _reduction.Logcumsumexp,
+                                  _reduction.MaxDim, _reduction.MedianDim, _reduction.Mode,
+                                  _reduction.Renorm, _reduction.Sort, _reduction._Flip)},
+    **{c: dims('axis', expand=True) for c in (_reduction._PutAlong, _reduction._TakeAlong)},
+    _ln._Extreme: dims('dim'),
+    # shapes
+    _shape.View: _view, _shape.Expand: _expand, _shape.Permute: _permute,
+    _shape.Transpose: dims('dim0', 'dim1'), _shape.Squeeze: _squeeze,
+    _shape.Unsqueeze: dims('dim', extra_rank=1),
+    _shape.Diagonal: dims('dim1', 'dim2'), _shape.DiagEmbed: dims('dim1', 'dim2', extra_rank=1),
+    _shape.Flip: dims('dims'), _shape.Roll: _roll, _shape.Rot90: dims('dims'),
+    _shape.Repeat: _repeat, _shape.RepeatInterleave: dims('dim', none_is_all=False),
+    _shape._MultiView: dims('dim'), _shape.Cat: _cat, _shape.Stack: _cat,
+    _shape.Tril: leading, _shape.Triu: leading, _shape.Trace: _trace,
+    _shape.Unfold: dims('dimension'), _shape.Narrow: _keyed,
+    _indexing.BasicIndex: _keyed, _indexing.AdvancedIndex: _advanced,
+    _strided.AsStrided: unsupported('as_strided addresses storage, which a batch of samples '
+                                    'does not share; use view operations instead'),
+    _indexing.MaskedSelect: unsupported('its output size depends on the data (vmap: We do not '
+                                        'support batching operators that can output dynamic '
+                                        'shape)'),
+    # linear algebra
+    _lp.Matmul: _matmul, _lin.LinearOp: _linear, _lp.AddMatmul: _addmatmul, _lp.Addr: _addr,
+    _lp.Einsum: _einsum, _lp.Cross: dims('dim'),
+    **{c: leading for c in (_ld.Cholesky, _ld.Det, _ld.Eigh, _ld.Eigvalsh, _ld.Inv, _ld.Pinv,
+                            _ld.Qr, _ld.Slogdet, _ld.Solve, _ld.Svd, _ld.Svdvals,
+                            _ld._PowerZero)},
+    # neural-network ops
+    _conv.Convolution: _convolution,
+    **{c: merge for c in (_pool.MaxPoolOp, _pool.AvgPoolOp, _pool.AdaptiveMaxPoolOp,
+                          _pool.MaxUnpool, _vision.ChannelShuffle, _vision.GridSampler)},
+    **{c: leading for c in (_vision.PixelShuffle, _vision.PixelUnshuffle,
+                            _vision.ConstantPadNd)},
+    _loss._PointwiseLoss: _pointwise_loss,
+    _norm.RmsNorm: dims('axes'),
+    # random draws: each sample its own (the generator refuses them in 'error' mode)
+    **{c: _random_op for c in (_random.Bernoulli, _random.Normal, _random.Poisson,
+                               _random.Binomial, _random._Fill, _random.BernoulliScalarP)},
+}
+
+
+class Rules:
+    """The dispatcher ``autograd.batched`` calls for an op with batched inputs."""
+
+    def __init__(self):
+        self.cache = {}
+
+    def rule_of(self, cls):
+        rule = self.cache.get(cls)
+        if rule is None:
+            rule = loop
+            for base in cls.__mro__:
+                if base in RULES:
+                    rule = RULES[base]
+                    break
+                if base in _ELEMENTWISE_BASES:
+                    rule = elementwise
+                    break
+            self.cache[cls] = rule
+        return rule
+
+    def apply(self, cls, inputs, params):
+        for v in params.values():
+            if v.__class__ is BatchedTensor:
+                return loop_call(lambda *xs, **kw: cls.apply(*xs, **kw), inputs, params)
+        result = self.rule_of(cls)(cls, inputs, params)
+        if result is NotImplemented:        # 'same' randomness: one draw for every sample
+            return _same_draw(cls, inputs, params)
+        return result
+
+    def apply_inplace(self, cls, target, others, params):
+        levels = union((target,) + tuple(others))
+        if _levels(target) != levels:
+            raise RuntimeError(
+                f'vmap: {cls.__qualname__.lower()}_(self, *extra_args) is not possible because '
+                'there exists a Tensor `other` in extra_args that has more elements than '
+                '`self`. This happened due to `other` being vmapped over but `self` not being '
+                'vmapped over in a vmap. Please try to use out-of-place operators instead of '
+                f'{cls.__qualname__.lower()}_. If said operator is being called inside the '
+                'PyTorch framework, please file a bug report instead.')
+        rule = self.rule_of(cls)
+        if (rule is _random_op and _state.stack and _state.stack[-1].randomness == 'same'):
+            fresh = _same_draw(cls, (_creation.empty_like(target),) + tuple(others), params)
+            return _shape_copy_into(target, fresh)
+        if rule in (elementwise, _random_op, leading):
+            rank = target.dim()
+            phys = [lift(x, levels, rank) if x.__class__ is BatchedTensor else x
+                    for x in others]
+            cls.apply_(target._phys, *phys, **params)
+            return target
+        if rule.__name__.startswith('dims'):
+            rule(_InplaceOf(cls), (target,) + tuple(others), params)
+            return target
+        raise RuntimeError(f'vmap: the in-place {cls.__qualname__} has no batching rule; use '
+                           'its out-of-place form inside vmap')
+
+    def function(self, strategy, fn, args, kwargs):
+        return FUNCTION_RULES[strategy](fn, args, kwargs)
+
+
+class _InplaceOf:
+    """``cls`` seen by a rule as an op whose ``apply`` writes into its first input."""
+
+    def __init__(self, cls):
+        self.cls = cls
+        self.__qualname__ = cls.__qualname__
+
+    def apply(self, target, *others, **params):
+        return self.cls.apply_(target, *others, **params)
+
+
+def _same_draw(cls, inputs, params):
+    """'same' randomness: one draw of a sample's shape, shared by every sample."""
+    first = inputs[0]
+    levels = union(inputs)
+    if issubclass(cls, _random._Fill) or first.__class__ is not BatchedTensor:
+        plain = [_creation.empty(tuple(x.shape), dtype=x.dtype) if x.__class__ is BatchedTensor
+                 else x for x in inputs]
+        drawn = cls.apply(*plain, **params)
+        size = sizes_of(inputs, levels)
+        return batched(lift(drawn, levels, expand=size).contiguous(), levels)
+    raise RuntimeError(f"vmap: randomness='same' with batched parameters of "
+                       f"{cls.__qualname__} is not supported; use randomness='different'")
+
+
+def _shape_copy_into(target, fresh):
+    target._phys.copy_(lift(fresh, target._levels, expand=tuple(target._phys.shape[
+        :len(target._levels)])))
+    return target
+
+
+# -- public functions that read arrays ------------------------------------------------------
+
+def _physical_call(fn, args, kwargs):
+    """The function on the physical tensors: right for functions indifferent to leading
+    dims (layer_norm over trailing dims, embedding of batched indices)."""
+    values = list(args) + list(kwargs.values())
+    levels = union(values)
+
+    def phys(x):
+        return lift(x, levels) if x.__class__ is BatchedTensor else x
+    return out(fn(*[phys(a) for a in args], **{k: phys(v) for k, v in kwargs.items()}),
+               levels)
+
+
+def _merged_call(fn, args, kwargs):
+    """The vmap batch joined to the first argument's first dim (group/instance norm)."""
+    x = args[0]
+    levels = union(list(args) + list(kwargs.values()))
+    if any(v.__class__ is BatchedTensor for v in list(args[1:]) + list(kwargs.values())):
+        return loop_call(fn, args, kwargs)
+    size = sizes_of([x], levels)
+    p = lift(x, levels)
+    first = x.shape[0]
+    r = fn(p.reshape((-1,) + tuple(p.shape[len(levels) + 1:])), *args[1:], **kwargs)
+    return batched(r.reshape(tuple(size) + (first,) + tuple(r.shape[1:])), levels)
+
+
+def _loop_function(fn, args, kwargs):
+    return loop_call(fn, args, kwargs)
+
+
+def _class_loss(fn, args, kwargs):
+    """cross_entropy / nll_loss: per element over the merged batch, reduced per sample."""
+    names = ('input', 'target', 'weight', 'size_average', 'ignore_index', 'reduce',
+             'reduction', 'label_smoothing')
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    x, target = bound['input'], bound['target']
+    weight = bound.get('weight')
+    if weight.__class__ is BatchedTensor:
+        return loop_call(fn, args, kwargs)
+    reduction = bound.get('reduction', 'mean')
+    if bound.get('size_average') is not None or bound.get('reduce') is not None:
+        reduction = _loss._reduction(bound.get('size_average'), bound.get('reduce'),
+                                     reduction)
+    ignore_index = bound.get('ignore_index', -100)
+    levels = union([x, target])
+    size = sizes_of([x, target], levels)
+    k = len(levels)
+    px = lift(x, levels, expand=size)
+    pt = lift(target, levels, expand=size)
+    if x.dim() == 1:
+        px2, pt2 = px.reshape(-1, x.shape[0]), pt.reshape(-1)
+    else:
+        px2 = px.reshape((-1,) + tuple(x.shape[1:]))
+        pt2 = pt.reshape((-1,) + tuple(target.shape[1:]))
+    rest = {n: v for n, v in bound.items()
+            if n not in ('input', 'target', 'reduction', 'size_average', 'reduce')}
+    loss = fn(px2, pt2, reduction='none', **rest)
+    per_sample = tuple(target.shape) if not target.dtype.is_floating_point else tuple(
+        x.shape[:1] + x.shape[2:]) if x.dim() > 1 else ()
+    loss = loss.reshape(tuple(size) + per_sample)
+    if reduction == 'none':
+        return batched(loss, levels)
+    axes = tuple(range(k, k + len(per_sample)))
+    total = loss.sum(axes) if axes else loss
+    if reduction == 'sum':
+        return batched(total, levels)
+    if target.dtype.is_floating_point:
+        return batched(total / max(math.prod(per_sample), 1), levels)
+    valid = pt != ignore_index
+    if weight is None:
+        den = valid.sum(axes, dtype=px.dtype) if axes else valid.to(px.dtype)
+    else:
+        w = weight[pt.clamp(min=0)] * valid
+        den = w.sum(axes) if axes else w
+    return batched(total / den, levels)
+
+
+def _batch_norm(fn, args, kwargs):
+    names = ('input', 'running_mean', 'running_var', 'weight', 'bias', 'training', 'momentum',
+             'eps')
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    x = bound['input']
+    training = bound.get('training', False)
+    rm, rv = bound.get('running_mean'), bound.get('running_var')
+    others = [bound.get(n) for n in ('running_mean', 'running_var', 'weight', 'bias')]
+    if any(o.__class__ is BatchedTensor for o in others):
+        return loop_call(fn, args, kwargs)
+    levels = x._levels
+    size = tuple(x._phys.shape[:len(levels)])
+    count = math.prod(size)
+    if not training or rm is None:
+        if training:    # statistics of each sample's own batch: its channels side by side
+            p = x._phys.reshape((count,) + tuple(x.shape))
+            c = x.shape[1]
+            q = p.transpose(0, 1).reshape((x.shape[0], count * c) + tuple(x.shape[2:]))
+            w, b = bound.get('weight'), bound.get('bias')
+            r = fn(q, None, None, None if w is None else w.repeat(count),
+                   None if b is None else b.repeat(count), True, bound.get('momentum', 0.1),
+                   bound.get('eps', 1e-5))
+            r = r.reshape((x.shape[0], count) + tuple(x.shape[1:])).transpose(0, 1)
+            return batched(r.reshape(size + tuple(x.shape)), levels)
+        return _merged_call(fn, args, kwargs)
+    raise RuntimeError(
+        'vmap: batch_norm in training mode with running statistics would write every '
+        "sample's statistics into one running_mean: call the module in eval() mode, or make "
+        'it track_running_stats=False (as PyTorch asks, see functorch.experimental.'
+        'replace_all_batch_norm_modules_)')
+
+
+def _dropout(fn, args, kwargs):
+    lvl = _state.stack[-1] if _state.stack else None
+    if lvl is not None and lvl.randomness == 'different':
+        return _physical_call(fn, args, kwargs)
+    return fn(*args, **kwargs)
+
+
+FUNCTION_RULES = {
+    'physical': _physical_call,
+    'merge': _merged_call,
+    'loop': _loop_function,
+    'class_loss': _class_loss,
+    'batch_norm': _batch_norm,
+    'dropout': _dropout,
+}
