@@ -100,6 +100,9 @@ class Op(Node):
     # op's own rule; with neither, the tangent comes from the backward formula.
     linear = False
     jvp = None
+    # Under vmap (dynagrad.func): the name of the op's batching rule when its family's is
+    # the whole story ('elementwise'); else its row in func/_batch_rules.py's RULES.
+    vmap_rule = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

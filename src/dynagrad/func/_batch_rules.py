@@ -36,8 +36,6 @@ from ..ops import arithmetic as _arith, clamping as _clamping, linalg_products a
 from ..ops import linalg_decompositions as _ld, linalg_norms as _ln, random as _random
 from ..ops import strided as _strided, special as _special, creation as _creation
 from ..ops import conversion as _conversion
-from ..ops._elementwise import Unary, _NoDerivative
-from ..ops.comparison import _Compare, _CompareInplace
 import dynagrad.nn.functional  # noqa: F401  (the modules below, not its functions)
 _act, _attn, _conv, _dist, _drop, _lin, _loss, _norm, _pool, _vision = (
     sys.modules[f'dynagrad.nn.functional.{name}'] for name in (
@@ -482,7 +480,6 @@ def _random_op(cls, inputs, params):
 
 # -- the table ------------------------------------------------------------------------------
 
-_ELEMENTWISE_BASES = (Unary, _NoDerivative, _Compare, _CompareInplace)
 
 RULES = {
     # arithmetic and clamping: broadcasting
@@ -553,6 +550,9 @@ RULES = {
 }
 
 
+BY_NAME = {'elementwise': elementwise, 'leading': leading, 'merge': merge}
+
+
 class Rules:
     """The dispatcher ``autograd.batched`` calls for an op with batched inputs."""
 
@@ -567,8 +567,8 @@ class Rules:
                 if base in RULES:
                     rule = RULES[base]
                     break
-                if base in _ELEMENTWISE_BASES:
-                    rule = elementwise
+                if base.__dict__.get('vmap_rule'):
+                    rule = BY_NAME[base.__dict__['vmap_rule']]
                     break
             self.cache[cls] = rule
         return rule

@@ -37,6 +37,7 @@ class Unary(Op):
     are built from them; an op that needs more (parameters, several saved values) writes
     ``forward`` and ``backward`` itself, as any ``Op`` does.
     """
+    vmap_rule = 'elementwise'
     float_result = True   # integer inputs are computed in the default float dtype
     saves = 'input'       # what df gets after g: 'input', 'output' or None
 
@@ -105,6 +106,7 @@ def _backward_saved(df):
 
 class _NoDerivative(Op):
     """An op whose backward PyTorch does not define: the graph records it, backward raises."""
+    vmap_rule = 'elementwise'
     aten = ''
 
     def backward(self, *grads):

@@ -13,6 +13,7 @@ from ._elementwise import (REFUSED, WIDE_UNSIGNED, _binary, _need_tensor, not_im
 
 
 class _Compare(Op):
+    vmap_rule = 'elementwise'
     differentiable = False
 
 
@@ -80,6 +81,7 @@ class Ge(_Compare):
 class _CompareInplace(Op):
     """``x.eq_(other)`` and friends: the comparison written into x's dtype. PyTorch records
     it (``EqBackward1``, ``EqBackward0`` for a Python number) with a zero gradient."""
+    vmap_rule = 'elementwise'
     guards_leaves = True
     compare = None
 
