@@ -655,3 +655,101 @@ def test_counting_namespace_saw_the_ops_compute():
         pytest.skip('runs after test_through_counting_namespace')
     assert sum(DOOR_COUNTS.values()) > 10_000
     assert {'exp', 'matmul', 'zeros', 'where'} <= set(DOOR_COUNTS)
+
+
+# -- vmap -----------------------------------------------------------------------------------
+# Every sample run under vmap on a batch of three versions of its inputs (float inputs
+# scaled toward zero, which keeps every op's domain; integer and boolean ones repeated),
+# against torch's op applied to each version separately: values, and the gradients of the
+# batched inputs through the one batched graph. Where torch's own vmap refuses a sample
+# (data-dependent shapes, .item(), random draws in 'error' mode), dynagrad must refuse too
+# or compute it right.
+
+VMAP_BATCH = 3
+VMAP = _params(lambda op, s: bool(s.args) and any(is_tensor_arg(a) for a in s.args)
+               and not s.method_only, 'vmap')
+VMAP_FALLBACK = {}   # op name -> op classes that ran through the per-sample loop
+
+
+def _versions(leaf_arrays):
+    out = []
+    for j in range(VMAP_BATCH):
+        out.append([np.asarray(a * a.dtype.type(1 - 0.15 * j)) if a.dtype.kind == "f" else a.copy()
+                    for a in leaf_arrays])
+    return out
+
+
+@pytest.mark.parametrize('op,sample,i', VMAP)
+def test_vmap(op, sample, i):
+    from dynagrad.func import _batch_rules
+    _record(op, i, 'vmap')
+    _, _, t_base, _ = build(torch, sample, requires_grad=False)
+    arrays = [t.numpy() for t in t_base]
+    versions = _versions(arrays)
+    call = primary(op, sample)
+
+    def on(lib, leaves):
+        a, k, _, _ = build(lib, sample, leaves_in=leaves)
+        return call(lib, *a, **k)
+
+    expected = []
+    try:
+        for vs in versions:
+            expected.append(on(torch, [torch.from_numpy(v.copy()) for v in vs]))
+    except Exception:   # noqa: BLE001 - a version torch refuses: the sample has no batch
+        pytest.skip('torch refuses a scaled version of this sample')
+    results = expected[0]
+    if not all(isinstance(o, torch.Tensor) for o in outputs(results)):
+        return      # not a tensor function (size, is_floating_point): nothing to vectorise
+    wants_grad = _wants_grad(op, sample)
+    stacked = [dynagrad.tensor(np.stack([vs[m] for vs in versions]))
+               for m in range(len(arrays))]
+    for s, a in zip(stacked, arrays):
+        if wants_grad and a.dtype.kind == 'f':
+            s.requires_grad_()
+    before = set(_batch_rules._warned)
+    try:
+        actual = dynagrad.func.vmap(lambda *ls: on(dynagrad, list(ls)))(*stacked)
+    except RuntimeError as e:
+        t_stacked = [torch.from_numpy(np.stack([vs[m] for vs in versions]))
+                     for m in range(len(arrays))]
+        try:
+            torch.func.vmap(lambda *ls: on(torch, list(ls)))(*t_stacked)
+        except Exception:   # noqa: BLE001 - torch's vmap refuses it too
+            return
+        raise AssertionError(f'dynagrad vmap raised where torch vmap works: {e}') from e
+    fell_back = set(_batch_rules._warned) - before
+    if fell_back:
+        VMAP_FALLBACK.setdefault(op.name, set()).update(fell_back)
+    a_outs = outputs(actual)
+    e_outs = [torch.stack(list(group)) for group in zip(*[outputs(r) for r in expected])]
+    assert len(a_outs) == len(e_outs), 'number of outputs'
+    for k, (x, y) in enumerate(zip(a_outs, e_outs)):
+        assert_same(x, y, what=f'vmapped output {k}')
+    if not wants_grad:
+        return
+    diff = [(k, o) for k, o in enumerate(a_outs) if o.requires_grad]
+    if not diff:
+        return
+    gs = [upstream(o, op.name, i, 'vmap', k) for k, o in diff]
+    dynagrad.autograd.backward([o for _, o in diff], [g[0] for g in gs])
+    for j, vs in enumerate(versions):
+        leaves = [torch.from_numpy(v.copy()).requires_grad_(v.dtype.kind == 'f') for v in vs]
+        outs = outputs(on(torch, leaves))
+        pairs = [(outs[k], g[1][j]) for (k, _), g in zip(diff, gs) if outs[k].requires_grad]
+        if not pairs:
+            continue
+        got = torch.autograd.grad([p[0] for p in pairs], [x for x in leaves if x.requires_grad],
+                                  [p[1] for p in pairs], allow_unused=True)
+        got = iter(got)
+        for m, x in enumerate(leaves):
+            if not x.requires_grad:
+                continue
+            g = next(got)
+            d = stacked[m].grad
+            tol = GRAD_TOL if sample.all_float64 else {k: GRAD_TOL['float32'] for k in GRAD_TOL}
+            if g is None or (d is None and g.numel() == 0):
+                assert d is None or not np.any(d.numpy()[j]), f'grad of input {m}, sample {j}'
+                continue
+            assert d is not None, f'grad of input {m} is None; torch has one'
+            assert_same(d[j], g, tol, f'grad of input {m}, sample {j}')

@@ -79,7 +79,9 @@ def innermost():
 
 # -- the value-less stand-in ----------------------------------------------------------------
 
-_SHAPE_ONLY = {np.result_type, np.shape, np.ndim, np.size, np.can_cast, np.min_scalar_type}
+# (reshape and transpose only say whether a view is possible: a stand-in still)
+_SHAPE_ONLY = {np.result_type, np.shape, np.ndim, np.size, np.can_cast, np.min_scalar_type,
+               np.reshape, np.transpose, np.broadcast_to, np.expand_dims}
 
 
 def _refuse(what):
@@ -108,9 +110,8 @@ class _NoValues(np.ndarray):
 
     for _name in ('__getitem__', '__setitem__', '__iter__', '__array__', '__float__',
                   '__int__', '__bool__', '__index__', 'copy', 'astype', 'tolist', 'item',
-                  'tobytes', 'reshape', 'ravel', 'flatten', 'transpose', 'swapaxes', 'fill',
-                  'view', 'take', 'put', 'nonzero', 'sort', 'argsort', 'clip', 'round',
-                  'dot', 'any', 'all'):
+                  'tobytes', 'fill', 'take', 'put', 'nonzero', 'sort', 'argsort', 'clip',
+                  'round', 'dot', 'any', 'all'):
         locals()[_name] = _refused(_name)
     del _name, _refused
 
@@ -238,8 +239,11 @@ def physical(x):
 
 
 def has_batched(values):
+    """Whether any of ``values`` (or of the tuples and lists among them) is batched."""
     for x in values:
         if x.__class__ is BatchedTensor:
+            return True
+        if x.__class__ in (tuple, list) and has_batched(x):
             return True
     return False
 

@@ -28,7 +28,7 @@ import math
 import sys
 import warnings
 
-from .. import ops as _ops
+from .. import ops as _ops, _dtype
 from ..autograd.batched import BatchedTensor, batched, state as _state
 from ..autograd.function import Op
 from ..ops import shape as _shape, reduction as _reduction, indexing as _indexing
@@ -125,7 +125,20 @@ def elementwise(cls, inputs, params):
     levels = union(inputs)
     rank = max(_rank(x) for x in inputs)
     phys = [lift(x, levels, rank) if x.__class__ is BatchedTensor else x for x in inputs]
+    if cls.promotes and rank:
+        phys = _promote_zero_dim(inputs, phys)
     return out(cls.apply(*phys, **params), levels)
+
+
+def _promote_zero_dim(inputs, phys):
+    """A zero-dim sample promotes like a zero-dim tensor (a weaker claim on the result
+    dtype than a tensor with dims), though its physical tensor has the batch dim: cast it
+    to the dtype the per-sample op gives first."""
+    zero = [k for k, x in enumerate(inputs) if x.__class__ is BatchedTensor and x.dim() == 0]
+    if not zero:
+        return phys
+    want = _dtype.result_type(*inputs)
+    return [p.to(want) if k in zero and p.dtype != want else p for k, p in enumerate(phys)]
 
 
 def leading(cls, inputs, params):
@@ -145,7 +158,9 @@ def dims(*names, extra_rank=0, none_is_all=True, expand=False):
         if n == 0:
             return loop(cls, inputs, params)
         size = sizes_of(inputs, levels) if expand else None
-        phys = [lift(x, levels, expand=size) if isinstance(x, Tensor) else x for x in inputs]
+        rank = max(_rank(x) for x in inputs)
+        phys = [lift(x, levels, rank, expand=size) if isinstance(x, Tensor) else x
+                for x in inputs]
         p = dict(params)
         for name in names:
             if name not in p:
@@ -154,6 +169,10 @@ def dims(*names, extra_rank=0, none_is_all=True, expand=False):
             if d is None:
                 if not none_is_all:
                     return loop(cls, inputs, params)
+                if none_is_all == 'flatten':   # an op taking one dim: samples flattened
+                    phys[0] = phys[0].reshape(tuple(phys[0].shape[:k]) + (-1,))
+                    p[name] = k
+                    continue
                 p[name] = tuple(range(k, k + n))
             elif isinstance(d, (tuple, list)):
                 p[name] = type(d)(k + _norm_dim(int(e), n) for e in d)
@@ -304,11 +323,30 @@ def _advanced(cls, inputs, params):
     key = params['key']
     key = key if isinstance(key, tuple) else (key,)
     adv = [i for i, k in enumerate(key) if _is_array_key(k) or isinstance(k, (list,))]
-    if (not adv or adv != list(range(adv[0], adv[-1] + 1)) or Ellipsis in key
+    if (not adv or adv != list(range(adv[0], adv[-1] + 1)) or any(k is Ellipsis for k in key)
             or any(k is None for k in key) or inputs[0].__class__ is not BatchedTensor
             or any(t.__class__ is BatchedTensor for t in inputs[1:])):
         return loop(cls, inputs, params)
     return _keyed(cls, inputs, params)
+
+
+def _multi_view(cls, inputs, params):
+    """split, chunk, unbind: every piece a basic index, the batch dims taken whole."""
+    x, = inputs
+    k = len(x._levels)
+    keys = tuple((slice(None),) * k + (key if isinstance(key, tuple) else (key,))
+                 for key in params['keys'])
+    return out(cls.apply(x._phys, keys=keys, dim=k + params['dim']), x._levels)
+
+
+def _scalar_tensor_param(rule):
+    """An op taking a zero-dim tensor value (fill_, masked_fill): a batched value, whose
+    gradient the op sums to a scalar, goes sample by sample."""
+    def checked(cls, inputs, params):
+        if any(x.__class__ is BatchedTensor and x.dim() == 0 for x in inputs[1:]):
+            return loop(cls, inputs, params)
+        return rule(cls, inputs, params)
+    return checked
 
 
 def _cat(cls, inputs, params):
@@ -372,7 +410,10 @@ def _linear(cls, inputs, params):
         return leading(cls, inputs, params)
     # w @ x^T rather than x @ w^T: the weight's gradient (g^T x) then comes out in its own
     # layout, with no strided copy of a whole batch of weight gradients
-    y = _lp.matmul(w, x) if x.dim() == 1 else _lp.matmul(w, x.mT).mT
+    if w.dim() == 1:
+        y = _lp.matmul(x, w)
+    else:
+        y = _lp.matmul(w, x) if x.dim() == 1 else _lp.matmul(w, x.mT).mT
     return y if b is None else y + b
 
 
@@ -491,27 +532,33 @@ RULES = {
         _arith.Xlogy, _clamping.Cast, _clamping.Clamp, _clamping.ClampMax,
         _clamping.ClampMaxTensor, _clamping.ClampMin, _clamping.ClampMinTensor,
         _clamping.ClampTensor, _clamping.Clone, _clamping.Copy, _clamping.Fill,
-        _clamping.FillTensor, _clamping.Fmax, _clamping.Lerp, _clamping.LerpTensor,
+        _clamping.Fmax, _clamping.Lerp, _clamping.LerpTensor,
         _clamping.Maximum, _clamping.NanToNum, _clamping.Where, _conversion.ToDevice,
         _special.Igamma, _special.Mvlgamma, _special.Polygamma, _strided.CopyOfView,
         _strided._SetNotDifferentiable, _loss._DivScalar, _drop.DropoutMul,
-        _indexing.MaskedFill, _dist._LastDimNorm, _dist.Cdist, _attn.ScaledDotProductAttention)},
+        _dist._LastDimNorm, _dist.Cdist, _attn.ScaledDotProductAttention)},
+    **{c: _scalar_tensor_param(elementwise) for c in (
+        _clamping.FillTensor, _indexing.MaskedFill, _indexing.MaskedFillTensor)},
     **{getattr(_ops.unary, name): elementwise for name in ('Logit', 'RoundDecimals')},
     # activations
     **{c: elementwise for c in (
         _act.Elu, _act.Gelu, _act.HardshrinkOp, _act.HardsigmoidOp, _act.HardswishOp,
         _act.HardtanhOp, _act.LeakyRelu, _act.LogSigmoidOp, _act.MishOp, _act.Silu,
-        _act.SoftplusOp, _act.SoftshrinkOp, _act.ThresholdOp, _act.Prelu, _act.Rrelu)},
+        _act.SoftplusOp, _act.SoftshrinkOp, _act.ThresholdOp, _act.Rrelu)},
+    _act.Prelu: lambda cls, inputs, params: (
+        loop(cls, inputs, params) if inputs[1].__class__ is BatchedTensor
+        else leading(cls, inputs, params)),
     _act.Glu: dims('dim'), _act.LogSoftmaxOp: dims('dim'), _act.SoftmaxOp: dims('dim'),
     # reductions and scans
     **{c: dims('dim') for c in (_reduction.Sum, _reduction.Mean, _reduction.Nansum,
-                                 _reduction.Prod, _reduction.VectorNorm)},
+                                 _reduction.VectorNorm)},
+    _reduction.Prod: dims('dim', none_is_all='flatten'),
     **{c: dims('dims') for c in (_reduction.Amax, _reduction.Aminmax, _reduction.Logsumexp,
                                   _reduction.VarStd)},
     **{c: dims('axis') for c in (_reduction.Cummax, _reduction.Cumprod, _reduction.Cumsum,
                                   _reduction.Kthvalue, _reduction.Logcumsumexp,
                                   _reduction.MaxDim, _reduction.MedianDim, _reduction.Mode,
-                                  _reduction.Renorm, _reduction.Sort, _reduction._Flip)},
+                                  _reduction.Sort, _reduction._Flip)},
     **{c: dims('axis', expand=True) for c in (_reduction._PutAlong, _reduction._TakeAlong)},
     _ln._Extreme: dims('dim'),
     # shapes
@@ -521,7 +568,7 @@ RULES = {
     _shape.Diagonal: dims('dim1', 'dim2'), _shape.DiagEmbed: dims('dim1', 'dim2', extra_rank=1),
     _shape.Flip: dims('dims'), _shape.Roll: _roll, _shape.Rot90: dims('dims'),
     _shape.Repeat: _repeat, _shape.RepeatInterleave: dims('dim', none_is_all=False),
-    _shape._MultiView: dims('dim'), _shape.Cat: _cat, _shape.Stack: _cat,
+    _shape._MultiView: _multi_view, _shape.Cat: _cat, _shape.Stack: _cat,
     _shape.Tril: leading, _shape.Triu: leading, _shape.Trace: _trace,
     _shape.Unfold: dims('dimension'), _shape.Narrow: _keyed,
     _indexing.BasicIndex: _keyed, _indexing.AdvancedIndex: _advanced,
@@ -647,9 +694,12 @@ def _shape_copy_into(target, fresh):
 
 def _physical_call(fn, args, kwargs):
     """The function on the physical tensors: right for functions indifferent to leading
-    dims (layer_norm over trailing dims, embedding of batched indices)."""
+    dims (layer_norm over trailing dims, embedding of batched indices) whose parameters
+    (every argument after the first) are not batched; else once per sample."""
     values = list(args) + list(kwargs.values())
     levels = union(values)
+    if any(v.__class__ is BatchedTensor for v in values[1:]):
+        return loop_call(fn, args, kwargs)
 
     def phys(x):
         return lift(x, levels) if x.__class__ is BatchedTensor else x
@@ -762,7 +812,21 @@ def _dropout(fn, args, kwargs):
     return fn(*args, **kwargs)
 
 
+def _index_key(fn, args, kwargs):
+    """x[key] and x[key] = value: a key holding batched index tensors, or a batched value
+    written into a batched x through advanced indexing, go sample by sample; the rest is
+    the ops' own batching rules."""
+    if has_batched_key(args[1:]):
+        return loop_call(fn, args, kwargs)
+    return fn(*args, **kwargs)
+
+
+def has_batched_key(values):
+    return bool(union(values))
+
+
 FUNCTION_RULES = {
+    'index_key': _index_key,
     'physical': _physical_call,
     'merge': _merged_call,
     'loop': _loop_function,

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op, autocast_args, autocast_state
 from ..tensor import method, wrap
@@ -421,6 +422,7 @@ def _trim(values, region_shape):
 
 
 @method('__getitem__')
+@vmap_function('index_key')
 def getitem(x, key):
     key = _normalize_key(key)
     _check_key(x, key)
@@ -438,6 +440,7 @@ def _single_mask(key):
 
 
 @method('__setitem__')
+@vmap_function('index_key')
 def setitem(x, key, value):
     """Advanced keys record IndexPut; basic ones write through a view, as torch does
     (copy_ or fill_ on ``x[key]``, so the history of ``x`` becomes CopySlices)."""
@@ -564,6 +567,7 @@ def select(input, dim, index):
     return BasicIndex.apply(input, key=_dim_key(dim, index))
 
 
+@vmap_function('loop')
 @method
 def index_select(input, dim, index):
     nd = input._data.ndim
@@ -594,6 +598,7 @@ def _gather_key(index, dim, shape=None):
     return tuple(key)
 
 
+@vmap_function('loop')
 @method
 def gather(input, dim, index, *, sparse_grad=False):
     x = input._data
@@ -639,6 +644,7 @@ def _flat_index(idx, numel):
     return idx
 
 
+@vmap_function('loop')
 @method
 def take(input, index):
     _index_data(index, 'take', (np.int64,), 'take(): Expected a long tensor for index, but got '
@@ -646,6 +652,7 @@ def take(input, index):
     return FlatRead.apply(input, index=_flat_index(index._data, input._data.size))
 
 
+@vmap_function('loop')
 @method
 def take_along_dim(input, indices, dim=None):
     idx = _index_data(indices, 'take_along_dim', (np.int64,),
@@ -904,6 +911,7 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
     return apply(input, src, key=key, region=region)
 
 
+@vmap_function('loop')
 @method
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return _scatter(input, dim, index, src, value, reduce, False)
@@ -922,6 +930,7 @@ def _scatter_add(input, dim, index, src, inplace):
                                                                 region=region)
 
 
+@vmap_function('loop')
 @method
 def scatter_add(input, dim, index, src):
     return _scatter_add(input, dim, index, src, False)
@@ -945,6 +954,7 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
                  include_self=bool(include_self))
 
 
+@vmap_function('loop')
 @method
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
@@ -1060,6 +1070,7 @@ def _index_add(input, dim, index, source, alpha, inplace):
                                                                    alpha=alpha)
 
 
+@vmap_function('loop')
 @method
 def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, dim, index, source, alpha, False)
@@ -1086,6 +1097,7 @@ def _index_copy(input, dim, index, source, inplace):
     return (IndexCopy.apply_ if inplace else IndexCopy.apply)(input, source, key=key)
 
 
+@vmap_function('loop')
 @method
 def index_copy(input, dim, index, source):
     if autocast_state.active:   # autocast's 'promote' op: the widest floating dtype
@@ -1113,6 +1125,7 @@ def _index_fill(input, dim, index, value, inplace):
     return (op.apply_ if inplace else op.apply)(input, value, key=key)
 
 
+@vmap_function('loop')
 @method
 def index_fill(input, dim, index, value):
     return _index_fill(input, dim, index, value, False)
@@ -1284,6 +1297,7 @@ def masked_scatter_(input, mask, source):
     return _masked_scatter(input, mask, source, True)
 
 
+@vmap_function('loop')
 @method
 def masked_select(input, mask):
     m = _mask_data(mask, 'masked_select', 'masked_select: expected BoolTensor for mask')
@@ -1332,6 +1346,7 @@ def _put(input, index, source, accumulate, inplace):
     return apply(input, source, index=idx, accumulate=bool(accumulate))
 
 
+@vmap_function('loop')
 @method
 def put(input, index, source, accumulate=False):
     return _put(input, index, source, accumulate, False)
@@ -1346,6 +1361,7 @@ def _int_tensor(a):
     return wrap(xp.ascontiguousarray(a, dtype=np.int64))
 
 
+@vmap_function('loop')
 @method
 def nonzero(input, *, as_tuple=False):
     a = input._data
@@ -1403,6 +1419,7 @@ class IndexReduce(ScatterReduce):
     """``index_reduce``: ``scatter_reduce`` with whole slices of ``source`` along ``dim``."""
 
 
+@vmap_function('loop')
 @method
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     return _index_reduce(input, dim, index, source, reduce, include_self, False)

@@ -12,6 +12,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op, autocast_args, autocast_state
 from ..tensor import method, wrap
@@ -542,6 +543,7 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
+@vmap_function('loop')
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     if autocast_state.active:
         A, = autocast_args('fp32', A)
@@ -605,6 +607,7 @@ class Lstsq(Op):
                 gB if self.needs_input_grad[1] and not isinstance(gB, int) else None)
 
 
+@vmap_function('loop')
 def lstsq(A, B, rcond=None, *, driver=None):
     if autocast_state.active:
         A, B = autocast_args('fp32', A, B)

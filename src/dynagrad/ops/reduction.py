@@ -16,6 +16,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import Tensor, method, wrap
@@ -369,6 +370,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return Nansum.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
+@vmap_function('loop')
 @method
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """``nansum / (number of non-NaN elements)``, recorded as a division, as in PyTorch."""
@@ -747,11 +749,13 @@ def _argmax_argmin(input, dim, keepdim, largest):
     return wrap(xp.asarray(out.reshape(()) if x.ndim == 0 else out))
 
 
+@vmap_function('loop')
 @method
 def argmax(input, dim=None, keepdim=False):
     return _argmax_argmin(input, dim, keepdim, True)
 
 
+@vmap_function('loop')
 @method
 def argmin(input, dim=None, keepdim=False):
     return _argmax_argmin(input, dim, keepdim, False)
@@ -997,16 +1001,19 @@ def _logical(input, dim, keepdim, fn, op):
     return wrap(xp.asarray(out, dtype=np.uint8 if x.dtype == np.uint8 else np.bool_))
 
 
+@vmap_function('loop')
 @method
 def all(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, xp.all, 'all')
 
 
+@vmap_function('loop')
 @method
 def any(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, xp.any, 'any')
 
 
+@vmap_function('loop')
 @method
 def count_nonzero(input, dim=None):
     _refuse_limited(input, 'nonzero_count_cpu')
@@ -1123,6 +1130,7 @@ def sort(input, dim=-1, descending=False, stable=False):
     return return_types.sort(v, i)
 
 
+@vmap_function('loop')
 @method
 def argsort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'argsort')

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import Tensor, method, wrap
@@ -675,6 +676,7 @@ def tile(input, dims):
     return repeat(input, dims)
 
 
+@vmap_function('loop')
 @method
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:             # repeat_interleave(counts): indices repeated counts times

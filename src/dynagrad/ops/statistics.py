@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.batched import vmap_function
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import autocast_args, autocast_state
@@ -140,11 +141,13 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     return result
 
 
+@vmap_function('loop')
 @method
 def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     return _quantile('quantile', input, q, dim, keepdim, interpolation, False)
 
 
+@vmap_function('loop')
 @method
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     return _quantile('nanquantile', input, q, dim, keepdim, interpolation, True)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op
 from ..autograd.grad_mode import is_inference_mode_enabled
@@ -367,6 +368,7 @@ def _scatter_src(input, src, region_shape):
     return src if src._data.dtype == input._data.dtype else src.to(input.dtype)
 
 
+@vmap_function('loop')
 @method
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     d1, d2 = _diag_dims(input.ndim, dim1, dim2)
@@ -376,6 +378,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return DiagonalScatterInto.apply(input, src, offset=offset, dim1=d1, dim2=d2)
 
 
+@vmap_function('loop')
 @method
 def select_scatter(input, src, dim, index):
     nd = input.ndim
@@ -392,6 +395,7 @@ def select_scatter(input, src, dim, index):
     return SelectScatter.apply(input, src, key=key)
 
 
+@vmap_function('loop')
 @method
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     nd = input.ndim

@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from ...autograd.batched import vmap_function
 from ... import ops
 from ..._dtype import is_floating
 from ...backend import xp
@@ -332,6 +333,7 @@ def _static_heads(static, name, bsz_heads, head_dim):
     return static
 
 
+@vmap_function('loop')
 def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads,
                                  in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
                                  dropout_p, out_proj_weight, out_proj_bias, training=True,

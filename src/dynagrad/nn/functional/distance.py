@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ...autograd.batched import vmap_function
 from ...backend import xp
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
@@ -212,6 +213,7 @@ def _check_broadcast(a, b):
                                f'b ({sb[-k]}) at non-singleton dimension {dim}')
 
 
+@vmap_function('loop')
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``sum(x1/max(|x1|, eps) * x2/max(|x2|, eps))`` along ``dim`` (inputs broadcast).
 

@@ -282,6 +282,7 @@ class BinaryCrossEntropy(_PointwiseLoss):
         return gx, gt
 
 
+@vmap_function('loop')
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction='mean'):
     """Binary cross entropy of probabilities; each log is clamped to >= -100 as in PyTorch."""
@@ -337,6 +338,7 @@ class BinaryCrossEntropyWithLogits(_PointwiseLoss):
         return gx, gt
 
 
+@vmap_function('loop')
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction='mean', pos_weight=None):
     """Sigmoid then binary cross entropy, fused in the stable log-sum-exp form."""
@@ -688,6 +690,7 @@ class MultiMarginLossOp(Op):
         return gx.reshape(x.shape), None
 
 
+@vmap_function('loop')
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction='mean'):
     if autocast_state.active:
@@ -765,6 +768,7 @@ def _no_half(input, kernel):
         raise not_implemented(kernel, input._data)
 
 
+@vmap_function('loop')
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     if autocast_state.active:
         input, target = autocast_args('fp32', input, target)
@@ -829,6 +833,7 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     return _reduce(loss, reduction)
 
 
+@vmap_function('loop')
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction='mean'):
     """Gaussian negative log-likelihood with predicted variances ``var`` (broadcast as torch:
     one dimension fewer, or a last dimension of 1, means one variance per sample)."""
@@ -1166,6 +1171,7 @@ def _lengths(x, n, what):
     return a
 
 
+@vmap_function('loop')
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction='mean',
              zero_infinity=False):
     """Connectionist Temporal Classification loss.

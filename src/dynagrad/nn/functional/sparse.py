@@ -196,6 +196,7 @@ class EmbeddingBagOp(Op):
         return gw, gpsw
 
 
+@vmap_function('loop')
 def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                   scale_grad_by_freq=False, mode='mean', sparse=False, per_sample_weights=None,
                   include_last_offset=False, padding_idx=None):
@@ -283,6 +284,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                 scale=scale, freq=freq)
 
 
+@vmap_function('loop')
 def one_hot(tensor, num_classes=-1):
     """``(..., num_classes)`` int64 tensor with a 1 at each index."""
     t = tensor._data
