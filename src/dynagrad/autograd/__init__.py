@@ -89,17 +89,30 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 def _grads_batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
                    materialize_grads):
     """``is_grads_batched``: the first dim of every grad_output is a batch of cotangents,
-    one vector-Jacobian product each, computed in one pass under vmap."""
+    one vector-Jacobian product each, stacked. (One backward pass per cotangent over the
+    retained graph: the engine does not run backward formulas on batched gradients.)"""
     if any(g is None for g in grads):
         raise RuntimeError('grad_outputs must be given for every output when '
                            'is_grads_batched=True')
-    # vmap lives in dynagrad.func, a layer above this one: found by name, only when asked
-    vmap = importlib.import_module('dynagrad.func').vmap
-
-    def one(*cotangents):
-        return grad(outputs, inputs, cotangents, retain_graph=True, create_graph=create_graph,
-                    allow_unused=allow_unused, materialize_grads=materialize_grads)
-    return vmap(one)(*grads)
+    sizes = {g.shape[0] if g.dim() else None for g in grads}
+    if None in sizes or len(sizes) != 1:
+        raise RuntimeError('If `is_grads_batched=True`, we interpret the first dimension of '
+                           'each grad_output as the batch dimension, which must be the same '
+                           f'for every grad_output; got shapes {[list(g.shape) for g in grads]}')
+    n = sizes.pop()
+    rows = [grad(outputs, inputs, [g[k] for g in grads], retain_graph=True,
+                 create_graph=create_graph, allow_unused=allow_unused,
+                 materialize_grads=materialize_grads) for k in range(n)]
+    # stack is an op, a layer above this one: found by name, only when asked for
+    stack = importlib.import_module('dynagrad.ops.shape').stack
+    stacked = []
+    for j, x in enumerate(inputs):
+        col = [r[j] for r in rows]
+        if not col:
+            stacked.append(x.new_empty((0,) + tuple(x.shape)))
+        else:
+            stacked.append(None if any(c is None for c in col) else stack(col))
+    return tuple(stacked)
 
 
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (functions shadow the module)

@@ -17,7 +17,7 @@ import functools
 from ..autograd import grad as _autograd_grad
 from ..autograd.grad_mode import enable_grad
 from ..tensor import Tensor
-from ..nn.utils.stateless import functional_call
+from ..nn.utils.stateless import call_with_state
 from ..autograd.batched import state as _vmap_state, BatchedTensor, batched as _batched
 from ._vmap import vmap
 
@@ -243,7 +243,10 @@ def _linearized(func, primals, api, has_aux=False):
     _check_tensors(out_leaves, api, 'outputs')
     with enable_grad():
         # u -> J^T u, recorded, with u a leaf: its gradient along the tangents is J v
-        us = [_zeros_like(o).requires_grad_() for o in out_leaves]
+        us = [_zeros_like(o) for o in out_leaves]
+        if _vmap_state.active:      # each sample its own u (a shared one sums the batch)
+            us = [_per_sample(u) for u in us]
+        us = [u.requires_grad_() for u in us]
         vjps = _grads(out_leaves, fresh, us, True)
 
     def push(tangent_leaves):
@@ -393,6 +396,14 @@ def hessian(func, argnums=0):
 
 
 # -- modules as functions -------------------------------------------------------------------
+
+def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *,
+                    tie_weights=True, strict=False):
+    """``module(*args, **kwargs)`` with the named tensors in place of its own parameters and
+    buffers (``torch.func.functional_call``)."""
+    return call_with_state(module, parameter_and_buffer_dicts, args, kwargs,
+                           tie_weights=tie_weights, strict=strict)
+
 
 def stack_module_state(models):
     """The parameters and buffers of several copies of one model, each stacked along a new

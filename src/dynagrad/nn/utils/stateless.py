@@ -81,8 +81,10 @@ def _reparametrize_module(module, values, tie_weights=True, strict=False):
                 table.pop(key, None)
 
 
-def _functional_call(module, parameters_and_buffers, args=None, kwargs=None, *,
-                     tie_weights=True, strict=False):
+def call_with_state(module, parameters_and_buffers, args=None, kwargs=None, *,
+                    tie_weights=True, strict=False):
+    """What ``functional_call`` does, without its deprecation warning (``dynagrad.func``'s
+    ``functional_call`` is this, as ``torch.func.functional_call`` is)."""
     if isinstance(parameters_and_buffers, (list, tuple)):
         merged, seen = {}, set()
         repeated = []
@@ -117,5 +119,5 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *,
     warnings.warn('`dynagrad.nn.utils.stateless.functional_call` is deprecated as of PyTorch '
                   '2.0 and will be removed in a future version of PyTorch.', FutureWarning,
                   stacklevel=2)
-    return _functional_call(module, parameters_and_buffers, args, kwargs,
+    return call_with_state(module, parameters_and_buffers, args, kwargs,
                             tie_weights=tie_weights, strict=strict)
