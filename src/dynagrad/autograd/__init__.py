@@ -125,6 +125,8 @@ def __getattr__(name):
     if name == 'Variable':
         from .variable import Variable
         return Variable
+    if name == 'functional':
+        return importlib.import_module('.functional', __name__)
     raise AttributeError(f"module 'dynagrad.autograd' has no attribute '{name}'")
 
 from . import graph  # noqa: E402,F401  (dynagrad.autograd.graph.saved_tensors_hooks)
