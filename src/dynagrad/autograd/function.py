@@ -986,6 +986,10 @@ class FunctionCtx:
     def mark_dirty(self, *tensors):
         self._dirty = tensors
 
+    def save_for_forward(self, *tensors):
+        """Tensors the ``jvp`` staticmethod reads (it may read any ctx attribute too)."""
+        self.saved_for_forward = tensors
+
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable = tensors
 
@@ -1064,8 +1068,54 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
                                   'your custom autograd.Function to use it with backward '
                                   'mode AD.')
 
+    # PyTorch 2's forms: forward(*args) without ctx, with setup_context(ctx, inputs, output)
+    # filling ctx; jvp(ctx, *tangents) for forward mode; vmap(info, in_dims, *args) or
+    # generate_vmap_rule = True for vmap.
+    generate_vmap_rule = False
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError('setup_context is not implemented.')
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError('You must implement the jvp function for custom autograd.'
+                                  'Function to use it with forward mode AD.')
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        raise NotImplementedError('To use autograd.Function with vmap, you must either '
+                                  'override the vmap staticmethod or set generate_vmap_rule='
+                                  'True.')
+
+    @classmethod
+    def _uses_setup_context(cls):
+        return any('setup_context' in c.__dict__ for c in cls.__mro__
+                   if c is not Function and issubclass(c, Function))
+
+    @classmethod
+    def _overrides(cls, name):
+        return any(name in c.__dict__ for c in cls.__mro__
+                   if c is not Function and issubclass(c, Function))
+
+    @classmethod
+    def _run_forward(cls, node, args, kwargs):
+        if cls._uses_setup_context():
+            output = cls.forward(*args, **kwargs)
+            cls.setup_context(node, args, output)
+            return output
+        return cls.forward(node, *args, **kwargs)
+
     @classmethod
     def apply(cls, *args, **kwargs):
+        if _vmap.active and (_batched_any(args) or _batched_any(kwargs.values())):
+            return _custom_function_vmap(cls, args, kwargs)
+        if _forward_ad.propagate and _any_tangent(args):
+            return _custom_function_jvp(cls, args, kwargs)
+        return cls._apply(*args, **kwargs)
+
+    @classmethod
+    def _apply(cls, *args, **kwargs):
         from .grad_mode import no_grad
         node = _new(cls._backward_cls)
         node._saved = ()
@@ -1080,7 +1130,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             for a in args)
         versions = [a._vc.value for a in tensor_args]
         with no_grad():
-            outputs = cls.forward(node, *args, **kwargs)
+            outputs = cls._run_forward(node, args, kwargs)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         dirty = node._dirty
@@ -1139,6 +1189,114 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
 
 
 _CustomNode._output_meta = ()
+
+
+from .batched import has_batched as _batched_any  # noqa: E402
+from .forward_ad import tangent_of_tensor as _tangent_of  # noqa: E402
+
+
+def _any_tangent(args):
+    return any(isinstance(a, Tensor) and _tangent_of(a) is not None for a in args)
+
+
+def _custom_function_jvp(cls, args, kwargs):
+    """Forward mode through a custom Function: its ``jvp`` staticmethod gives the output
+    tangents from the input tangents (None for an input without one)."""
+    from . import forward_ad as fw
+    if not cls._overrides('jvp'):
+        raise NotImplementedError('You must implement the jvp function for custom autograd.'
+                                  'Function to use it with forward mode AD.')
+    tangents = [_tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    with fw._suspended():
+        primals = [fw.unpack_dual(a).primal if t is not None else a
+                   for a, t in zip(args, tangents)]
+        out = cls._apply(*primals, **kwargs)
+        first = out[0] if isinstance(out, tuple) else out
+        ctx = getattr(first, '_grad_fn', None)
+        if not isinstance(ctx, cls._backward_cls):
+            # nothing recorded (no input needs a gradient): a ctx of its own for jvp to read
+            from .grad_mode import no_grad
+            ctx = _new(cls._backward_cls)
+            ctx._saved = ()
+            ctx.next_functions = _NO_EDGES
+            with no_grad():
+                cls._run_forward(ctx, primals, kwargs)
+        out_tangents = cls.jvp(ctx, *tangents)
+    outs = out if isinstance(out, tuple) else (out,)
+    ts = out_tangents if isinstance(out_tangents, tuple) else (out_tangents,)
+    if len(ts) != len(outs):
+        raise RuntimeError(f'{cls.__name__}.jvp returned {len(ts)} tangents for {len(outs)} '
+                           'outputs')
+    duals = tuple(fw.make_dual(o, t) if t is not None and isinstance(o, Tensor) else o
+                  for o, t in zip(outs, ts))
+    return duals if isinstance(out, tuple) else duals[0]
+
+
+class VmapInfo:
+    """What a custom Function's ``vmap`` staticmethod is told: the batch size and the
+    randomness mode of the vmap it runs under."""
+    __slots__ = ('batch_size', 'randomness')
+
+    def __init__(self, batch_size, randomness):
+        self.batch_size = batch_size
+        self.randomness = randomness
+
+
+def _custom_function_vmap(cls, args, kwargs):
+    """A custom Function under vmap: its ``vmap`` staticmethod (given the inputs with the
+    innermost batch dim at ``in_dims``), or with ``generate_vmap_rule`` the Function once
+    per sample (its forward and backward are written for one sample)."""
+    from . import batched as b
+    lvl = b.innermost()
+    if cls._overrides('vmap'):
+        in_dims, plain = [], []
+        for a in args:
+            if isinstance(a, b.BatchedTensor) and lvl.level in a._levels:
+                # the innermost level's dim leads the sample dims once the level is dropped
+                plain.append(b.batched(a._phys, a._levels[:-1]) if a._levels[-1] == lvl.level
+                             else _move_level_last(a, lvl.level))
+                in_dims.append(0)
+            else:
+                plain.append(a)
+                in_dims.append(None)
+        saved = b.state.stack.pop()
+        b.state.active = bool(b.state.stack)
+        try:
+            output, out_dims = cls.vmap(VmapInfo(lvl.size, lvl.randomness), tuple(in_dims),
+                                        *plain, **kwargs)
+        finally:
+            b.state.stack.append(saved)
+            b.state.active = True
+        single = not isinstance(output, tuple)
+        outs = (output,) if single else output
+        dims = (out_dims,) * len(outs) if not isinstance(out_dims, tuple) else out_dims
+        res = []
+        for o, d in zip(outs, dims):
+            if d is None:
+                o = o.unsqueeze(0).expand((lvl.size,) + tuple(o.shape))
+                d = 0
+            k = len(b.levels_of(o))
+            p = b.physical(o)
+            d = d % o.dim()
+            if d != 0 or k:
+                p = p.movedim(k + d, k)
+            res.append(b.batched(p, b.levels_of(o) + (lvl.level,)))
+        return res[0] if single else tuple(res)
+    if cls.generate_vmap_rule:
+        return b.state.rules.function('loop', cls.apply, args, kwargs)
+    raise RuntimeError(f'In order to use an autograd.Function with functorch transforms '
+                       f'(vmap, grad, jvp, jacrev, ...), it must override the setup_context '
+                       f'staticmethod. For more details, please see https://pytorch.org/docs/'
+                       f'main/notes/extending.func.html' if not cls._uses_setup_context() else
+                       f'To use autograd.Function with vmap, you must either override the vmap '
+                       f'staticmethod or set generate_vmap_rule=True.')
+
+
+def _move_level_last(a, level):
+    from . import batched as b
+    i = a._levels.index(level)
+    k = len(a._levels)
+    return b.batched(a._phys.movedim(i, k - 1), a._levels[:i] + a._levels[i + 1:])
 
 
 class _OnceDifferentiableBackward(Op):
