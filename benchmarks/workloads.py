@@ -839,9 +839,41 @@ def import_rows(lib, repeats):
     return [row('import, fresh process', 's', statistics.median(timed() for _ in range(repeats)))]
 
 
+# -- per-sample gradients of the MLP: vmap(grad) against a loop of backward passes -----------
+def per_sample_rows(T, batch, repeats):
+    """Every sample's gradient of every MLP parameter: through the function transforms
+    (``vmap(grad(loss))`` over ``functional_call``) and through a Python loop of one
+    backward pass per sample. NumPy has no transforms: no row."""
+    T.manual_seed(0)
+    model = T.nn.Sequential(*[m for i, o in zip(MLP_SIZES, MLP_SIZES[1:])
+                              for m in (T.nn.Linear(i, o), T.nn.ReLU())][:-1])
+    X = T.randn(batch, MLP_SIZES[0])
+    y = T.randint(0, MLP_SIZES[-1], (batch,))
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    func = T.func
+
+    def loss(p, x, t):
+        out = func.functional_call(model, p, (x.unsqueeze(0),))
+        return T.nn.functional.cross_entropy(out, t.unsqueeze(0))
+    per_sample = func.vmap(func.grad(loss), in_dims=(None, 0, 0))
+
+    def transforms():
+        return per_sample(params, X, y)
+
+    def loop():
+        grads = []
+        for i in range(batch):
+            model.zero_grad()
+            T.nn.functional.cross_entropy(model(X[i:i + 1]), y[i:i + 1]).backward()
+            grads.append([p.grad.clone() for p in model.parameters()])
+        return grads
+    return [row('vmap(grad) per-sample grads', 'ms', median_time(transforms, repeats) * 1e3),
+            row('loop of backward passes', 'ms', median_time(loop, repeats) * 1e3)]
+
+
 # -- running one ----------------------------------------------------------------------------
 WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'cnn', 'lm', 'attention', 'gpt',
-             'import')
+             'per_sample', 'import')
 LIBS = ('dynagrad', 'torch', 'numpy')
 
 
@@ -857,7 +889,7 @@ def run(lib, workload, cfg, repeats):
                 'cnn': lambda: cnn_rows(cnn_numpy(cfg['cnn_batch']), repeats),
                 'lm': lambda: lm_rows(lm_numpy(lm_sizes(cfg)), repeats),
                 'attention': lambda: attention_rows(attention_numpy(), repeats),
-                'gpt': lambda: []}[workload]()
+                'gpt': lambda: [], 'per_sample': lambda: []}[workload]()
     T = importlib.import_module(lib)
     return {'per_op': lambda: per_op_autograd(T, cfg, repeats),
             'mlp': lambda: mlp_rows(mlp_autograd(T, cfg['mlp_batch']), cfg, repeats),
@@ -868,7 +900,8 @@ def run(lib, workload, cfg, repeats):
             'lm': lambda: lm_rows(lm_autograd(T, lm_sizes(cfg)), repeats),
             'attention': lambda: attention_rows(attention_autograd(T), repeats),
             'gpt': lambda: gpt_rows(T, GPT_SIZES['smoke' if cfg is SIZES['smoke'] else 'full'],
-                                    repeats)}[workload]()
+                                    repeats),
+            'per_sample': lambda: per_sample_rows(T, cfg['mlp_batch'], repeats)}[workload]()
 
 
 def blas_threads():

@@ -567,8 +567,8 @@ def select(input, dim, index):
     return BasicIndex.apply(input, key=_dim_key(dim, index))
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def index_select(input, dim, index):
     nd = input._data.ndim
     dim = _wrap_dim(dim, nd)
@@ -598,8 +598,8 @@ def _gather_key(index, dim, shape=None):
     return tuple(key)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def gather(input, dim, index, *, sparse_grad=False):
     x = input._data
     dim = _wrap_dim(dim, x.ndim)
@@ -644,16 +644,16 @@ def _flat_index(idx, numel):
     return idx
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def take(input, index):
     _index_data(index, 'take', (np.int64,), 'take(): Expected a long tensor for index, but got '
                 f'{_type_name(index._data.dtype) if _is_tensor(index) else ""}')
     return FlatRead.apply(input, index=_flat_index(index._data, input._data.size))
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def take_along_dim(input, indices, dim=None):
     idx = _index_data(indices, 'take_along_dim', (np.int64,),
                       'torch.take_along_dim(): dtype of indices should be Long but got '
@@ -911,8 +911,8 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
     return apply(input, src, key=key, region=region)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return _scatter(input, dim, index, src, value, reduce, False)
 
@@ -930,8 +930,8 @@ def _scatter_add(input, dim, index, src, inplace):
                                                                 region=region)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def scatter_add(input, dim, index, src):
     return _scatter_add(input, dim, index, src, False)
 
@@ -954,8 +954,8 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
                  include_self=bool(include_self))
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
@@ -1070,8 +1070,8 @@ def _index_add(input, dim, index, source, alpha, inplace):
                                                                    alpha=alpha)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, dim, index, source, alpha, False)
 
@@ -1097,8 +1097,8 @@ def _index_copy(input, dim, index, source, inplace):
     return (IndexCopy.apply_ if inplace else IndexCopy.apply)(input, source, key=key)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def index_copy(input, dim, index, source):
     if autocast_state.active:   # autocast's 'promote' op: the widest floating dtype
         input, source = autocast_args('promote', input, source)
@@ -1125,8 +1125,8 @@ def _index_fill(input, dim, index, value, inplace):
     return (op.apply_ if inplace else op.apply)(input, value, key=key)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def index_fill(input, dim, index, value):
     return _index_fill(input, dim, index, value, False)
 
@@ -1297,8 +1297,8 @@ def masked_scatter_(input, mask, source):
     return _masked_scatter(input, mask, source, True)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def masked_select(input, mask):
     m = _mask_data(mask, 'masked_select', 'masked_select: expected BoolTensor for mask')
     shape = _broadcast_mask(input._data, m, False, 'masked_select')
@@ -1346,8 +1346,8 @@ def _put(input, index, source, accumulate, inplace):
     return apply(input, source, index=idx, accumulate=bool(accumulate))
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def put(input, index, source, accumulate=False):
     return _put(input, index, source, accumulate, False)
 
@@ -1361,8 +1361,8 @@ def _int_tensor(a):
     return wrap(xp.ascontiguousarray(a, dtype=np.int64))
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def nonzero(input, *, as_tuple=False):
     a = input._data
     if a.dtype in REFUSED:
@@ -1419,8 +1419,8 @@ class IndexReduce(ScatterReduce):
     """``index_reduce``: ``scatter_reduce`` with whole slices of ``source`` along ``dim``."""
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     return _index_reduce(input, dim, index, source, reduce, include_self, False)
 

@@ -370,8 +370,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     return Nansum.apply(input, dim=dims, keepdim=keepdim, dtype=_np_dtype(dtype))
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """``nansum / (number of non-NaN elements)``, recorded as a division, as in PyTorch."""
     if input._data.dtype.kind not in 'fcV' and dtype is None:
@@ -749,14 +749,14 @@ def _argmax_argmin(input, dim, keepdim, largest):
     return wrap(xp.asarray(out.reshape(()) if x.ndim == 0 else out))
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def argmax(input, dim=None, keepdim=False):
     return _argmax_argmin(input, dim, keepdim, True)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def argmin(input, dim=None, keepdim=False):
     return _argmax_argmin(input, dim, keepdim, False)
 
@@ -1001,20 +1001,20 @@ def _logical(input, dim, keepdim, fn, op):
     return wrap(xp.asarray(out, dtype=np.uint8 if x.dtype == np.uint8 else np.bool_))
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def all(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, xp.all, 'all')
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def any(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, xp.any, 'any')
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def count_nonzero(input, dim=None):
     _refuse_limited(input, 'nonzero_count_cpu')
     x = input._data
@@ -1130,8 +1130,8 @@ def sort(input, dim=-1, descending=False, stable=False):
     return return_types.sort(v, i)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def argsort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'argsort')
     x = input._data

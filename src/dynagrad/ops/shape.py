@@ -676,8 +676,8 @@ def tile(input, dims):
     return repeat(input, dims)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:             # repeat_interleave(counts): indices repeated counts times
         counts = input._data

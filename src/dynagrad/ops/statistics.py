@@ -141,14 +141,14 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
     return result
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     return _quantile('quantile', input, q, dim, keepdim, interpolation, False)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     return _quantile('nanquantile', input, q, dim, keepdim, interpolation, True)
 

@@ -368,8 +368,8 @@ def _scatter_src(input, src, region_shape):
     return src if src._data.dtype == input._data.dtype else src.to(input.dtype)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     d1, d2 = _diag_dims(input.ndim, dim1, dim2)
     offset = int(offset)
@@ -378,8 +378,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     return DiagonalScatterInto.apply(input, src, offset=offset, dim1=d1, dim2=d2)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def select_scatter(input, src, dim, index):
     nd = input.ndim
     if nd == 0:
@@ -395,8 +395,8 @@ def select_scatter(input, src, dim, index):
     return SelectScatter.apply(input, src, key=key)
 
 
-@vmap_function('loop')
 @method
+@vmap_function('loop')
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     nd = input.ndim
     dim = _wrap(dim, nd)
