@@ -41,7 +41,6 @@ SPARSE = 'sparse tensors (the numerics issue, 18)'
 FFT = 'torch.fft / stft (the numerics issue, 18)'
 LINALG = 'the remaining linalg and its legacy top-level forms (the numerics issue, 18)'
 SPECIAL = 'torch.special functions (the numerics issue, 18)'
-FUNC = 'torch.func / vmap / forward-mode AD (the functional-transforms issue, 17)'
 DEVICE = 'devices, streams, serialization internals (the real-programs and CUDA issues, 14/20)'
 INTERNAL = "PyTorch's internals (not documented API)"
 NO_DTYPE = ('sub-byte and bit-packed dtypes: PyTorch itself can only allocate tensors of them '
@@ -104,7 +103,6 @@ LEFT_OUT = {
                                 'symeig', 'lstsq', 'solve', 'matrix_rank', 'pca_lowrank',
                                 'svd_lowrank', 'nuclear_norm')],
         *[(n, SPECIAL) for n in ('igamma', 'igammac')],
-        *[(n, FUNC) for n in ('vmap',)],
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
                                 'DeserializationStorageContext',
                                 'SerializationStorageContext', 'PyTorchFileReader',

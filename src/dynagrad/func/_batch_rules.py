@@ -156,7 +156,7 @@ def dims(*names, extra_rank=0, none_is_all=True, expand=False):
         k = len(levels)
         n = _rank(inputs[0]) + extra_rank
         if n == 0:
-            return loop(cls, inputs, params)
+            return _zero_dim(cls, inputs, params, names, levels)
         size = sizes_of(inputs, levels) if expand else None
         rank = max(_rank(x) for x in inputs)
         phys = [lift(x, levels, rank, expand=size) if isinstance(x, Tensor) else x
@@ -181,6 +181,30 @@ def dims(*names, extra_rank=0, none_is_all=True, expand=False):
         return out(cls.apply(*phys, **p), levels)
     rule.__name__ = f'dims{names}'
     return rule
+
+
+def _zero_dim(cls, inputs, params, names, levels):
+    """A zero-dim sample, whose dim 0 (or -1, or all of none) PyTorch lets an op name: it
+    is given a trailing size-1 dim for the op to work along, dropped again after."""
+    k = len(levels)
+    if len(inputs) != 1:
+        return loop(cls, inputs, params)
+    p = dict(params)
+    for name in names:
+        if name in p:
+            d = p[name]
+            p[name] = k if isinstance(d, int) else (k,) * max(len(d), 1) if isinstance(
+                d, (tuple, list)) else (k,)
+    r = cls.apply(lift(inputs[0], levels).unsqueeze(-1), **p)
+
+    def back(t):
+        if isinstance(t, Tensor) and t.dim() == k + 1 and t.shape[k] == 1:
+            t = t.squeeze(k)
+        return batched(t, levels) if isinstance(t, Tensor) else t
+    if isinstance(r, (tuple, list)):
+        parts = [back(t) for t in r]
+        return type(r)(*parts) if hasattr(r, '_fields') else type(r)(parts)
+    return back(r)
 
 
 def merge(cls, inputs, params):
@@ -588,7 +612,8 @@ RULES = {
     **{c: merge for c in (_pool.MaxPoolOp, _pool.AvgPoolOp, _pool.AdaptiveMaxPoolOp,
                           _pool.MaxUnpool, _vision.ChannelShuffle, _vision.GridSampler)},
     **{c: leading for c in (_vision.PixelShuffle, _vision.PixelUnshuffle,
-                            _vision.ConstantPadNd)},
+                            _vision.ConstantPadNd, _vision.AxisGather, _vision.AxisScatter,
+                            _pool.AxisMatmul)},
     _loss._PointwiseLoss: _pointwise_loss,
     _norm.RmsNorm: dims('axes'),
     # random draws: each sample its own (the generator refuses them in 'error' mode)
