@@ -338,7 +338,6 @@ FORWARD_AD = _params(lambda op, s: _wants_grad(op, s) and s.gradcheck
 TORCH_JVP_WRONG = {
     ('logcumsumexp', 'large_values'): 'torch drops the tangent of large entries',
     ('toplevel.native_layer_norm', 'f64_2dims'): 'torch gives mean and rstd zero tangents',
-    ('toplevel.native_batch_norm', 'f64_no_stats'): 'torch gives the batch statistics zero '
                                                     'tangents',
 }
 EXACT, DIFFERENCES = dict(rtol=1e-7, atol=1e-9), dict(rtol=1e-5, atol=1e-6)
@@ -666,31 +665,51 @@ def test_counting_namespace_saw_the_ops_compute():
 # or compute it right.
 
 VMAP_BATCH = 3
-# Known gaps of dynagrad's vmap (strict xfails, README "Not yet"): op name -> reason, or
-# (op name, sample index) -> reason.
+# Known gaps of dynagrad's vmap (strict xfails, README "Not yet"): (op name, sample index)
+# -> reason.
 VMAP_KNOWN = {
-    'as_strided': 'as_strided under vmap: the per-sample storage offsets are not batched',
-    'as_strided_copy': 'as_strided under vmap: the per-sample storage offsets are not batched',
-    'nn.functional.batch_norm': 'running statistics updated under vmap (torch refuses; '
-                                'dynagrad computes a merged update)',
-    'toplevel.batch_norm': 'running statistics updated under vmap',
-    'toplevel.native_batch_norm': 'running statistics updated under vmap',
-    'nn.functional.instance_norm': 'running statistics updated under vmap',
-    'toplevel.embedding_bag': 'embedding_bag bookkeeping reads offsets per call',
-    'cat': 'legacy empty 1-D operands skipped by cat get no gradient under vmap',
-    'concat': 'legacy empty 1-D operands skipped by cat get no gradient under vmap',
-    'concatenate': 'legacy empty 1-D operands skipped by cat get no gradient under vmap',
-    'addr': 'beta=0 under vmap: the ignored input gets None, not a zero gradient',
-    'addmm': 'beta=0 under vmap: the ignored input gets None, not a zero gradient',
-    'std': 'constant rows: the batched gradient differs where the std is zero',
-    'std_mean': 'constant rows: the batched gradient differs where the std is zero',
-    'setitem': 'a list key with a scalar value into a batched tensor',
-    'nn.functional.cross_entropy': 'class-probability target not batched beside a batched '
-                                   'input',
-    'linalg.solve': 'a batched right-hand side beside an A broadcast over its own batch',
-    'linalg.qr': "mode='r' of an empty matrix: the empty Q is not batched",
-    'conv1d': 'an empty batch of images', 'conv2d': 'an empty batch of images',
-    'conv_transpose1d': 'an empty batch of images',
+    ('prod', 5): 'a zero-dim sample reduced over all dims',  # 0dim
+    ('std', 23): 'constant rows: the batched gradient differs where the std is zero',  # constant_rows
+    ('std_mean', 23): 'constant rows: the batched gradient differs where the std is zero',  # constant_rows
+    ('addr', 4): 'beta=0 under vmap: the ignored input gets None, not a zero gradient',  # beta0_ignores_nan
+    ('addmm', 3): 'beta=0 under vmap: the ignored input gets None, not a zero gradient',  # beta0
+    ('linalg.solve', 4): 'a batched right-hand side beside an A broadcast over its own batch',  # broadcast_A
+    ('linalg.qr', 6): "mode='r' of an empty matrix: the empty Q is not batched",  # mode_r
+    ('cat', 6): 'all operands empty',  # all_empty
+    ('cat', 7): 'all operands empty',  # all_empty_any_dim
+    ('concat', 6): 'all operands empty',  # all_empty
+    ('concat', 7): 'all operands empty',  # all_empty_any_dim
+    ('concatenate', 6): 'all operands empty',  # all_empty
+    ('concatenate', 7): 'all operands empty',  # all_empty_any_dim
+    ('Tensor.unfold', 5): 'a zero-dim sample',  # 0dim
+    ('as_strided', 0): 'as_strided is refused under vmap (storage offsets are not batched)',  # 2d
+    ('as_strided', 1): 'as_strided is refused under vmap (storage offsets are not batched)',  # offset
+    ('as_strided', 2): 'as_strided is refused under vmap (storage offsets are not batched)',  # overlapping_windows
+    ('as_strided', 3): 'as_strided is refused under vmap (storage offsets are not batched)',  # stride0
+    ('as_strided', 4): 'as_strided is refused under vmap (storage offsets are not batched)',  # 0dim_result
+    ('as_strided', 5): 'as_strided is refused under vmap (storage offsets are not batched)',  # empty
+    ('as_strided', 6): 'as_strided is refused under vmap (storage offsets are not batched)',  # noncontig
+    ('as_strided', 7): 'as_strided is refused under vmap (storage offsets are not batched)',  # noncontig_offset
+    ('as_strided', 8): 'as_strided is refused under vmap (storage offsets are not batched)',  # int64
+    ('as_strided_copy', 0): 'as_strided is refused under vmap (storage offsets are not batched)',  # 2d
+    ('as_strided_copy', 1): 'as_strided is refused under vmap (storage offsets are not batched)',  # offset
+    ('as_strided_copy', 2): 'as_strided is refused under vmap (storage offsets are not batched)',  # overlapping_windows
+    ('as_strided_copy', 3): 'as_strided is refused under vmap (storage offsets are not batched)',  # stride0
+    ('as_strided_copy', 4): 'as_strided is refused under vmap (storage offsets are not batched)',  # 0dim_result
+    ('as_strided_copy', 5): 'as_strided is refused under vmap (storage offsets are not batched)',  # empty
+    ('as_strided_copy', 6): 'as_strided is refused under vmap (storage offsets are not batched)',  # noncontig
+    ('as_strided_copy', 7): 'as_strided is refused under vmap (storage offsets are not batched)',  # noncontig_offset
+    ('as_strided_copy', 8): 'as_strided is refused under vmap (storage offsets are not batched)',  # int64
+    ('setitem', 23): 'a list key with a scalar value into a batched tensor',  # list_scalar
+    ('conv1d', 10): 'an empty batch of images',  # empty_batch
+    ('conv2d', 11): 'an empty batch of images',  # empty_batch
+    ('conv_transpose1d', 5): 'an empty batch of images',  # empty_batch
+    ('toplevel.embedding_bag', 0): 'embedding_bag bookkeeping reads offsets per call',  # sum
+    ('toplevel.embedding_bag', 1): 'embedding_bag bookkeeping reads offsets per call',  # mean
+    ('toplevel.embedding_bag', 2): 'embedding_bag bookkeeping reads offsets per call',  # max
+    ('toplevel.embedding_bag', 3): 'embedding_bag bookkeeping reads offsets per call',  # mean_padding_idx
+    ('toplevel.embedding_bag', 4): 'embedding_bag bookkeeping reads offsets per call',  # f64_sum
+    ('nn.functional.cross_entropy', 22): 'class-probability target not batched beside a batched input',  # probs_unbatched
 }
 
 
@@ -699,10 +718,10 @@ def _vmap_params():
     for p in _params(lambda op, s: bool(s.args) and any(is_tensor_arg(a) for a in s.args)
                      and not s.method_only, 'vmap'):
         op, s, i = p.values
-        reason = VMAP_KNOWN.get((op.name, i)) or VMAP_KNOWN.get(op.name)
+        reason = VMAP_KNOWN.get((op.name, i))
         marks = list(p.marks)
         if reason:
-            marks.append(pytest.mark.xfail(strict=False, reason=reason))
+            marks.append(pytest.mark.xfail(strict=True, reason=reason))
         out.append(pytest.param(op, s, i, id=p.id, marks=marks))
     return out
 

@@ -806,6 +806,8 @@ def _batch_norm(fn, args, kwargs):
     training = bound.get('training', False)
     rm, rv = bound.get('running_mean'), bound.get('running_var')
     others = [bound.get(n) for n in ('running_mean', 'running_var', 'weight', 'bias')]
+    if training and rm is not None:
+        raise RuntimeError(_RUNNING_STATS_ERROR)
     if any(o.__class__ is BatchedTensor for o in others):
         return loop_call(fn, args, kwargs)
     levels = x._levels
@@ -823,11 +825,23 @@ def _batch_norm(fn, args, kwargs):
             r = r.reshape((x.shape[0], count) + tuple(x.shape[1:])).transpose(0, 1)
             return batched(r.reshape(size + tuple(x.shape)), levels)
         return _merged_call(fn, args, kwargs)
-    raise RuntimeError(
-        'vmap: batch_norm in training mode with running statistics would write every '
-        "sample's statistics into one running_mean: call the module in eval() mode, or make "
-        'it track_running_stats=False (as PyTorch asks, see functorch.experimental.'
-        'replace_all_batch_norm_modules_)')
+    raise RuntimeError(_RUNNING_STATS_ERROR)
+
+
+_RUNNING_STATS_ERROR = (
+    'vmap: batch_norm in training mode with running statistics would write every '
+    "sample's statistics into one running_mean: call the module in eval() mode, or make "
+    'it track_running_stats=False (as PyTorch asks, see functorch.experimental.'
+    'replace_all_batch_norm_modules_)')
+
+
+def _instance_norm(fn, args, kwargs):
+    names = ('input', 'running_mean', 'running_var', 'weight', 'bias', 'use_input_stats')
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    if bound.get('running_mean') is not None and bound.get('use_input_stats', True):
+        raise RuntimeError(_RUNNING_STATS_ERROR)
+    return _merged_call(fn, args, kwargs)
 
 
 def _dropout(fn, args, kwargs):
@@ -857,5 +871,6 @@ FUNCTION_RULES = {
     'loop': _loop_function,
     'class_loss': _class_loss,
     'batch_norm': _batch_norm,
+    'instance_norm': _instance_norm,
     'dropout': _dropout,
 }

@@ -244,7 +244,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                            mean=mean, rstd=rstd, eps=eps, fixed=fixed)
 
 
-@vmap_function('merge')
+@vmap_function('instance_norm')
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-05):
     """Normalize each channel of each sample over its spatial dims.
