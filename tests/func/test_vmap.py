@@ -14,7 +14,8 @@ R = np.random.default_rng(5)
 
 
 def both(*arrays):
-    return ([dynagrad.tensor(a.copy()) for a in arrays], [torch.from_numpy(a.copy()) for a in arrays])
+    return ([dynagrad.tensor(a.copy()) for a in arrays],
+            [torch.from_numpy(a.copy()) for a in arrays])
 
 
 def close(a, b, tol=1e-6):

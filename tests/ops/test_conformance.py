@@ -338,7 +338,8 @@ FORWARD_AD = _params(lambda op, s: _wants_grad(op, s) and s.gradcheck
 TORCH_JVP_WRONG = {
     ('logcumsumexp', 'large_values'): 'torch drops the tangent of large entries',
     ('toplevel.native_layer_norm', 'f64_2dims'): 'torch gives mean and rstd zero tangents',
-                                                    'tangents',
+    ('toplevel.native_batch_norm', 'f64_no_stats'): 'torch gives the batch statistics zero '
+                                                     'tangents',
 }
 EXACT, DIFFERENCES = dict(rtol=1e-7, atol=1e-9), dict(rtol=1e-5, atol=1e-6)
 
@@ -668,48 +669,48 @@ VMAP_BATCH = 3
 # Known gaps of dynagrad's vmap (strict xfails, README "Not yet"): (op name, sample index)
 # -> reason.
 VMAP_KNOWN = {
-    ('prod', 5): 'a zero-dim sample reduced over all dims',  # 0dim
-    ('std', 23): 'constant rows: the batched gradient differs where the std is zero',  # constant_rows
-    ('std_mean', 23): 'constant rows: the batched gradient differs where the std is zero',  # constant_rows
-    ('addr', 4): 'beta=0 under vmap: the ignored input gets None, not a zero gradient',  # beta0_ignores_nan
-    ('addmm', 3): 'beta=0 under vmap: the ignored input gets None, not a zero gradient',  # beta0
-    ('linalg.solve', 4): 'a batched right-hand side beside an A broadcast over its own batch',  # broadcast_A
-    ('linalg.qr', 6): "mode='r' of an empty matrix: the empty Q is not batched",  # mode_r
-    ('cat', 6): 'all operands empty',  # all_empty
-    ('cat', 7): 'all operands empty',  # all_empty_any_dim
-    ('concat', 6): 'all operands empty',  # all_empty
-    ('concat', 7): 'all operands empty',  # all_empty_any_dim
-    ('concatenate', 6): 'all operands empty',  # all_empty
-    ('concatenate', 7): 'all operands empty',  # all_empty_any_dim
-    ('Tensor.unfold', 5): 'a zero-dim sample',  # 0dim
-    ('as_strided', 0): 'as_strided is refused under vmap (storage offsets are not batched)',  # 2d
-    ('as_strided', 1): 'as_strided is refused under vmap (storage offsets are not batched)',  # offset
-    ('as_strided', 2): 'as_strided is refused under vmap (storage offsets are not batched)',  # overlapping_windows
-    ('as_strided', 3): 'as_strided is refused under vmap (storage offsets are not batched)',  # stride0
-    ('as_strided', 4): 'as_strided is refused under vmap (storage offsets are not batched)',  # 0dim_result
-    ('as_strided', 5): 'as_strided is refused under vmap (storage offsets are not batched)',  # empty
-    ('as_strided', 6): 'as_strided is refused under vmap (storage offsets are not batched)',  # noncontig
-    ('as_strided', 7): 'as_strided is refused under vmap (storage offsets are not batched)',  # noncontig_offset
-    ('as_strided', 8): 'as_strided is refused under vmap (storage offsets are not batched)',  # int64
-    ('as_strided_copy', 0): 'as_strided is refused under vmap (storage offsets are not batched)',  # 2d
-    ('as_strided_copy', 1): 'as_strided is refused under vmap (storage offsets are not batched)',  # offset
-    ('as_strided_copy', 2): 'as_strided is refused under vmap (storage offsets are not batched)',  # overlapping_windows
-    ('as_strided_copy', 3): 'as_strided is refused under vmap (storage offsets are not batched)',  # stride0
-    ('as_strided_copy', 4): 'as_strided is refused under vmap (storage offsets are not batched)',  # 0dim_result
-    ('as_strided_copy', 5): 'as_strided is refused under vmap (storage offsets are not batched)',  # empty
-    ('as_strided_copy', 6): 'as_strided is refused under vmap (storage offsets are not batched)',  # noncontig
-    ('as_strided_copy', 7): 'as_strided is refused under vmap (storage offsets are not batched)',  # noncontig_offset
-    ('as_strided_copy', 8): 'as_strided is refused under vmap (storage offsets are not batched)',  # int64
-    ('setitem', 23): 'a list key with a scalar value into a batched tensor',  # list_scalar
-    ('conv1d', 10): 'an empty batch of images',  # empty_batch
-    ('conv2d', 11): 'an empty batch of images',  # empty_batch
-    ('conv_transpose1d', 5): 'an empty batch of images',  # empty_batch
-    ('toplevel.embedding_bag', 0): 'embedding_bag bookkeeping reads offsets per call',  # sum
-    ('toplevel.embedding_bag', 1): 'embedding_bag bookkeeping reads offsets per call',  # mean
-    ('toplevel.embedding_bag', 2): 'embedding_bag bookkeeping reads offsets per call',  # max
-    ('toplevel.embedding_bag', 3): 'embedding_bag bookkeeping reads offsets per call',  # mean_padding_idx
-    ('toplevel.embedding_bag', 4): 'embedding_bag bookkeeping reads offsets per call',  # f64_sum
-    ('nn.functional.cross_entropy', 22): 'class-probability target not batched beside a batched input',  # probs_unbatched
+    ('prod', 5): 'a zero-dim sample reduced over all dims',
+    ('std', 23): 'constant rows: the batched gradient differs where the std is zero',
+    ('std_mean', 23): 'constant rows: the batched gradient differs where the std is zero',
+    ('addr', 4): 'beta=0 under vmap: the ignored input gets None, not a zero gradient',
+    ('addmm', 3): 'beta=0 under vmap: the ignored input gets None, not a zero gradient',
+    ('linalg.solve', 4): 'a batched right-hand side beside an A broadcast over its own batch',
+    ('linalg.qr', 6): "mode='r' of an empty matrix: the empty Q is not batched",
+    ('cat', 6): 'all operands empty',
+    ('cat', 7): 'all operands empty',
+    ('concat', 6): 'all operands empty',
+    ('concat', 7): 'all operands empty',
+    ('concatenate', 6): 'all operands empty',
+    ('concatenate', 7): 'all operands empty',
+    ('Tensor.unfold', 5): 'a zero-dim sample',
+    ('as_strided', 0): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided', 1): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided', 2): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided', 3): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided', 4): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided', 5): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided', 6): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided', 7): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided', 8): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 0): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 1): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 2): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 3): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 4): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 5): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 6): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 7): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('as_strided_copy', 8): 'as_strided is refused under vmap (storage offsets are not batched)',
+    ('setitem', 23): 'a list key with a scalar value into a batched tensor',
+    ('conv1d', 10): 'an empty batch of images',
+    ('conv2d', 11): 'an empty batch of images',
+    ('conv_transpose1d', 5): 'an empty batch of images',
+    ('toplevel.embedding_bag', 0): 'embedding_bag reads offsets per call',
+    ('toplevel.embedding_bag', 1): 'embedding_bag reads offsets per call',
+    ('toplevel.embedding_bag', 2): 'embedding_bag reads offsets per call',
+    ('toplevel.embedding_bag', 3): 'embedding_bag reads offsets per call',
+    ('toplevel.embedding_bag', 4): 'embedding_bag reads offsets per call',
+    ('nn.functional.cross_entropy', 22): 'class-probability target not batched beside a batched input',
 }
 
 
