@@ -24,6 +24,7 @@ PyTorch's vmap does for an op with no batching rule, with the same performance w
 they reach an op (normalisations' statistics, losses' target checks), named by
 ``@vmap_function`` where each function is defined.
 """
+import inspect
 import math
 import sys
 import warnings
@@ -874,3 +875,248 @@ FUNCTION_RULES = {
     'instance_norm': _instance_norm,
     'dropout': _dropout,
 }
+
+
+# -- functions with dim arguments that read their index or value arrays --------------------
+
+_SIGNATURES = {}
+
+
+def _bind(fn, args, kwargs):
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        sig = _SIGNATURES[fn] = inspect.signature(fn)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound
+
+
+def dim_call(lifted, dims=('dim',), none='flatten', expand=True, rank_of=None,
+             front=None):
+    """A function whose tensor arguments ``lifted`` take the batch dims and whose ``dims``
+    arguments move past them: run once on the physical tensors (their values are read
+    there, every sample's at once). ``none``: what a dim of None means ('flatten': the
+    sample flattened, 'all': every sample dim, 'loop': once per sample). ``front``: the
+    name of an argument whose presence puts a dim in front of the result (quantile's q)."""
+    def rule(fn, args, kwargs):
+        bound = _bind(fn, args, kwargs)
+        a = bound.arguments
+        levels = union(list(a.values()))
+        others = [v for name, v in a.items() if name not in lifted]
+        if union(others) or not levels:
+            return loop_call(fn, args, kwargs)
+        k = len(levels)
+        size = sizes_of(list(a.values()), levels)
+        first = a[lifted[0]]
+        n = first.dim() if rank_of is None else max(
+            a[name].dim() for name in lifted if isinstance(a[name], Tensor))
+        if n == 0:      # a zero-dim sample: rare, and its dims are 0 and -1 alike
+            return loop_call(fn, args, kwargs)
+        flatten = False
+        for name in dims:
+            d = a.get(name)
+            if d is None:
+                if none == 'loop' or name not in a:
+                    if name in a:
+                        return loop_call(fn, args, kwargs)
+                    continue
+                if none == 'all':
+                    a[name] = tuple(range(k, k + n))
+                else:
+                    flatten = True
+                    a[name] = k
+            elif n == 0:
+                return loop_call(fn, args, kwargs)
+            elif isinstance(d, (tuple, list)):
+                a[name] = type(d)(k + int(e) % n for e in d)
+            else:
+                a[name] = k + int(d) % n
+        for name in lifted:
+            v = a.get(name)
+            if isinstance(v, Tensor):
+                p = lift(v, levels, n if rank_of else None, expand=size if expand else None)
+                if flatten:
+                    p = p.reshape(tuple(p.shape[:k]) + (-1,))
+                a[name] = p
+        r = fn(*bound.args, **bound.kwargs)
+        if front is not None and isinstance(a.get(front), Tensor) and a[front].dim() == 1:
+            r = r.movedim(0, k)
+        if flatten and a.get('keepdim'):
+            r = r.reshape(tuple(r.shape[:k]) + (1,) * n)
+        return out(r, levels)
+    return rule
+
+
+def _take(fn, args, kwargs):
+    x, index = args[0], args[1]
+    levels = union([x, index])
+    size = sizes_of([x, index], levels)
+    k = len(levels)
+    flat = lift(x, levels, expand=size)
+    flat = flat.reshape(tuple(size) + (-1,))
+    idx = lift(index, levels, expand=size)
+    idx = _clamping.where(idx < 0, idx + flat.shape[k], idx)   # take counts from the end
+    got = flat.gather(k, idx.reshape(tuple(size) + (-1,)))
+    return batched(got.reshape(tuple(size) + tuple(index.shape)), levels)
+
+
+def _pointwise_loss_function(fn, args, kwargs):
+    """binary cross-entropy (with logits): per element on the physical tensors, then each
+    sample's own reduction."""
+    bound = _bind(fn, args, kwargs)
+    a = bound.arguments
+    reduction = a.get('reduction', 'mean')
+    if a.get('size_average') is not None or a.get('reduce') is not None:
+        reduction = _loss._reduction(a.get('size_average'), a.get('reduce'), reduction)
+        a['size_average'] = a['reduce'] = None
+    names = [n for n, v in a.items() if isinstance(v, Tensor)]
+    levels = union([a[n] for n in names])
+    rank = max(a[n].dim() for n in names)
+    for name in names:
+        if a[name].__class__ is BatchedTensor:
+            a[name] = lift(a[name], levels, rank)
+    a['reduction'] = 'none'
+    per_element = batched(fn(*bound.args, **bound.kwargs), levels)
+    if reduction == 'none':
+        return per_element
+    return per_element.sum() if reduction == 'sum' else per_element.mean()
+
+
+def _margin_loss(fn, args, kwargs):
+    """multi_margin / multilabel_margin: per row over the merged batch, reduced per sample."""
+    bound = _bind(fn, args, kwargs)
+    a = bound.arguments
+    if a.get('weight').__class__ is BatchedTensor:
+        return loop_call(fn, args, kwargs)
+    reduction = a.get('reduction', 'mean')
+    if a.get('size_average') is not None or a.get('reduce') is not None:
+        reduction = _loss._reduction(a.get('size_average'), a.get('reduce'), reduction)
+        a['size_average'] = a['reduce'] = None
+    x, t = a['input'], a['target']
+    levels = union([x, t])
+    size = sizes_of([x, t], levels)
+    px, pt = lift(x, levels, expand=size), lift(t, levels, expand=size)
+    a['input'] = px.reshape((-1,) + tuple(x.shape[1:]) if x.dim() > 1 else (-1, x.shape[0]))
+    a['target'] = pt.reshape((-1,) + tuple(t.shape[1:]) if x.dim() > 1 else
+                             ((-1,) if t.dim() == 0 else (-1, t.shape[0])))
+    a['reduction'] = 'none'
+    rows = x.shape[0] if x.dim() > 1 else None
+    loss = fn(*bound.args, **bound.kwargs)
+    loss = loss.reshape(tuple(size) + ((rows,) if rows is not None else ()))
+    loss = batched(loss, levels)
+    if reduction == 'none' or rows is None:
+        return loss
+    return loss.sum() if reduction == 'sum' else loss.mean()
+
+
+def _affine_after(norm_args):
+    """layer_norm / group_norm / instance_norm / batch_norm with a batched weight or bias:
+    the normalisation without them (its own rule), then ``* weight + bias`` as ops."""
+    def rule(fn, args, kwargs):
+        bound = _bind(fn, args, kwargs)
+        a = bound.arguments
+        w, b = a.get('weight'), a.get('bias')
+        if w.__class__ is not BatchedTensor and b.__class__ is not BatchedTensor:
+            return norm_args[1](fn, args, kwargs)
+        x = a['input']
+        a['weight'] = a['bias'] = None
+        y = norm_args[1](fn, tuple(bound.args), dict(bound.kwargs))
+        if norm_args[0] == 'trailing':
+            shape = None
+        else:       # per channel (dim 1)
+            shape = (x.shape[1],) + (1,) * (x.dim() - 2)
+        if w is not None:
+            y = y * (w if shape is None else w.reshape(shape))
+        if b is not None:
+            y = y + (b if shape is None else b.reshape(shape))
+        return y
+    return rule
+
+
+def _embedding(fn, args, kwargs):
+    bound = _bind(fn, args, kwargs)
+    a = bound.arguments
+    idx, weight = a['input'], a['weight']
+    if weight.__class__ is not BatchedTensor:
+        return _physical_call(fn, args, kwargs)
+    if a.get('max_norm') is not None or a.get('scale_grad_by_freq'):
+        # rows renormalised in place, gradients scaled by counts: sample by sample
+        return loop_call(fn, args, kwargs)
+    levels = union([idx, weight])
+    size = sizes_of([idx, weight], levels)
+    count = math.prod(size)
+    table = lift(weight, levels, expand=size).reshape((count,) + tuple(weight.shape))
+    pidx = lift(idx, levels, expand=size).reshape((count,) + tuple(idx.shape))
+    rows = _creation.arange(count).reshape((count,) + (1,) * idx.dim())
+    got = table[rows, pidx]
+    if a.get('padding_idx') is not None:    # the padding row's value, with no gradient
+        pad = (pidx == (a['padding_idx'] % weight.shape[0])).unsqueeze(-1)
+        got = _clamping.where(pad, got.detach(), got)
+    return batched(got.reshape(tuple(size) + tuple(got.shape[1:])), levels)
+
+
+def _prelu(fn, args, kwargs):
+    x, w = args[0], args[1]
+    if w.__class__ is not BatchedTensor:
+        return fn(*args, **kwargs)
+    if x.dim() == 0:
+        w = w.reshape(())
+    elif x.dim() >= 2 and w.numel() > 1:     # one weight per channel (dim 1)
+        w = w.reshape((w.shape[0],) + (1,) * (x.dim() - 2))
+    pos = x.clamp(min=0)
+    return pos + w * (x - pos)
+
+
+def _one_hot(fn, args, kwargs):
+    bound = _bind(fn, args, kwargs)
+    if bound.arguments.get('num_classes', -1) == -1:
+        raise RuntimeError('vmap: one_hot needs num_classes under vmap (finding it reads the '
+                           "largest index, data-dependent as torch's vmap refuses); pass "
+                           'num_classes=')
+    return _physical_call(fn, args, kwargs)
+
+
+def _max_unpool(fn, args, kwargs):
+    name, n, x, indices, out_size = args
+    levels = union([x, indices])
+    size = sizes_of([x, indices], levels)
+    k = len(levels)
+    px = lift(x, levels, expand=size)
+    pi = lift(indices, levels, expand=size)
+    if x.dim() == n + 1:        # no N: the batch is it
+        px = px.reshape((-1,) + tuple(px.shape[k:]))
+        pi = pi.reshape((-1,) + tuple(pi.shape[k:]))
+        r = fn(name, n, px, pi, out_size)
+        return batched(r.reshape(tuple(size) + tuple(r.shape[1:])), levels)
+    px = px.reshape((-1,) + tuple(px.shape[k + 1:]))
+    pi = pi.reshape((-1,) + tuple(pi.shape[k + 1:]))
+    r = fn(name, n, px, pi, out_size)
+    return batched(r.reshape(tuple(size) + (x.shape[0],) + tuple(r.shape[1:])), levels)
+
+
+FUNCTION_RULES.update({
+    'gather': dim_call(('input', 'index')),
+    'scatter': dim_call(('input', 'index', 'src')),
+    'index_select': dim_call(('input',), expand=False),
+    'index_update': dim_call(('input', 'source')),
+    'index_fill': dim_call(('input',), expand=False),
+    'take_along_dim': dim_call(('input', 'indices'), none='loop'),
+    'reduce_flat': dim_call(('input',), expand=False),
+    'reduce_all': dim_call(('input',), none='all', expand=False),
+    'quantile': dim_call(('input',), expand=False, front='q'),
+    'cosine_similarity': dim_call(('x1', 'x2'), expand=False, rank_of='broadcast'),
+    'repeat_interleave': dim_call(('input',), expand=False),
+    'scatter_into': dim_call(('input', 'src')),
+    'diagonal_scatter': dim_call(('input', 'src'), dims=('dim1', 'dim2')),
+    'take': _take,
+    'pointwise_loss': _pointwise_loss_function,
+    'margin_loss': _margin_loss,
+    'layer_norm': _affine_after(('trailing', _physical_call)),
+    'group_norm': _affine_after(('channel', _merged_call)),
+    'instance_norm': _affine_after(('channel', _instance_norm)),
+    'batch_norm': _affine_after(('channel', _batch_norm)),
+    'embedding': _embedding,
+    'prelu': _prelu,
+    'one_hot': _one_hot,
+    'max_unpool': _max_unpool,
+})

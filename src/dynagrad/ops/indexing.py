@@ -568,7 +568,7 @@ def select(input, dim, index):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('index_select')
 def index_select(input, dim, index):
     nd = input._data.ndim
     dim = _wrap_dim(dim, nd)
@@ -599,7 +599,7 @@ def _gather_key(index, dim, shape=None):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('gather')
 def gather(input, dim, index, *, sparse_grad=False):
     x = input._data
     dim = _wrap_dim(dim, x.ndim)
@@ -645,7 +645,7 @@ def _flat_index(idx, numel):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('take')
 def take(input, index):
     _index_data(index, 'take', (np.int64,), 'take(): Expected a long tensor for index, but got '
                 f'{_type_name(index._data.dtype) if _is_tensor(index) else ""}')
@@ -653,7 +653,7 @@ def take(input, index):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('take_along_dim')
 def take_along_dim(input, indices, dim=None):
     idx = _index_data(indices, 'take_along_dim', (np.int64,),
                       'torch.take_along_dim(): dtype of indices should be Long but got '
@@ -912,7 +912,7 @@ def _scatter(input, dim, index, src, value, reduce, inplace):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('scatter')
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return _scatter(input, dim, index, src, value, reduce, False)
 
@@ -931,7 +931,7 @@ def _scatter_add(input, dim, index, src, inplace):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('scatter')
 def scatter_add(input, dim, index, src):
     return _scatter_add(input, dim, index, src, False)
 
@@ -955,7 +955,7 @@ def _scatter_reduce(input, dim, index, src, reduce, include_self, inplace):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('scatter')
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     return _scatter_reduce(input, dim, index, src, reduce, include_self, False)
 
@@ -1071,7 +1071,7 @@ def _index_add(input, dim, index, source, alpha, inplace):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('index_update')
 def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, dim, index, source, alpha, False)
 
@@ -1098,7 +1098,7 @@ def _index_copy(input, dim, index, source, inplace):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('index_update')
 def index_copy(input, dim, index, source):
     if autocast_state.active:   # autocast's 'promote' op: the widest floating dtype
         input, source = autocast_args('promote', input, source)
@@ -1126,7 +1126,7 @@ def _index_fill(input, dim, index, value, inplace):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('index_fill')
 def index_fill(input, dim, index, value):
     return _index_fill(input, dim, index, value, False)
 
@@ -1420,7 +1420,7 @@ class IndexReduce(ScatterReduce):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('index_update')
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     return _index_reduce(input, dim, index, source, reduce, include_self, False)
 

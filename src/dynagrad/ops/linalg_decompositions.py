@@ -543,7 +543,7 @@ def pinverse(input, rcond=1e-15):
     return pinv(input, rtol=rcond)
 
 
-@vmap_function('loop')
+@vmap_function('physical')
 def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, tol=None):
     if autocast_state.active:
         A, = autocast_args('fp32', A)

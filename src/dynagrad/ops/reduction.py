@@ -371,7 +371,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('reduce_all')
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """``nansum / (number of non-NaN elements)``, recorded as a division, as in PyTorch."""
     if input._data.dtype.kind not in 'fcV' and dtype is None:
@@ -750,13 +750,13 @@ def _argmax_argmin(input, dim, keepdim, largest):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('reduce_flat')
 def argmax(input, dim=None, keepdim=False):
     return _argmax_argmin(input, dim, keepdim, True)
 
 
 @method
-@vmap_function('loop')
+@vmap_function('reduce_flat')
 def argmin(input, dim=None, keepdim=False):
     return _argmax_argmin(input, dim, keepdim, False)
 
@@ -1002,19 +1002,19 @@ def _logical(input, dim, keepdim, fn, op):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('reduce_flat')
 def all(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, xp.all, 'all')
 
 
 @method
-@vmap_function('loop')
+@vmap_function('reduce_flat')
 def any(input, dim=None, keepdim=False):
     return _logical(input, dim, keepdim, xp.any, 'any')
 
 
 @method
-@vmap_function('loop')
+@vmap_function('reduce_flat')
 def count_nonzero(input, dim=None):
     _refuse_limited(input, 'nonzero_count_cpu')
     x = input._data
@@ -1131,7 +1131,7 @@ def sort(input, dim=-1, descending=False, stable=False):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('reduce_flat')
 def argsort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'argsort')
     x = input._data

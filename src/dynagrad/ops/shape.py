@@ -677,7 +677,7 @@ def tile(input, dims):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('repeat_interleave')
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:             # repeat_interleave(counts): indices repeated counts times
         counts = input._data

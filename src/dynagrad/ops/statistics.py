@@ -142,13 +142,13 @@ def _quantile(op, input, q, dim, keepdim, interpolation, ignore_nan):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('quantile')
 def quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     return _quantile('quantile', input, q, dim, keepdim, interpolation, False)
 
 
 @method
-@vmap_function('loop')
+@vmap_function('quantile')
 def nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
     return _quantile('nanquantile', input, q, dim, keepdim, interpolation, True)
 

@@ -369,7 +369,7 @@ def _scatter_src(input, src, region_shape):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('diagonal_scatter')
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     d1, d2 = _diag_dims(input.ndim, dim1, dim2)
     offset = int(offset)
@@ -379,7 +379,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('scatter_into')
 def select_scatter(input, src, dim, index):
     nd = input.ndim
     if nd == 0:
@@ -396,7 +396,7 @@ def select_scatter(input, src, dim, index):
 
 
 @method
-@vmap_function('loop')
+@vmap_function('scatter_into')
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     nd = input.ndim
     dim = _wrap(dim, nd)

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ...autograd.batched import vmap_function
 from ... import ops as _ops
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
@@ -465,6 +466,7 @@ class Prelu(Op):
 
 
 @method('prelu')
+@vmap_function('prelu')
 def prelu(input, weight):
     if autocast_state.active:
         input, weight = autocast_args('lower', input, weight)

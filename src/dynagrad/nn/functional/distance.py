@@ -213,7 +213,7 @@ def _check_broadcast(a, b):
                                f'b ({sb[-k]}) at non-singleton dimension {dim}')
 
 
-@vmap_function('loop')
+@vmap_function('cosine_similarity')
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``sum(x1/max(|x1|, eps) * x2/max(|x2|, eps))`` along ``dim`` (inputs broadcast).
 

@@ -282,7 +282,7 @@ class BinaryCrossEntropy(_PointwiseLoss):
         return gx, gt
 
 
-@vmap_function('loop')
+@vmap_function('pointwise_loss')
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction='mean'):
     """Binary cross entropy of probabilities; each log is clamped to >= -100 as in PyTorch."""
@@ -338,7 +338,7 @@ class BinaryCrossEntropyWithLogits(_PointwiseLoss):
         return gx, gt
 
 
-@vmap_function('loop')
+@vmap_function('pointwise_loss')
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction='mean', pos_weight=None):
     """Sigmoid then binary cross entropy, fused in the stable log-sum-exp form."""
@@ -690,7 +690,7 @@ class MultiMarginLossOp(Op):
         return gx.reshape(x.shape), None
 
 
-@vmap_function('loop')
+@vmap_function('margin_loss')
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,
                       reduce=None, reduction='mean'):
     if autocast_state.active:
@@ -768,7 +768,7 @@ def _no_half(input, kernel):
         raise not_implemented(kernel, input._data)
 
 
-@vmap_function('loop')
+@vmap_function('margin_loss')
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction='mean'):
     if autocast_state.active:
         input, target = autocast_args('fp32', input, target)

@@ -307,7 +307,7 @@ def _check_trailing(input, shape, sep=', '):
                            f'{list(input.shape)}')
 
 
-@vmap_function('physical')
+@vmap_function('layer_norm')
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """Normalize over the last ``len(normalized_shape)`` dims, then ``* weight + bias``."""
     shape = _normalized_shape(normalized_shape, 'layer_norm')
@@ -330,7 +330,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
         eps=eps, fixed=False)
 
 
-@vmap_function('merge')
+@vmap_function('group_norm')
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """Normalize each of ``num_groups`` groups of channels of each sample."""
     if input.ndim < 2:

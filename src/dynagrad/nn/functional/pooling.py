@@ -856,7 +856,7 @@ def _unpool_output_size(fn, n, input, k, s, p, output_size):
     return out
 
 
-@vmap_function('loop')
+@vmap_function('max_unpool')
 def _max_unpool(fn, n, input, indices, out):
     if input.ndim not in (n + 1, n + 2):
         raise RuntimeError(f'Input to max_unpooling{n}d should be a {n + 1}d or {n + 2}d '

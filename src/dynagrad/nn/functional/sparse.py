@@ -99,7 +99,7 @@ def _segment_sum(rows, idx, shape):
     return out
 
 
-@vmap_function('physical')
+@vmap_function('embedding')
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
     """Rows of ``weight`` at ``input``'s indices: shape ``input.shape + (D,)``."""
@@ -284,7 +284,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
                                 scale=scale, freq=freq)
 
 
-@vmap_function('loop')
+@vmap_function('one_hot')
 def one_hot(tensor, num_classes=-1):
     """``(..., num_classes)`` int64 tensor with a 1 at each index."""
     t = tensor._data
