@@ -346,6 +346,17 @@ def _is_array_key(k):
 
 def _advanced(cls, inputs, params):
     key = params['key']
+    if key.__class__.__name__ == 'TwoStep' and inputs[0].__class__ is BatchedTensor and \
+            not union(inputs[1:]):
+        k = len(inputs[0]._levels)
+        two = object.__new__(type(key))
+        two.basic = (slice(None),) * k + key.basic
+        two.adv = (slice(None),) * k + key.adv
+        adv = [i for i, e in enumerate(two.adv) if _is_array_key(e)]
+        if adv and adv == list(range(adv[0], adv[-1] + 1)) and not any(
+                e is Ellipsis or e is None for e in two.adv):
+            return batched(cls.apply(inputs[0]._phys, key=two), inputs[0]._levels)
+        return loop(cls, inputs, params)
     key = key if isinstance(key, tuple) else (key,)
     adv = [i for i, k in enumerate(key) if _is_array_key(k) or isinstance(k, (list,))]
     if (not adv or adv != list(range(adv[0], adv[-1] + 1)) or any(k is Ellipsis for k in key)
@@ -392,9 +403,29 @@ def _repeat(cls, inputs, params):
 
 
 def _roll(cls, inputs, params):
-    if params.get('dims') in (None, ()):
+    if params.get('dims') not in (None, ()):
+        return dims('dims')(cls, inputs, params)
+    x, = inputs        # no dims: the flattened sample rolls
+    k = len(x._levels)
+    p = x._phys.reshape(tuple(x._phys.shape[:k]) + (-1,))
+    r = cls.apply(p, **dict(params, dims=(k,)))
+    return batched(r.reshape(x._phys.shape), x._levels)
+
+
+def _renorm(cls, inputs, params):
+    """Each slice along ``axis`` scaled to norm ``maxnorm`` at most: the norm over the
+    sample's other dims, as ops (PyTorch's formula, maxnorm / (norm + 1e-7))."""
+    x, = inputs
+    n = x.dim()
+    axis = params['axis'] % n
+    others = tuple(i for i in range(n) if i != axis)
+    if not others:
         return loop(cls, inputs, params)
-    return dims('dims')(cls, inputs, params)
+    norm = _reduction.norm(x, params['p'], others, keepdim=True)
+    maxnorm = params['maxnorm']
+    scale = _clamping.where(norm > maxnorm, maxnorm / (norm + 1e-7),
+                            _creation.ones_like(norm))
+    return x * scale
 
 
 def _trace(cls, inputs, params):
@@ -591,7 +622,7 @@ RULES = {
     _shape.Transpose: dims('dim0', 'dim1'), _shape.Squeeze: _squeeze,
     _shape.Unsqueeze: dims('dim', extra_rank=1),
     _shape.Diagonal: dims('dim1', 'dim2'), _shape.DiagEmbed: dims('dim1', 'dim2', extra_rank=1),
-    _shape.Flip: dims('dims'), _shape.Roll: _roll, _shape.Rot90: dims('dims'),
+    _shape.Flip: dims('dims'), _shape.Roll: _roll, _reduction.Renorm: _renorm, _shape.Rot90: dims('dims'),
     _shape.Repeat: _repeat, _shape.RepeatInterleave: dims('dim', none_is_all=False),
     _shape._MultiView: _multi_view, _shape.Cat: _cat, _shape.Stack: _cat,
     _shape.Tril: leading, _shape.Triu: leading, _shape.Trace: _trace,
@@ -857,8 +888,33 @@ def _index_key(fn, args, kwargs):
     written into a batched x through advanced indexing, go sample by sample; the rest is
     the ops' own batching rules."""
     if has_batched_key(args[1:]):
+        if fn.__name__ == 'getitem':
+            got = _batched_index(args[0], args[1])
+            if got is not None:
+                return got
         return loop_call(fn, args, kwargs)
     return fn(*args, **kwargs)
+
+
+def _batched_index(x, key):
+    """``x[idx]`` with one batched integer index tensor (the first dim indexed, the
+    commonest gather): each sample's rows picked by one advanced index over the batch."""
+    if isinstance(key, tuple):
+        if len(key) != 1:
+            return None
+        key = key[0]
+    if key.__class__ is not BatchedTensor or key.dtype.is_floating_point or \
+            str(key.dtype).endswith('bool') or x.dim() == 0:
+        return None
+    levels = union([x, key])
+    size = sizes_of([x, key], levels)
+    count = math.prod(size)
+    px = lift(x, levels, expand=size).reshape((count,) + tuple(x.shape))
+    pk = lift(key, levels, expand=size).reshape((count,) + tuple(key.shape))
+    pk = _clamping.where(pk < 0, pk + x.shape[0], pk)
+    rows = _creation.arange(count).reshape((count,) + (1,) * key.dim())
+    got = px[rows, pk]
+    return batched(got.reshape(tuple(size) + tuple(got.shape[1:])), levels)
 
 
 def has_batched_key(values):
