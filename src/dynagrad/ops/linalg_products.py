@@ -20,6 +20,11 @@ from ._elementwise import REFUSED, WIDE_UNSIGNED_OR_E8M0, refused
 def _mm(a, b):
     """``a @ b`` for arrays, tensors, or a tensor with a constant array."""
     if is_array(a) and is_array(b):
+        if a.ndim > 2 and a.shape[-1] == 1 and b.ndim > 2:
+            # a batch of outer products (per-sample weight gradients): one broadcast
+            # multiply, the same single products, at memory speed (NumPy's stacked matmul
+            # runs a tiny GEMM per matrix, 2.4x slower at the MLP's sizes)
+            return a * b
         return a @ b
     return _matmul_op(a.ndim, b.ndim).apply(a, b)
 
