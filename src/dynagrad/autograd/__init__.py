@@ -88,9 +88,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 def _grads_batched(outputs, inputs, grads, retain_graph, create_graph, allow_unused,
                    materialize_grads):
-    """``is_grads_batched``: the first dim of every grad_output is a batch of cotangents,
-    one vector-Jacobian product each, stacked. (One backward pass per cotangent over the
-    retained graph: the engine does not run backward formulas on batched gradients.)"""
+    """``is_grads_batched``: the first dim of every grad_output is a batch of cotangents.
+    One backward pass for all of them: the cotangents enter as one batched tensor (a vmap
+    level of their own), and the backward formulas, written in dynagrad ops, run on it
+    through the ops' batching rules, as ``create_graph`` runs them on tensors."""
     if any(g is None for g in grads):
         raise RuntimeError('grad_outputs must be given for every output when '
                            'is_grads_batched=True')
@@ -100,19 +101,44 @@ def _grads_batched(outputs, inputs, grads, retain_graph, create_graph, allow_unu
                            'each grad_output as the batch dimension, which must be the same '
                            f'for every grad_output; got shapes {[list(g.shape) for g in grads]}')
     n = sizes.pop()
-    rows = [grad(outputs, inputs, [g[k] for g in grads], retain_graph=True,
-                 create_graph=create_graph, allow_unused=allow_unused,
-                 materialize_grads=materialize_grads) for k in range(n)]
-    # stack is an op, a layer above this one: found by name, only when asked for
-    stack = importlib.import_module('dynagrad.ops.shape').stack
-    stacked = []
-    for j, x in enumerate(inputs):
-        col = [r[j] for r in rows]
-        if not col:
-            stacked.append(x.new_empty((0,) + tuple(x.shape)))
-        else:
-            stacked.append(None if any(c is None for c in col) else stack(col))
-    return tuple(stacked)
+    if _batched.state.rules is None:    # the rules live in dynagrad.func, a layer above
+        importlib.import_module('dynagrad.func._vmap')._install_rules()
+    level = _batched.enter_level(n, 'error')
+    try:
+        seeds = tuple(_batched.batched(g, _batched.levels_of(g) + (level.level,))
+                      if not _batched.levels_of(g) else _move_in(g, level.level) for g in grads)
+        result = _run_backward(outputs, seeds, True if retain_graph is None else retain_graph,
+                               True, inputs=inputs, accumulate=False, allow_unused=allow_unused)
+    finally:
+        _batched.exit_level(level)
+    out = []
+    for r, x in zip(result, inputs):
+        if r is None:
+            out.append(x.new_zeros((n,) + tuple(x.shape)) if materialize_grads else None)
+            continue
+        p = _unbatch(r, level.level, n)
+        out.append(p if create_graph else p.detach())
+    return tuple(out)
+
+
+def _move_in(g, level):
+    """A grad_output already batched over open vmap levels: its first dim joins as the
+    innermost level."""
+    own = _batched.levels_of(g)
+    p = _batched.physical(g).movedim(len(own), len(own))
+    return _batched.batched(p, own + (level,))
+
+
+def _unbatch(r, level, n):
+    own = _batched.levels_of(r)
+    if level not in own:        # the same for every cotangent
+        return r.unsqueeze(0).expand((n,) + tuple(r.shape))
+    i = own.index(level)
+    p = _batched.physical(r)
+    rest = own[:i] + own[i + 1:]
+    if i != len(rest):
+        p = p.movedim(i, len(rest))
+    return _batched.batched(p, rest)
 
 
 from .gradcheck import gradcheck, gradgradcheck  # noqa: E402  (functions shadow the module)

@@ -184,6 +184,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     out_tuple, outs = _outputs(func, xs, 'jacobian', strict)
     if strategy == 'forward-mode':
         return _jacobian_forward(func, xs, outs, is_tuple, out_tuple)
+    if vectorize:
+        return _jacobian_vectorized(xs, outs, create_graph, is_tuple, out_tuple)
     per_output = []
     for i, o in enumerate(outs):
         flat = o.reshape(-1)
@@ -206,6 +208,30 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         per_output.append(_finish(jac, create_graph, True))
     result = tuple(j if is_tuple else j[0] for j in per_output)
     return result if out_tuple else result[0]
+
+
+def _jacobian_vectorized(xs, outs, create_graph, is_tuple, out_tuple):
+    """Every row of an output's Jacobian in one backward pass: the unit cotangents as one
+    batch (``is_grads_batched``, the backward formulas run through vmap's rules)."""
+    per_output = []
+    for i, o in enumerate(outs):
+        m = o.numel()
+        jac = []
+        if m and o.requires_grad:
+            unit = o.new_zeros((m, m))
+            unit[range(m), range(m)] = 1
+            rows = _grad((o,), xs, (unit.reshape((m,) + tuple(o.shape)),), retain_graph=True,
+                         create_graph=create_graph, allow_unused=True, is_grads_batched=True)
+        else:
+            rows = (None,) * len(xs)
+        for r, x in zip(rows, xs):
+            if r is None:
+                r = x.new_zeros((m,) + tuple(x.shape))
+            jac.append(r.reshape(tuple(o.shape) + tuple(x.shape)))
+        jac = tuple(jac)
+        per_output.append(_finish(jac, create_graph, True) if is_tuple else
+                          _finish(jac, create_graph, True)[0])
+    return tuple(per_output) if out_tuple else per_output[0]
 
 
 def _jacobian_forward(func, xs, outs, is_tuple, out_tuple):

@@ -223,6 +223,23 @@ def vjp(func, *primals, has_aux=False):
             gs = _grads(out_leaves, fresh, cot_leaves, inner)
         return rebuild([_finish(g, inner) for g in gs])
 
+    def vjp_batched(cot_leaves):
+        """The vector-Jacobian products of a batch of cotangents (first dim), in one
+        backward pass (``is_grads_batched``); flat lists in and out."""
+        inner = create
+        live = [(o, c) for o, c in zip(out_leaves, cot_leaves) if o.requires_grad]
+        n = cot_leaves[0].shape[0]
+        if not live:
+            return [_zeros_like(x).unsqueeze(0).expand((n,) + tuple(x.shape)) for x in fresh]
+        with enable_grad():
+            got = _autograd_grad([o for o, _ in live], fresh, [c for _, c in live],
+                                 retain_graph=True, create_graph=inner, allow_unused=True,
+                                 is_grads_batched=True)
+        return [_finish(g, inner) if g is not None else
+                _zeros_like(x).unsqueeze(0).expand((n,) + tuple(x.shape))
+                for g, x in zip(got, fresh)]
+    vjp_fn.batched = vjp_batched
+
     value = out_rebuild([_finish(o, create) for o in out_leaves])
     if has_aux:
         return value, vjp_fn, _tree_map(lambda t: _finish(t, create), aux)
@@ -341,6 +358,29 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         value, pullback = out[0], out[1]
         out_leaves, out_rebuild = _flatten(value)
         in_leaves, in_rebuild = _flatten(tuple(args[n] for n in nums))
+        if not _vmap_state.active:
+            # every row of an output's Jacobian in one backward pass: its cotangents (the
+            # unit tensors) as one batch
+            from ..ops.creation import eye, zeros
+            per_output = []
+            for k, o in enumerate(out_leaves):
+                m = o.numel()
+                if m == 0:
+                    jac = [zeros(tuple(o.shape) + tuple(x.shape), dtype=x.dtype)
+                           for x in in_leaves]
+                    jac_tree = in_rebuild(jac)
+                    per_output.append(jac_tree[0] if single else jac_tree)
+                    continue
+                cot = [eye(m, dtype=o.dtype).reshape((m,) + tuple(o.shape)) if j == k else
+                       zeros((m,) + tuple(other.shape), dtype=other.dtype)
+                       for j, other in enumerate(out_leaves)]
+                rows = pullback.batched(cot)
+                jac = [r.reshape(tuple(o.shape) + tuple(x.shape))
+                       for r, x in zip(rows, in_leaves)]
+                jac_tree = in_rebuild(jac)
+                per_output.append(jac_tree[0] if single else jac_tree)
+            result = out_rebuild(per_output)
+            return (result, out[2]) if has_aux else result
         per_output = []
         for k, o in enumerate(out_leaves):
             rows = [[] for _ in in_leaves]
