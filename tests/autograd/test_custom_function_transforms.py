@@ -89,3 +89,36 @@ def test_errors_without_the_rules():
             x = fw.make_dual(lib.ones(2), lib.ones(2))
             with pytest.raises(NotImplementedError, match='You must implement the jvp function'):
                 Old.apply(x)
+
+
+def test_generated_rule_runs_once_and_sums_shared_gradients():
+    class Scale(dynagrad.autograd.Function):
+        generate_vmap_rule = True
+        calls = 0
+
+        @staticmethod
+        def forward(x, w):
+            Scale.calls += 1
+            return x * w
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx, g):
+            x, w = ctx.saved_tensors
+            return g * w, (g * x).sum(0)
+
+    x = np.random.default_rng(0).standard_normal((5, 4, 3))
+    w = np.random.default_rng(1).standard_normal(3)
+    dx, dw = dynagrad.tensor(x.copy(), requires_grad=True), dynagrad.tensor(w.copy(),
+                                                                          requires_grad=True)
+    out = dynagrad.func.vmap(Scale.apply, in_dims=(0, None))(dx, dw)
+    assert Scale.calls == 1     # one forward for the whole batch, not one per sample
+    out.pow(2).sum().backward()
+    tx, tw = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    (tx * tw).pow(2).sum().backward()
+    np.testing.assert_allclose(out.detach().numpy(), (tx * tw).detach().numpy(), 1e-12)
+    np.testing.assert_allclose(dx.grad.numpy(), tx.grad.numpy(), 1e-12)
+    np.testing.assert_allclose(dw.grad.numpy(), tw.grad.numpy(), 1e-12)

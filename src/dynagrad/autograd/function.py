@@ -1283,13 +1283,114 @@ def _custom_function_vmap(cls, args, kwargs):
             res.append(b.batched(p, b.levels_of(o) + (lvl.level,)))
         return res[0] if single else tuple(res)
     if cls.generate_vmap_rule:
-        return b.state.rules.function('loop', cls.apply, args, kwargs)
+        return _generated_vmap(cls, args, kwargs)
     raise RuntimeError(f'In order to use an autograd.Function with functorch transforms '
                        f'(vmap, grad, jvp, jacrev, ...), it must override the setup_context '
                        f'staticmethod. For more details, please see https://pytorch.org/docs/'
                        f'main/notes/extending.func.html' if not cls._uses_setup_context() else
                        f'To use autograd.Function with vmap, you must either override the vmap '
                        f'staticmethod or set generate_vmap_rule=True.')
+
+
+class _BatchedCtx(FunctionCtx):
+    """The ctx a custom Function's forward, setup_context and backward see under vmap
+    with ``generate_vmap_rule``: its saved tensors are the batched tensors themselves."""
+
+    def __init__(self, needs):
+        self._needs = needs
+        self._to_save = ()
+
+    @property
+    def saved_tensors(self):
+        return tuple(self._to_save)
+
+    @property
+    def needs_input_grad(self):
+        return self._needs
+
+
+def _generated_vmap(cls, args, kwargs):
+    """``generate_vmap_rule=True``: the Function's own forward and backward run once on
+    the batched tensors (their ops through the batching rules), recorded as one node of
+    the physical graph."""
+    from . import batched as b
+    phys = [b.physical(a) if isinstance(a, Tensor) else a for a in args]
+    arg_levels = [b.levels_of(a) for a in args]
+    tensor_pos = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    seen = []       # the output levels forward found
+
+    def logical(i, p):
+        return b.batched(p, arg_levels[i]) if arg_levels[i] else p
+
+    class Generated(Function):
+        @staticmethod
+        def forward(ctx, *ps):
+            inner = _BatchedCtx(tuple(isinstance(a, Tensor) and a.requires_grad
+                                      for a in args))
+            ctx.inner = inner
+            xs = [logical(i, p) if i in tensor_pos else p for i, p in enumerate(ps)]
+            out = cls._run_forward(inner, xs, kwargs)
+            single = not isinstance(out, tuple)
+            outs = (out,) if single else out
+            ctx.single = single
+            ctx.out_levels = [b.levels_of(o) for o in outs]
+            seen.append(ctx.out_levels)
+            res = tuple(b.physical(o) if isinstance(o, Tensor) else o for o in outs)
+            return res[0] if single else res
+
+        @staticmethod
+        def backward(ctx, *gs):
+            was = b.state.active
+            b.state.active = True       # the level may have closed: the rules need no more
+            try:
+                grads = [b.batched(g, lv) if g is not None and lv else g
+                         for g, lv in zip(gs, ctx.out_levels)]
+                got = cls.backward(ctx.inner, *grads)
+            finally:
+                b.state.active = was
+            got = got if isinstance(got, tuple) else (got,)
+            result = []
+            for i, g in enumerate(got[:len(args)]):
+                if g is None or i not in tensor_pos:
+                    result.append(None)
+                    continue
+                own = arg_levels[i]
+                have = b.levels_of(g)
+                p = b.physical(g)
+                # a level the input lacks: the input was shared by the samples, its
+                # gradient is their sum
+                extra = [k for k, lvl in enumerate(have) if lvl not in own]
+                if extra:
+                    p = p.sum(tuple(extra))
+                kept = tuple(lvl for lvl in have if lvl in own)
+                if kept != own:
+                    p = b.physical(b.batched(p, kept)) if not own else _lift_to(
+                        b.batched(p, kept) if kept else p, own, args[i])
+                result.append(p)
+            return tuple(result)
+    out = Generated.apply(*phys)
+    outs = (out,) if not isinstance(out, tuple) else out
+    out_levels = seen[-1]
+    wrapped = tuple(b.batched(o, lv) if isinstance(o, Tensor) and lv else o
+                    for o, lv in zip(outs, out_levels))
+    return wrapped if isinstance(out, tuple) else wrapped[0]
+
+
+def _lift_to(g, levels, like):
+    """A gradient batched over fewer levels than its input: broadcast to the input's."""
+    from . import batched as b
+    p = b.physical(g)
+    have = b.levels_of(g)
+    shape = []
+    i = 0
+    for lvl, n in zip(levels, b.physical(like).shape):
+        if i < len(have) and have[i] == lvl:
+            shape.append(p.shape[i])
+            i += 1
+        else:
+            shape.append(1)
+    p = p.reshape(tuple(shape) + tuple(p.shape[len(have):]))
+    return p.expand(tuple(b.physical(like).shape))
 
 
 def _move_level_last(a, level):
