@@ -170,6 +170,19 @@ def test_randomness_modes():
     assert not (filled[1] == filled[0]).all()
     with pytest.raises(RuntimeError, match="Only allowed values for randomness"):
         vmap(lambda t: t, randomness='sometimes')
+    # factories and samplers: one draw per sample, or one shared draw
+    for draw in (lambda t: t + dynagrad.randn(3), lambda t: dynagrad.rand_like(t),
+                 lambda t: t + dynagrad.randint(0, 1000, (3,)),
+                 lambda t: dynagrad.bernoulli(t * 0.5)):
+        diff = vmap(draw, randomness='different')(x)
+        assert diff.shape == (4, 3) and not all((diff[i] == diff[0]).all() for i in range(4))
+        same = vmap(draw, randomness='same')(x)
+        assert all((same[i] == same[0]).all() for i in range(4))
+        with pytest.raises(RuntimeError, match='randomness error mode'):
+            vmap(draw)(x)
+    p = dynagrad.tensor([[0.0] * 8, [1.0] * 8])     # 'same': one uniform draw, each p
+    shared = vmap(dynagrad.bernoulli, randomness='same')(p)
+    assert not shared[0].any() and shared[1].all()
 
 
 @pytest.mark.parametrize('call,exc,match', [

@@ -737,6 +737,11 @@ def _same_draw(cls, inputs, params):
         drawn = cls.apply(*plain, **params)
         size = sizes_of(inputs, levels)
         return batched(lift(drawn, levels, expand=size).contiguous(), levels)
+    if issubclass(cls, _random.Bernoulli) and len(inputs) == 1:
+        # one uniform draw of a sample's shape, compared with each sample's probabilities
+        u = _random.rand(tuple(first.shape), dtype=first.dtype,
+                         generator=params.get('generator'))
+        return (u < first).to(first.dtype)
     raise RuntimeError(f"vmap: randomness='same' with batched parameters of "
                        f"{cls.__qualname__} is not supported; use randomness='different'")
 
@@ -1150,7 +1155,25 @@ def _max_unpool(fn, args, kwargs):
     return batched(r.reshape(tuple(size) + (x.shape[0],) + tuple(r.shape[1:])), levels)
 
 
+def _sampler(fn, args, kwargs):
+    """bernoulli, poisson, binomial, multinomial of batched parameters: 'different' draws
+    for every element of the physical tensors (their checks read every sample's values
+    there); 'same' shares one draw where the sampler is a transform of one (bernoulli)."""
+    lvl = _state.stack[-1]
+    if lvl.randomness == 'error':
+        _random.check_random()
+    if lvl.randomness == 'same':
+        if fn.__name__ == 'bernoulli' and len(args) == 1 and not kwargs:
+            p = args[0]
+            u = _random.rand(tuple(p.shape), dtype=p.dtype)
+            return (u < p).to(p.dtype)
+        raise RuntimeError(f"vmap: randomness='same' with batched parameters of "
+                           f"{fn.__name__} is not supported; use randomness='different'")
+    return _physical_call(fn, args, kwargs)
+
+
 FUNCTION_RULES.update({
+    'sampler': _sampler,
     'gather': dim_call(('input', 'index')),
     'scatter': dim_call(('input', 'index', 'src')),
     'index_select': dim_call(('input',), expand=False),

@@ -41,7 +41,8 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
-from ..autograd.batched import state as _vmap, check_random
+from ..autograd.batched import state as _vmap, check_random, random_batch, batched
+from ..autograd.batched import vmap_function
 from ..tensor import Tensor, as_device, check_device, CPU, method, wrap
 from .formula import zeros_like
 
@@ -681,6 +682,16 @@ class _ZeroGrad(Op):
 
 # -- random constructors -----------------------------------------------------------------
 
+def _per_sample(shape):
+    """Inside vmap with randomness='different', a factory draws for every sample: the
+    batch dims of those levels first. ``(levels, shape)``."""
+    if _vmap.active:
+        levels, sizes = random_batch()
+        if levels:
+            return levels, tuple(sizes) + tuple(shape)
+    return (), shape
+
+
 def rand(*size, generator=None, dtype=None, layout=None, device=None,
          pin_memory=False, requires_grad=False, **kw):
     """Uniform samples in [0, 1)."""
@@ -688,7 +699,9 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None,
     _no_extra(kw, 'rand')
     check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'check_uniform_bounds')
-    return _finish(uniform01(_generator(generator), shape, np_dtype), requires_grad)
+    levels, shape = _per_sample(shape)
+    return batched(_finish(uniform01(_generator(generator), shape, np_dtype), requires_grad),
+                   levels)
 
 
 def randn(*size, generator=None, dtype=None, layout=None, device=None,
@@ -698,7 +711,9 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None,
     _no_extra(kw, 'randn')
     check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
-    return _finish(_normal_fill(_generator(generator), shape, np_dtype), requires_grad)
+    levels, shape = _per_sample(shape)
+    return batched(_finish(_normal_fill(_generator(generator), shape, np_dtype),
+                           requires_grad), levels)
 
 
 def _no_extra(kw, fn):
@@ -738,8 +753,9 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got "
                            f'from={low} >= to={high} (randint)')
     _check_range(low, high - 1, np_dtype)
-    return _finish(_integers(_generator(generator), low, high - 1, shape, np_dtype),
-                   requires_grad)
+    levels, shape = _per_sample(shape)
+    return batched(_finish(_integers(_generator(generator), low, high - 1, shape, np_dtype),
+                           requires_grad), levels)
 
 
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None,
@@ -999,6 +1015,7 @@ def _check_p(p):
                            '(bernoulli: every probability must be in [0, 1])')
 
 
+@vmap_function('sampler')
 def bernoulli(input, p=None, *, generator=None):
     """1 with probability ``input`` (or with probability ``p`` in input's shape and dtype)."""
     _tensor_arg(input, 'bernoulli', 'input')
@@ -1015,6 +1032,7 @@ def bernoulli(input, p=None, *, generator=None):
     return result
 
 
+@vmap_function('sampler')
 def poisson(input, generator=None):
     """Poisson samples with rates ``input``, in its dtype."""
     _tensor_arg(input, 'poisson', 'input')
@@ -1026,6 +1044,7 @@ def poisson(input, generator=None):
     return Poisson.apply(input, generator=generator)
 
 
+@vmap_function('sampler')
 def binomial(count, prob, generator=None):
     """Binomial samples: successes in ``count`` trials of probability ``prob`` (tensors of
     one floating dtype, broadcast), in count's dtype."""
@@ -1051,6 +1070,7 @@ def binomial(count, prob, generator=None):
 
 
 @method
+@vmap_function('sampler')
 def multinomial(input, num_samples, replacement=False, *, generator=None):
     """Indices sampled from each row of ``input`` (unnormalised probabilities)."""
     _tensor_arg(input, 'multinomial', 'input')
