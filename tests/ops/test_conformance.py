@@ -701,7 +701,6 @@ VMAP_KNOWN = {
     ('as_strided_copy', 6): 'as_strided is refused under vmap (storage offsets are not batched)',
     ('as_strided_copy', 7): 'as_strided is refused under vmap (storage offsets are not batched)',
     ('as_strided_copy', 8): 'as_strided is refused under vmap (storage offsets are not batched)',
-    ('setitem', 23): 'a list key with a scalar value into a batched tensor',
     ('conv1d', 10): 'an empty batch of images',
     ('conv2d', 11): 'an empty batch of images',
     ('conv_transpose1d', 5): 'an empty batch of images',

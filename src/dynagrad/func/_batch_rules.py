@@ -385,6 +385,31 @@ def _scalar_tensor_param(rule):
     return checked
 
 
+def _index_put(cls, inputs, params):
+    """x[key] = values with a key of slices and adjacent index arrays: the batch dims are
+    taken whole, the values lifted to the written region's rank."""
+    x, values = inputs
+    key = params['key']
+    if not isinstance(key, tuple):
+        key = (key,)
+    adv = [i for i, e in enumerate(key) if _is_array_key(e)]
+    if (key.__class__.__name__ == 'TwoStep' or (adv and adv != list(range(adv[0], adv[-1] + 1)))
+            or any(e is Ellipsis or e is None for e in key)):
+        return loop(cls, inputs, params)
+    levels = union(inputs)
+    size = sizes_of(inputs, levels)
+    k = len(levels)
+    region = params.get('region_shape')
+    px = lift(x, levels, expand=size)
+    p = dict(params, key=(slice(None),) * k + key)
+    if region is not None:
+        p['region_shape'] = tuple(size) + tuple(region)
+    pv = values
+    if values.__class__ is BatchedTensor:
+        pv = lift(values, levels, len(region) if region is not None else None)
+    return out(cls.apply(px, pv, **p), levels)
+
+
 def _cat(cls, inputs, params):
     levels = union(inputs)
     size = sizes_of(inputs, levels)
@@ -628,6 +653,7 @@ RULES = {
     _shape.Tril: leading, _shape.Triu: leading, _shape.Trace: _trace,
     _shape.Unfold: dims('dimension'), _shape.Narrow: _keyed,
     _indexing.BasicIndex: _keyed, _indexing.AdvancedIndex: _advanced,
+    _indexing.IndexPut: _index_put,
     _strided.AsStrided: unsupported('as_strided addresses storage, which a batch of samples '
                                     'does not share; use view operations instead'),
     _indexing.MaskedSelect: unsupported('its output size depends on the data (vmap: We do not '
@@ -706,7 +732,7 @@ class Rules:
                     for x in others]
             cls.apply_(target._phys, *phys, **params)
             return target
-        if rule.__name__.startswith('dims'):
+        if rule.__name__.startswith('dims') or rule is _index_put:
             rule(_InplaceOf(cls), (target,) + tuple(others), params)
             return target
         raise RuntimeError(f'vmap: the in-place {cls.__qualname__} has no batching rule; use '
