@@ -224,3 +224,15 @@ def test_grads_batched():
     got = dynagrad.autograd.grad(x.sin(), x, dynagrad.tensor(v), is_grads_batched=True)
     want = torch.autograd.grad(tx.sin(), tx, torch.from_numpy(v), is_grads_batched=True)
     close(got, want)
+
+
+def test_hessian_per_sample_and_chunked_jacrev():
+    a = R.standard_normal((3, 4))
+    (da,), (ta,) = both(a)
+    f = lambda L: lambda x: (L.tanh(x) * x).sum() ** 2  # noqa: E731
+    close(vmap(dynagrad.func.hessian(f(dynagrad)))(da),
+          torch.func.vmap(torch.func.hessian(f(torch)))(ta))
+    g = lambda L: lambda x: L.sin(x) * x  # noqa: E731
+    close(jacrev(g(dynagrad), chunk_size=3)(da[0]), torch.func.jacrev(g(torch))(ta[0]))
+    with pytest.raises(ValueError, match='chunk_size'):
+        jacrev(g(dynagrad), chunk_size=0)(da[0])

@@ -362,6 +362,9 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
             # every row of an output's Jacobian in one backward pass: its cotangents (the
             # unit tensors) as one batch
             from ..ops.creation import eye, zeros
+            from ..ops.shape import cat
+            if chunk_size is not None and chunk_size <= 0:
+                raise ValueError('jacrev: `chunk_size` should be greater than 0.')
             per_output = []
             for k, o in enumerate(out_leaves):
                 m = o.numel()
@@ -371,10 +374,17 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
                     jac_tree = in_rebuild(jac)
                     per_output.append(jac_tree[0] if single else jac_tree)
                     continue
-                cot = [eye(m, dtype=o.dtype).reshape((m,) + tuple(o.shape)) if j == k else
-                       zeros((m,) + tuple(other.shape), dtype=other.dtype)
-                       for j, other in enumerate(out_leaves)]
-                rows = pullback.batched(cot)
+                step = m if chunk_size is None else chunk_size
+                parts = []
+                for start in range(0, m, step):     # chunk_size rows per backward pass
+                    c = min(step, m - start)
+                    unit = eye(m, dtype=o.dtype)[start:start + c]
+                    cot = [unit.reshape((c,) + tuple(o.shape)) if j == k else
+                           zeros((c,) + tuple(other.shape), dtype=other.dtype)
+                           for j, other in enumerate(out_leaves)]
+                    parts.append(pullback.batched(cot))
+                rows = parts[0] if len(parts) == 1 else [
+                    cat([p[i] for p in parts]) for i in range(len(parts[0]))]
                 jac = [r.reshape(tuple(o.shape) + tuple(x.shape))
                        for r, x in zip(rows, in_leaves)]
                 jac_tree = in_rebuild(jac)
