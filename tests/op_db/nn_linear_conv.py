@@ -47,6 +47,8 @@ def linear_samples(rng):
         Sample((I64(rng, 3, 4), I64(rng, 2, 4)), desc='int64'),
         Sample((r(2, 2), r(2, 2), r(2)), desc='tiny'),
         Sample((r(1, 3), r(1, 3), r(1)), desc='tiny_gg'),
+        Sample((r(1, 4), r(5, 4), r(5)), desc='one_row'),    # the weight gradient an outer product
+        Sample((D(rng, 1, 1, 4), D(rng, 3, 4)), desc='f64_one_row_3d'),
     ]
 
 
