@@ -11,6 +11,7 @@ import dynagrad.nn.functional as F
 from dynagrad.func import vmap, grad, jacrev, jacfwd, functional_call, stack_module_state
 
 R = np.random.default_rng(5)
+W_SHARED = dynagrad.ones(3, requires_grad=True)
 
 
 def both(*arrays):
@@ -205,8 +206,12 @@ def test_randomness_modes():
      RuntimeError, 'vmapped over but `self` not being vmapped'),
     (lambda: vmap(lambda t: t, chunk_size=0), ValueError, 'chunk_size should be None or '
      'greater than 0'),
+    (lambda: vmap(lambda t: dynagrad.autograd.grad((W_SHARED * t).sum(), W_SHARED))(
+        dynagrad.ones(2, 3)), RuntimeError, 'does not require grad and does not have a '
+     'grad_fn'),
 ])
 def test_errors_as_torch(call, exc, match):
+    # (torch.func.vmap refuses each of these the same way)
     with pytest.raises(exc, match=match):
         call()
 

@@ -304,8 +304,21 @@ def vmap_function(strategy):
 def physical_backward_args(outputs, grads, inputs):
     """``autograd.grad``/``backward`` of batched tensors, as the physical call it is: each
     batched output seeds its physical tensor (a batch of cotangents), each batched input's
-    gradient comes back batched. The physical graph sums over a batch dim an input lacks
-    (see ``dynagrad.func``, which batches inputs first)."""
+    gradient comes back batched. Inside a vmap, only inputs batched like the outputs may be
+    asked for (PyTorch refuses the rest; ``dynagrad.func`` batches its inputs first)."""
+    if state.active:
+        # As in PyTorch: inside vmap, the ordinary autograd sees no per-sample graph. A
+        # gradient with respect to a tensor every sample shares would be their sum, not any
+        # sample's; dynagrad.func.grad gives each sample its own copy first.
+        batched_levels = {lvl for o in outputs for lvl in levels_of(o)}
+        active = {lvl.level for lvl in state.stack}
+        if batched_levels & active and (inputs is None or any(
+                not (batched_levels & active) <= set(levels_of(x)) for x in inputs)):
+            raise RuntimeError(
+                'element 0 of tensors does not require grad and does not have a grad_fn '
+                '(inside vmap, autograd.grad and backward() of a batched tensor work only '
+                'with respect to tensors batched like it; use dynagrad.func.grad or '
+                'vjp inside vmap, which batch the inputs they differentiate)')
     outs, gos = [], []
     for o, g in zip(outputs, grads):
         own = levels_of(o)
