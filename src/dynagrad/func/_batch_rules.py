@@ -376,12 +376,20 @@ def _multi_view(cls, inputs, params):
 
 
 def _scalar_tensor_param(rule):
-    """An op taking a zero-dim tensor value (fill_, masked_fill): a batched value, whose
-    gradient the op sums to a scalar, goes sample by sample."""
+    """An op taking a zero-dim tensor value (fill, masked_fill), whose gradient the op sums
+    to a scalar: with a batched value, the same as ops that broadcast it (a ``where``, or
+    the value expanded), so each sample's value gets its own gradient."""
     def checked(cls, inputs, params):
-        if any(x.__class__ is BatchedTensor and x.dim() == 0 for x in inputs[1:]):
-            return loop(cls, inputs, params)
-        return rule(cls, inputs, params)
+        value = inputs[-1]
+        if not (value.__class__ is BatchedTensor and value.dim() == 0):
+            return rule(cls, inputs, params)
+        x = inputs[0]
+        v = value.to(x.dtype)
+        if len(inputs) == 3:        # masked_fill(x, mask, value)
+            return _clamping.where(inputs[1], v, x)
+        everywhere = _creation.ones_like(x, dtype=_dtype.bool)        # fill(x, value)
+        return _clamping.where(everywhere, v, x)
+    checked.scalar_value = True
     return checked
 
 
@@ -731,6 +739,9 @@ class Rules:
             phys = [lift(x, levels, rank) if x.__class__ is BatchedTensor else x
                     for x in others]
             cls.apply_(target._phys, *phys, **params)
+            return target
+        if getattr(rule, 'scalar_value', False):
+            target.copy_(rule(cls, (target,) + tuple(others), params))
             return target
         if rule.__name__.startswith('dims') or rule is _index_put:
             rule(_InplaceOf(cls), (target,) + tuple(others), params)
