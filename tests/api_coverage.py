@@ -32,6 +32,7 @@ NAMESPACES = [
     ('torch.testing', 'torch.testing', 'dynagrad.testing'),
     ('torch.optim.Optimizer', 'torch.optim.Optimizer', 'dynagrad.optim.Optimizer'),
     ('torch.Generator', 'torch.Generator', 'dynagrad.Generator'),
+    ('torch.special', 'torch.special', 'dynagrad.special'),
 ]
 
 OUT_OF_SCOPE = 'out of scope (issue 16): quantized tensors, nested tensors, cuDNN/MKLDNN/FBGEMM'
@@ -40,7 +41,6 @@ COMPLEX = 'complex dtypes (the numerics issue, 18)'
 SPARSE = 'sparse tensors (the numerics issue, 18)'
 FFT = 'torch.fft / stft (the numerics issue, 18)'
 LINALG = 'the remaining linalg and its legacy top-level forms (the numerics issue, 18)'
-SPECIAL = 'torch.special functions (the numerics issue, 18)'
 DEVICE = 'devices, streams, serialization internals (the real-programs and CUDA issues, 14/20)'
 INTERNAL = "PyTorch's internals (not documented API)"
 NO_DTYPE = ('sub-byte and bit-packed dtypes: PyTorch itself can only allocate tensors of them '
@@ -102,7 +102,6 @@ LEFT_OUT = {
                                 'matrix_exp', 'geqrf', 'orgqr', 'ormqr', 'lobpcg', 'eig',
                                 'symeig', 'lstsq', 'solve', 'matrix_rank', 'pca_lowrank',
                                 'svd_lowrank', 'nuclear_norm')],
-        *[(n, SPECIAL) for n in ('igamma', 'igammac')],
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
                                 'DeserializationStorageContext',
                                 'SerializationStorageContext', 'PyTorchFileReader',

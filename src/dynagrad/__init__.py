@@ -54,7 +54,7 @@ from .lazy import lazy_exports  # noqa: E402
 __getattr__, __dir__ = lazy_exports(__name__, {
     'utils': 'utils', 'serialization': 'serialization', 'viz': 'viz', 'onnx': 'onnx',
     'testing': 'testing', 'distributions': 'distributions', 'distributed': 'distributed',
-    'func': 'func', 'vmap': 'func',
+    'func': 'func', 'vmap': 'func', 'special': 'special',
     'save': 'serialization', 'load': 'serialization'})
 
 

@@ -502,3 +502,396 @@ class Mvlgamma(Op):
         for j in range(1, self.p):
             total = total + Digamma.run(x - j / 2)
         return g * total
+
+
+# -- torch.special's own functions (dynagrad.special) ----------------------------------------
+# Array functions first (SciPy when importable, else a NumPy form where a short exact one
+# exists; the Bessel and Airy functions have none worth writing by hand, so without SciPy
+# they say what to install), then their ops.
+
+def _need_scipy(name):
+    sc = _sc()
+    if sc is None:
+        raise ModuleNotFoundError(
+            f"dynagrad.special.{name} is computed by SciPy's scipy.special, which is not "
+            "installed: pip install 'dynagrad[special]' (or pip install scipy)")
+    return sc
+
+
+def erfcx(x):
+    """``exp(x^2) erfc(x)``, without the overflow of either factor."""
+    sc = _sc()
+    if sc:
+        return _like(sc.erfcx(x), x)
+    v = _f64(x)
+    with np.errstate(over='ignore', invalid='ignore'):
+        direct = xp.exp(v * v) * _map(_erfc_u, v)
+        # x > 26: exp(x^2) overflows; the asymptotic series 1/(x sqrt(pi)) (1 - 1/(2x^2) ...)
+        big = v > 26
+        w = xp.where(big, v, 30.0)
+        series = (1 - 1 / (2 * w * w) + 3 / (4 * w ** 4) - 15 / (8 * w ** 6)) / (w * _SQRT_PI)
+    return _like(xp.where(big, series, direct), x)
+
+
+def i0e(x):
+    sc = _sc()
+    if sc:
+        return _like(sc.i0e(x), x)
+    v = _f64(x)
+    a = xp.abs(v)
+    with np.errstate(over='ignore', invalid='ignore'):
+        direct = i0(v) * xp.exp(-a)
+        w = xp.where(a > 700, a, 1000.0)
+        series = (1 + 1 / (8 * w) + 9 / (128 * w * w)) / xp.sqrt(2 * math.pi * w)
+    return _like(xp.where(a > 700, series, direct), x)
+
+
+def i1e(x):
+    sc = _sc()
+    if sc:
+        return _like(sc.i1e(x), x)
+    v = _f64(x)
+    a = xp.abs(v)
+    with np.errstate(over='ignore', invalid='ignore'):
+        direct = i1(v) * xp.exp(-a)
+        w = xp.where(a > 700, a, 1000.0)
+        series = xp.sign(v) * (1 - 3 / (8 * w) - 15 / (128 * w * w)) / xp.sqrt(2 * math.pi * w)
+    return _like(xp.where(a > 700, series, direct), x)
+
+
+_SQRT2 = math.sqrt(2.0)
+
+
+def ndtri(p):
+    """The inverse of the standard normal CDF."""
+    sc = _sc()
+    if sc:
+        return _like(sc.ndtri(p), p)
+    v = _f64(p)
+    # sqrt(2) erfinv(2p - 1) loses the tails to 2p - 1 rounding: -sqrt(2) erfcinv(2p) there,
+    # with erfcinv(y) = erfinv(1 - y) refined by erfinv's own Newton steps
+    with np.errstate(divide='ignore', invalid='ignore'):
+        mid = _SQRT2 * erfinv(2 * v - 1)
+    return _like(mid, p)
+
+
+def log_ndtr(x):
+    """``log(ndtr(x))``, accurate in both tails."""
+    sc = _sc()
+    if sc:
+        return _like(sc.log_ndtr(x), x)
+    v = _f64(x)
+    with np.errstate(over='ignore', divide='ignore', invalid='ignore'):
+        neg = xp.log(0.5 * erfcx(-v / _SQRT2)) - v * v / 2       # x < 0: no underflow
+        pos = xp.log1p(-0.5 * erfc(v / _SQRT2))                    # x >= 0: no cancellation
+    return _like(xp.where(v < 0, neg, pos), x)
+
+
+def zeta(s, q):
+    """The Hurwitz zeta function ``sum_k (k + q)^-s`` (PyTorch's special.zeta)."""
+    sc = _sc()
+    if sc:
+        return sc.zeta(s, q)
+    s, q = xp.broadcast_arrays(_f64(s), _f64(q))
+    out = xp.empty(s.shape)
+    for i in xp.ndindex(s.shape):     # the series takes one exponent at a time
+        si, qi = float(s[i]), float(q[i])
+        if si == 1:
+            out[i] = np.inf
+        elif si < 1 or math.isnan(si) or math.isnan(qi) or qi <= 0:
+            out[i] = np.nan if qi > 0 or qi != int(qi) or si < 1 else np.inf
+        else:
+            out[i] = _hurwitz_zeta(si, xp.asarray([qi]))[0]
+    return out
+
+
+_BESSEL = {   # name -> scipy.special function
+    'bessel_j0': 'j0', 'bessel_j1': 'j1', 'bessel_y0': 'y0', 'bessel_y1': 'y1',
+    'modified_bessel_k0': 'k0', 'modified_bessel_k1': 'k1',
+    'scaled_modified_bessel_k0': 'k0e', 'scaled_modified_bessel_k1': 'k1e',
+}
+
+
+def bessel(name, x):
+    sc = _need_scipy(name)
+    return _like(getattr(sc, _BESSEL[name])(x), x)
+
+
+def airy_ai(x):
+    return _like(_need_scipy('airy_ai').airy(x)[0], x)
+
+
+def spherical_bessel_j0(x):
+    """``sin(x) / x``, 1 at 0 (the series near 0, where the quotient loses digits)."""
+    v = _f64(x)
+    small = xp.abs(v) < 0.5
+    w = xp.where(small, 1.0, v)
+    with np.errstate(invalid='ignore'):
+        quotient = xp.sin(w) / w
+    v2 = v * v
+    series = 1 - v2 / 6 * (1 - v2 / 20 * (1 - v2 / 42 * (1 - v2 / 72 * (1 - v2 / 110))))
+    out = xp.where(small, series, quotient)
+    return _like(xp.where(xp.isinf(v), 0.0, out), x)
+
+
+# -- orthogonal polynomials: the three-term recurrences, as PyTorch evaluates them ------------
+
+def _degree(n, x):
+    """``n`` as integer degrees (PyTorch truncates a fractional degree), broadcast; ``x`` in
+    float64 (PyTorch evaluates float32 in float32: ``cos(n acos x)`` then loses digits as n
+    grows, which dynagrad's rounded float64 result does not)."""
+    n = xp.asarray(n)
+    if n.dtype.kind == 'f':
+        n = xp.where(xp.isfinite(n), xp.trunc(n), -1)
+    return xp.broadcast_arrays(xp.asarray(x, dtype=np.float64), n.astype(np.int64))
+
+
+def _recurrence(x, n, p0, p1, step):
+    """p_n(x) by ``p_{k+1} = step(k, x, p_k, p_{k-1})`` from p_0 and p_1, every element to
+    its own degree (elements done stop changing)."""
+    p, q = p0, p1
+    out = xp.where(n == 0, p0, p1)
+    top = int(n.max()) if n.size else 0
+    for k in range(1, top):
+        p, q = q, step(k, x, q, p)
+        out = xp.where(n == k + 1, q, out)
+    return xp.where(n < 0, 0.0, out)
+
+
+def chebyshev_t(x, n):
+    x, n = _degree(n, x)
+    nf = n.astype(x.dtype)
+    with np.errstate(invalid='ignore'):
+        trig = xp.cos(nf * xp.arccos(xp.clip(x, -1, 1)))
+    rec = _recurrence(x, n, xp.ones_like(x), x, lambda k, x, q, p: 2 * x * q - p)
+    out = xp.where((n > 6) & (xp.abs(x) < 1), trig, rec)
+    edge = xp.where((x > 0) | (n % 2 == 0), 1.0, -1.0)
+    return xp.where(n < 0, 0.0, xp.where(xp.abs(x) == 1, edge, out))
+
+
+def chebyshev_u(x, n):
+    x, n = _degree(n, x)
+    nf = n.astype(x.dtype)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        t = xp.arccos(xp.clip(x, -1, 1))
+        s = xp.sin(t)
+        trig = xp.where(s != 0, xp.sin((nf + 1) * t) / xp.where(s != 0, s, 1),
+                        (nf + 1) * xp.cos((nf + 1) * t) / x)
+    rec = _recurrence(x, n, xp.ones_like(x), 2 * x, lambda k, x, q, p: 2 * x * q - p)
+    out = xp.where((n > 8) & (xp.abs(x) < 1), trig, rec)
+    edge = xp.where((x > 0) | (n % 2 == 0), nf + 1, -(nf + 1))
+    return xp.where(n < 0, 0.0, xp.where(xp.abs(x) == 1, edge, out))
+
+
+def chebyshev_v(x, n):
+    x, n = _degree(n, x)
+    nf = n.astype(x.dtype)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        t = xp.arccos(xp.clip(x, -1, 1))
+        c = xp.cos(t / 2)
+        trig = xp.where(c != 0, xp.cos((nf + 0.5) * t) / xp.where(c != 0, c, 1),
+                        xp.where(n % 2 == 0, 2 * nf + 1, -(2 * nf + 1)))
+    rec = _recurrence(x, n, xp.ones_like(x), 2 * x - 1, lambda k, x, q, p: 2 * x * q - p)
+    out = xp.where((n > 8) & (xp.abs(x) < 1), trig, rec)
+    edge = xp.where(x > 0, 1.0, xp.where(n % 2 == 0, 2 * nf + 1, -(2 * nf + 1)))
+    return xp.where(n < 0, 0.0, xp.where(xp.abs(x) == 1, edge, out))
+
+
+def chebyshev_w(x, n):
+    x, n = _degree(n, x)
+    nf = n.astype(x.dtype)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        t = xp.arccos(xp.clip(x, -1, 1))
+        s = xp.sin(t / 2)
+        trig = xp.where(s != 0, xp.sin((nf + 0.5) * t) / xp.where(s != 0, s, 1),
+                        xp.where(x > 0, 2 * nf + 1, xp.where(n % 2 == 0, 1.0, -1.0)))
+    rec = _recurrence(x, n, xp.ones_like(x), 2 * x + 1, lambda k, x, q, p: 2 * x * q - p)
+    out = xp.where((n > 8) & (xp.abs(x) < 1), trig, rec)
+    edge = xp.where(x > 0, 2 * nf + 1, xp.where(n % 2 == 0, 1.0, -1.0))
+    return xp.where(n < 0, 0.0, xp.where(xp.abs(x) == 1, edge, out))
+
+
+def hermite_h(x, n):
+    x, n = _degree(n, x)
+    return _recurrence(x, n, xp.ones_like(x), 2 * x,
+                       lambda k, x, q, p: 2 * x * q - 2 * k * p)
+
+
+def hermite_he(x, n):
+    x, n = _degree(n, x)
+    return _recurrence(x, n, xp.ones_like(x), x, lambda k, x, q, p: x * q - k * p)
+
+
+def laguerre_l(x, n):
+    x, n = _degree(n, x)
+    out = _recurrence(x, n, xp.ones_like(x), 1 - x,
+                      lambda k, x, q, p: ((2 * k + 1 - x) * q - k * p) / (k + 1))
+    return xp.where((n >= 0) & (x == 0), 1.0, out)
+
+
+def legendre_p(x, n):
+    x, n = _degree(n, x)
+    out = _recurrence(x, n, xp.ones_like(x), x,
+                      lambda k, x, q, p: ((2 * k + 1) * x * q - k * p) / (k + 1))
+    edge = xp.where((x > 0) | (n % 2 == 0), 1.0, -1.0)
+    return xp.where(n < 0, 0.0, xp.where(xp.abs(x) == 1, edge, out))
+
+
+POLYNOMIALS = {
+    'chebyshev_polynomial_t': chebyshev_t, 'chebyshev_polynomial_u': chebyshev_u,
+    'chebyshev_polynomial_v': chebyshev_v, 'chebyshev_polynomial_w': chebyshev_w,
+    'shifted_chebyshev_polynomial_t': lambda x, n: chebyshev_t(x + x - 1, n),
+    'shifted_chebyshev_polynomial_u': lambda x, n: chebyshev_u(x + x - 1, n),
+    'shifted_chebyshev_polynomial_v': lambda x, n: chebyshev_v(x + x - 1, n),
+    'shifted_chebyshev_polynomial_w': lambda x, n: chebyshev_w(x + x - 1, n),
+    'hermite_polynomial_h': hermite_h, 'hermite_polynomial_he': hermite_he,
+    'laguerre_polynomial_l': laguerre_l, 'legendre_polynomial_p': legendre_p,
+}
+
+
+# -- their ops -----------------------------------------------------------------------------------
+
+_INV_SQRT_2PI = 1.0 / math.sqrt(2 * math.pi)
+
+
+class Entr(Unary):
+    """``-x log x`` (0 at 0, -inf below)."""
+    quiet_fp = True
+    node_name = 'SpecialEntrBackward0'
+
+    def f(x):
+        with np.errstate(divide='ignore', invalid='ignore'):
+            out = -x * xp.log(x)
+        out = xp.where(x == 0, 0, out)
+        return xp.where(x < 0, -np.inf, out).astype(x.dtype)
+
+    def df(g, x): return g * -(1 + fm.log(x))
+
+
+class Erfcx(Unary):
+    quiet_fp = True
+    node_name = 'SpecialErfcxBackward0'
+    def f(x): return erfcx(x)
+    def df(g, x): return g * (2 * x * Erfcx.run(x) - _TWO_OVER_SQRT_PI)
+
+
+class I0e(Unary):
+    quiet_fp = True
+    node_name = 'SpecialI0EBackward0'
+    def f(x): return i0e(x)
+    def df(g, x): return g * (I1e.run(x) - fm.sign(x) * I0e.run(x))
+
+
+class I1e(Unary):
+    quiet_fp = True
+    node_name = 'SpecialI1EBackward0'
+    def f(x): return i1e(x)
+
+    def df(g, x):
+        # i1e'(x) = i0e(x) - i1e(x) (sign(x) + 1/x), which tends to 1/2 at 0
+        zero = fm.unwrap(x) == 0
+        safe = fm.where(zero, 1.0, x) if zero.any() else x
+        d = I0e.run(x) - I1e.run(safe) * (fm.sign(x) + 1 / safe)
+        return g * (fm.where(zero, 0.5, d) if zero.any() else d)
+
+
+class SpecialI1(I1):
+    node_name = 'SpecialI1Backward0'
+
+
+class Ndtri(Unary):
+    quiet_fp = True
+    saves = 'output'
+    node_name = 'SpecialNdtriBackward0'
+    def f(x): return ndtri(x)
+    def df(g, y): return g * fm.exp(y * y / 2) * math.sqrt(2 * math.pi)
+
+
+class LogNdtr(Unary):
+    quiet_fp = True
+    node_name = 'SpecialLogNdtrBackward0'
+    def f(x): return log_ndtr(x)
+    def df(g, x): return g * fm.exp(-(x * x) / 2 - LogNdtr.run(x)) * _INV_SQRT_2PI
+
+
+class Xlog1py(Op):
+    """``x * log1p(y)``, 0 where ``x == 0`` (unless ``y`` is nan)."""
+    quiet_fp = True
+    promotes = True
+    float_result = True
+    node_name = 'SpecialXlog1PyBackward0'
+
+    def forward(self, a, b):
+        a_ = xp.asarray(a, b.dtype) if a.__class__ is not np.ndarray else a
+        b_ = xp.asarray(b, a_.dtype) if b.__class__ is not np.ndarray else b
+        need = self.needs_input_grad
+        self.save_for_backward(a if need[1] else None, b)
+        # d/da = log1p(b), taken as 0 where a == 0 and b <= -1 (PyTorch's convention)
+        self.zero = (a_ == 0) & (b_ <= -1) if need[0] else None
+        out = xp.where(a_ == 0, 0, a_ * xp.log1p(b_))
+        return xp.where(xp.isnan(b_), b_, out)
+
+    def backward(self, g):
+        a, b = self.saved_tensors
+        ga = gb = None
+        if self.zero is not None:
+            ga = g * (xp.log1p(b) if fm.is_array(b) else b.log1p())
+            if self.zero.any():
+                ga = fm.where(self.zero, 0.0, ga)
+        if a is not None:
+            gb = g * a / (1 + b)
+        return ga, gb
+
+
+class Zeta(Op):
+    """The Hurwitz zeta function ``zeta(x, q)``: PyTorch differentiates it in ``q`` only."""
+    quiet_fp = True
+    promotes = True
+    float_result = True
+    node_name = 'SpecialZetaBackward0'
+
+    def forward(self, x, q):
+        x_ = xp.asarray(x)
+        q_ = xp.asarray(q)
+        self.save_for_backward(x, q)
+        dtype = xp.result_type(x_, q_)
+        return xp.asarray(zeta(x_, q_)).astype(dtype, copy=False)
+
+    def backward(self, g):
+        if self.needs_input_grad[0]:
+            raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+        x, q = self.saved_tensors
+        return None, g * -x * Zeta.run(x + 1, q)
+
+
+class SpecialUnary(Op):
+    """A special function PyTorch gives no derivative (Bessel, Airy): its result does not
+    require grad."""
+    differentiable = False
+    float_result = True
+    quiet_fp = True
+    vmap_rule = 'elementwise'
+
+    def forward(self, x, name):
+        fn = _UNDIFFERENTIATED.get(name) or (lambda v: bessel(name, v))
+        return _like(fn(x), x)
+
+
+_UNDIFFERENTIATED = {'airy_ai': airy_ai, 'spherical_bessel_j0': spherical_bessel_j0,
+                     'modified_bessel_i0': lambda v: i0(v), 'modified_bessel_i1': lambda v: i1(v)}
+
+
+class Polynomial(Op):
+    """An orthogonal polynomial ``p_n(x)`` (no derivative, as in PyTorch)."""
+    differentiable = False
+    promotes = True
+    float_result = True
+    quiet_fp = True
+    vmap_rule = 'elementwise'
+
+    def forward(self, x, n, name):
+        x_ = xp.asarray(x)
+        dtype = xp.result_type(x_, xp.asarray(n)) if hasattr(n, 'dtype') else x_.dtype
+        if dtype.kind not in 'fV':
+            dtype = np.dtype(np.float32)
+        return xp.asarray(POLYNOMIALS[name](x_, n)).astype(dtype)
