@@ -33,6 +33,7 @@ NAMESPACES = [
     ('torch.optim.Optimizer', 'torch.optim.Optimizer', 'dynagrad.optim.Optimizer'),
     ('torch.Generator', 'torch.Generator', 'dynagrad.Generator'),
     ('torch.special', 'torch.special', 'dynagrad.special'),
+    ('torch.linalg', 'torch.linalg', 'dynagrad.linalg'),
 ]
 
 OUT_OF_SCOPE = 'out of scope (issue 16): quantized tensors, nested tensors, cuDNN/MKLDNN/FBGEMM'
@@ -97,11 +98,9 @@ LEFT_OUT = {
                                 'saddmm', 'hspmm', '*indices_copy', 'values_copy',
                                 'resize_as_sparse_', 'segment_reduce')],
         *[(n, FFT) for n in ('stft', 'istft')],
-        *[(n, LINALG) for n in ('cholesky', 'cholesky_inverse', 'cholesky_solve', 'lu',
-                                'lu_solve', 'lu_unpack', 'qr', 'svd', 'triangular_solve',
-                                'matrix_exp', 'geqrf', 'orgqr', 'ormqr', 'lobpcg', 'eig',
-                                'symeig', 'lstsq', 'solve', 'matrix_rank', 'pca_lowrank',
-                                'svd_lowrank', 'nuclear_norm')],
+        *[(n, LINALG) for n in ('lu', 'lu_solve', 'lu_unpack', 'geqrf', 'ormqr', 'lobpcg',
+                                'lstsq', 'solve', 'pca_lowrank', 'svd_lowrank',
+                                'nuclear_norm')],
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
                                 'DeserializationStorageContext',
                                 'SerializationStorageContext', 'PyTorchFileReader',
@@ -115,9 +114,7 @@ LEFT_OUT = {
         *[(n, OUT_OF_SCOPE) for n in ('dequantize', 'int_repr', 'q_*', 'qscheme',
                                       'to_mkldnn', 'to_padded_tensor')],
         *[(n, COMPLEX) for n in ('cfloat', 'cdouble', 'chalf')],
-        *[(n, LINALG) for n in ('cholesky', 'cholesky_inverse', 'cholesky_solve', 'eig',
-                                'geqrf', 'lstsq', 'lu', 'lu_solve', 'matrix_exp', 'orgqr',
-                                'ormqr', 'qr', 'solve', 'svd', 'symeig', 'triangular_solve')],
+        *[(n, LINALG) for n in ('geqrf', 'lstsq', 'lu', 'lu_solve', 'ormqr', 'solve')],
         *[(n, FFT) for n in ('stft', 'istft')],
         *[(n, DEVICE) for n in ('pin_memory', 'record_stream')],
         ('index', "functorch's first-class dimensions (the functional-transforms issue, 17)"),
@@ -127,6 +124,9 @@ LEFT_OUT = {
         ('assert_int_or_pair', INTERNAL),
     ],
     'torch.nn.Module': [('compile', JIT)],
+    'torch.linalg': [(n, COMPLEX) for n in ('eig', 'eigvals')] + [
+        (n, LINALG) for n in ('lu', 'lu_factor', 'lu_factor_ex', 'lu_solve', 'ldl_factor',
+                              'ldl_factor_ex', 'ldl_solve')],
     'torch.nn.utils.parametrizations': [
         ('orthogonal', LINALG + ': it is built on matrix_exp and householder_product'),
     ],
@@ -151,7 +151,10 @@ def torch_names(path):
         if name.startswith('_') or name in names or isinstance(value, types.ModuleType):
             continue
         if callable(value):
-            if (getattr(value, '__module__', None) or '').startswith(path):
+            module = getattr(value, '__module__', None) or ''
+            # torch.linalg's functions are its C extension's (torch._C._linalg)
+            if module.startswith(path) or (path == 'torch.linalg'
+                                           and module.startswith('torch._C._linalg')):
                 names.add(name)
         elif path == 'torch':
             names.add(name)

@@ -276,6 +276,9 @@ def test_optimizer_steps_on_bfloat16_parameters():
 # -- the op table ---------------------------------------------------------------------------
 
 KNOWN = {
+    # torch's bfloat16 matrix_exp overflows (inf where the exponential is below 1): it runs
+    # its Taylor/Pade steps in bfloat16; dynagrad computes in float32, rounds once
+    'linalg.matrix_exp': ('3x3', 'batched', '1x1'),
     # torch's CPU grouped_mm needs 16-byte strides (8 half-precision elements) and refuses
     # these widths; dynagrad computes any width
     'nn.functional.grouped_mm': ('3d_3d', '2d_3d', '2d_3d_empty_group', '3d_2d', '2d_2d'),

@@ -13,6 +13,11 @@ from op_db import OP_BY_NAME
 # Known differences, with PyTorch's reason; test_known_differences_still_differ keeps the
 # list true (a fixed one must leave it).
 KNOWN = {
+    # torch's float16 matrix_exp overflows (inf where the exponential is below 1): it runs
+    # its Taylor/Pade steps in half precision; dynagrad computes in float32, rounds once
+    'linalg.matrix_exp': ('3x3', 'batched', '1x1'),
+    # torch's float16 i0e rounds its series in half precision (2 ulps off here)
+    'special.i0e': ('3d',),
     # torch's CPU grouped_mm needs 16-byte strides (8 half-precision elements) and refuses
     # these widths; dynagrad computes any width
     'nn.functional.grouped_mm': ('3d_3d', '2d_3d', '2d_3d_empty_group', '3d_2d', '2d_2d'),

@@ -16,6 +16,8 @@ from .autograd.grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad
 from .ops import *  # noqa: F401,F403
 from .ops import conversion as _conversion  # noqa: F401  (Tensor.to, Tensor.new_tensor)
 from .ops.creation import Generator, default_generator  # noqa: F401
+from .ops.linalg_solvers import TOP_LEVEL as _LINALG_TOP_LEVEL  # noqa: E402
+globals().update(_LINALG_TOP_LEVEL)   # triangular_solve, the legacy cholesky/qr/svd, ...
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa
                            LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,

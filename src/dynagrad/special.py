@@ -57,9 +57,26 @@ def _tensor(fn, name, x, position=1, arg='input'):
                         f'Tensor, not {type(x).__name__}')
 
 
+# PyTorch's CPU kernels of these take no float16 or bfloat16
+_NO_HALF = {'erfcx', 'ndtri', 'log_ndtr', 'zeta', 'airy_ai', 'bessel_j0', 'bessel_j1',
+            'bessel_y0', 'bessel_y1', 'modified_bessel_i0', 'modified_bessel_i1',
+            'modified_bessel_k0', 'modified_bessel_k1', 'scaled_modified_bessel_k0',
+            'scaled_modified_bessel_k1', 'spherical_bessel_j0', *_ops.POLYNOMIALS}
+
+
+def _refuse_half(name, *values):
+    for v in values:
+        if isinstance(v, Tensor) and str(v.dtype) in ('dynagrad.float16', 'dynagrad.bfloat16'):
+            kind = 'Half' if str(v.dtype) == 'dynagrad.float16' else 'BFloat16'
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'{kind}\' (compute '
+                                      'in float32: x.float())')
+
+
 def _unary(op, name):
     def fn(input):
         _tensor(fn, name, input)
+        if name in _NO_HALF:
+            _refuse_half(name, input)
         return op.apply(input)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f'``torch.special.{name}``.'
@@ -90,6 +107,8 @@ def _binary(op, name):
             raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, "
                             f'not {type(input).__name__}')
         # PyTorch names the Scalar overloads' nodes ...Backward1 (self) and ...Backward2
+        if name in _NO_HALF:
+            _refuse_half(name, input, other)
         variant = (op if isinstance(input, Tensor) and isinstance(other, Tensor) else
                    op.named(node + ('1' if not isinstance(input, Tensor) else '2')))
         return variant.apply(input, other)
@@ -105,6 +124,7 @@ zeta = _binary(_ops.Zeta, 'zeta')
 def _undifferentiated(name):
     def fn(input):
         _tensor(fn, name, input)
+        _refuse_half(name, input)
         return _ops.SpecialUnary.apply(input, name=name)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f'``torch.special.{name}`` (no derivative, as in PyTorch).'
@@ -123,6 +143,7 @@ def _polynomial(name):
         if not isinstance(input, Tensor) and not isinstance(n, Tensor):
             raise TypeError(f"special_{name}(): argument 'input' (position 1) must be Tensor, "
                             f'not {type(input).__name__}')
+        _refuse_half(name, input, n)
         if not isinstance(input, Tensor):
             input = _top.full((), input, dtype=n.dtype if n.dtype.is_floating_point else None)
         return _ops.Polynomial.apply(input, n, name=name)

@@ -106,7 +106,8 @@ def out(result, levels):
     if isinstance(result, Tensor):
         return batched(result, levels)
     if isinstance(result, (tuple, list)):
-        return type(result)(out(r, levels) for r in result)
+        parts = [out(r, levels) for r in result]
+        return type(result)(*parts) if hasattr(result, '_fields') else type(result)(parts)
     return result
 
 
@@ -418,6 +419,22 @@ def _index_put(cls, inputs, params):
     return out(cls.apply(px, pv, **p), levels)
 
 
+def _solve(cls, inputs, params):
+    """solve(A, B): the per-sample batch dims of A and B (what precedes their matrix or
+    vector dims) padded to one rank, so they broadcast as the sample's would."""
+    A, B = inputs
+    levels = union(inputs)
+    vector = params.get('vector', False)
+    batch = max(A.dim() - 2, B.dim() - (1 if vector else 2))
+    pa = lift(A, levels, batch + 2) if A.__class__ is BatchedTensor else A
+    pb = lift(B, levels, batch + (1 if vector else 2)) if B.__class__ is BatchedTensor else B
+    if A.__class__ is not BatchedTensor:
+        pa = A.reshape((1,) * len(levels) + tuple(A.shape))
+    if B.__class__ is not BatchedTensor:
+        pb = B.reshape((1,) * len(levels) + tuple(B.shape))
+    return out(cls.apply(pa, pb, **params), levels)
+
+
 def _cat(cls, inputs, params):
     levels = union(inputs)
     size = sizes_of(inputs, levels)
@@ -671,8 +688,8 @@ RULES = {
     _lp.Matmul: _matmul, _lin.LinearOp: _linear, _lp.AddMatmul: _addmatmul, _lp.Addr: _addr,
     _lp.Einsum: _einsum, _lp.Cross: dims('dim'),
     **{c: leading for c in (_ld.Cholesky, _ld.Det, _ld.Eigh, _ld.Eigvalsh, _ld.Inv, _ld.Pinv,
-                            _ld.Qr, _ld.Slogdet, _ld.Solve, _ld.Svd, _ld.Svdvals,
-                            _ld._PowerZero)},
+                            _ld.Qr, _ld.Slogdet, _ld.Svd, _ld.Svdvals, _ld._PowerZero)},
+    _ld.Solve: _solve,
     # neural-network ops
     _conv.Convolution: _convolution,
     **{c: merge for c in (_pool.MaxPoolOp, _pool.AvgPoolOp, _pool.AdaptiveMaxPoolOp,

@@ -1,0 +1,456 @@
+"""The rest of ``torch.linalg`` over real matrices, and the legacy top-level forms.
+
+Most are compositions of the ops of ``linalg_decompositions`` and ``linalg_products``, so
+their gradients (and higher ones) come from those ops' backward formulas with nothing
+new written: a triangular solve is ``solve`` on the masked triangle (so only the triangle
+gets a gradient, as in PyTorch), ``cholesky_solve`` two of them, ``tensorinv`` an ``inv``
+of a reshape. ``matrix_exp`` is an op of its own: its value from SciPy's ``expm``
+(Padé with scaling and squaring; an optional dependency, as for the special functions),
+its gradient the upper-right block of the exponential of ``[[A^T, G], [0, A^T]]``,
+itself ``matrix_exp`` of a bigger matrix, so it differentiates any number of times.
+"""
+import math
+import warnings
+from collections import namedtuple
+
+import numpy as np
+
+from ..backend import xp
+from ..autograd.function import Op, autocast_args, autocast_state
+from ..tensor import Tensor, method, wrap
+from ..autograd.batched import vmap_function
+from . import linalg_decompositions as _dec
+from .linalg_products import matmul
+from ._linalg_common import LinAlgError, _check_float, _check_square, _tname
+from .shape import cat
+from .creation import zeros_like, eye, arange, zeros
+
+__all__ = ['solve_triangular', 'cholesky_ex', 'inv_ex', 'solve_ex', 'tensorinv',
+           'tensorsolve', 'vander', 'vecdot', 'cond', 'matrix_exp', 'householder_product',
+           'diagonal']
+
+
+def _tensors(op, *ts):
+    for t in ts:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}(): argument must be Tensor, not {type(t).__name__}")
+
+
+def _no_half(kernel, *ts):
+    """PyTorch's LAPACK-backed kernels take no float16 or bfloat16."""
+    for t in ts:
+        name = str(t.dtype)
+        if name in ('dynagrad.float16', 'dynagrad.bfloat16'):
+            kind = 'Half' if name.endswith('float16') and 'b' not in name else 'BFloat16'
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{kind}\'')
+
+
+def _triangle(A, upper, unitriangular):
+    """The triangle of A a triangular solve reads (and the only part that gets a gradient)."""
+    T = A.triu() if upper else A.tril()
+    if unitriangular:
+        n = A.shape[-1]
+        T = T - T.diagonal(0, -2, -1).diag_embed() + eye(n, dtype=A.dtype)
+    return T
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """``X`` with ``A X = B`` (``X A = B`` when not ``left``), ``A`` triangular."""
+    _tensors('linalg.solve_triangular', A, B)
+    _check_float('linalg.solve_triangular', A)
+    if A.ndim < 2 or B.ndim < 2:
+        raise RuntimeError('linalg.solve_triangular: The input tensor B must have at least 2 '
+                           'dimensions.' if B.ndim < 2 else 'linalg.solve_triangular: The '
+                           'input tensor A must have at least 2 dimensions.')
+    _check_square('linalg.solve_triangular', A)
+    if A.dtype != B.dtype:      # PyTorch promotes the two
+        from .._dtype import result_type
+        common = result_type(A, B)
+        A, B = A.to(common), B.to(common)
+    n = A.shape[-1]
+    if (B.shape[-2] if left else B.shape[-1]) != n:
+        raise RuntimeError(f'linalg.solve_triangular: Incompatible shapes of A and B for the '
+                           f'equation {"AX = B" if left else "XA = B"} ({n}x{n} and '
+                           f'{B.shape[-2]}x{B.shape[-1]})')
+    T = _triangle(A, upper, unitriangular)
+    if not left:
+        return _dec.solve(T.mT, B.mT).mT
+    return _dec.solve(T, B)
+
+
+_cholesky_ex = namedtuple('linalg_cholesky_ex', ['L', 'info'])
+_inv_ex = namedtuple('linalg_inv_ex', ['inverse', 'info'])
+_solve_ex = namedtuple('linalg_solve_ex', ['result', 'info'])
+_triangular = namedtuple('triangular_solve', ['solution', 'cloned_coefficient'])
+_svd = namedtuple('svd', ['U', 'S', 'V'])
+_qr = namedtuple('qr', ['Q', 'R'])
+
+
+@vmap_function('physical')
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)``: info 0 for a positive-definite matrix, else the order of the leading
+    minor that is not (and L is not meaningful there)."""
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
+    _tensors('linalg.cholesky_ex', A)
+    _no_half('cholesky_cpu', A)
+    _check_float('linalg.cholesky_ex', A)
+    _check_square('linalg.cholesky_ex', A)
+    data = A._data
+    batch = data.shape[:-2]
+    info = xp.zeros(batch, np.int32)
+    flat = data.reshape((-1,) + data.shape[-2:])
+    bad = []
+    for i, m in enumerate(flat):
+        try:
+            xp.linalg.cholesky(m)
+        except np.linalg.LinAlgError:
+            k = next((j for j in range(1, m.shape[0] + 1)
+                      if not _leading_pd(m[:j, :j])), m.shape[0])
+            info.reshape(-1)[i] = k
+            bad.append(i)
+    if bad and check_errors:
+        return _dec.cholesky(A, upper=upper)    # raises PyTorch's error
+    if not bad:
+        return _cholesky_ex(_dec.cholesky(A, upper=upper), wrap(xp.asarray(info)))
+    safe = A.detach().clone()
+    eye_n = xp.eye(data.shape[-1], dtype=data.dtype)
+    view = safe._data.reshape((-1,) + data.shape[-2:])
+    for i in bad:
+        view[i] = eye_n
+    L = _dec.cholesky(safe, upper=upper)
+    L._data.reshape((-1,) + data.shape[-2:])[bad] = np.nan
+    return _cholesky_ex(L, wrap(xp.asarray(info)))
+
+
+def _leading_pd(m):
+    try:
+        xp.linalg.cholesky(m)
+        return True
+    except np.linalg.LinAlgError:
+        return False
+
+
+def _lu_info(m):
+    """LAPACK getrf's info for one matrix: 0, or the 1-based index of the first zero pivot
+    of its partially pivoted LU (Doolittle with row exchanges, as getrf runs)."""
+    a = xp.array(m, dtype=np.float64)
+    n = a.shape[0]
+    for k in range(n):
+        p = k + int(xp.argmax(xp.abs(a[k:, k])))
+        if a[p, k] == 0:
+            return k + 1
+        a[[k, p]] = a[[p, k]]
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= xp.outer(a[k + 1:, k], a[k, k + 1:])
+    return 0
+
+
+@vmap_function('physical')
+def inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: info 0, or the index of the first zero pivot of a singular
+    matrix (whose inverse is then not meaningful)."""
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
+    _tensors('linalg.inv_ex', A)
+    _check_float('linalg.inv', A)
+    _check_square('linalg.inv_ex', A)
+    return _inv_ex(*_ex(A, lambda M: _dec.inv(M), check_errors))
+
+
+@vmap_function('physical')
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``(solution, info)`` of ``linalg.solve``, info as ``inv_ex``'s."""
+    _tensors('linalg.solve_ex', A, B)
+    return _solve_ex(*_ex(A, lambda M: _dec.solve(M, B, left=left), check_errors))
+
+
+def _ex(A, compute, check_errors):
+    data = A._data
+    flat = data.reshape((-1,) + data.shape[-2:])
+    info = xp.array([_lu_info(m) for m in flat], np.int32).reshape(data.shape[:-2])
+    if not info.any() or check_errors:
+        return compute(A), wrap(xp.asarray(info))
+    safe = A.detach().clone()
+    view = safe._data.reshape((-1,) + data.shape[-2:])
+    bad = xp.flatnonzero(info.reshape(-1))
+    view[bad] = xp.eye(data.shape[-1], dtype=data.dtype)
+    out = compute(safe)
+    out._data.reshape((len(flat),) + out._data.shape[len(data.shape) - 2:])[bad] = np.nan
+    return out, wrap(xp.asarray(info))
+
+
+def tensorinv(A, ind=2):
+    """The inverse of ``A`` seen as a matrix of its first ``ind`` dims by the rest."""
+    _tensors('linalg.tensorinv', A)
+    if ind <= 0:
+        raise RuntimeError(f'Expected a strictly positive integer for \'ind\', but got {ind}')
+    rows, cols = tuple(A.shape[:ind]), tuple(A.shape[ind:])
+    if math.prod(rows) != math.prod(cols):
+        raise RuntimeError(f'Expected self to satisfy the requirement prod(self.shape[ind:]) '
+                           f'== prod(self.shape[:ind]), but got {math.prod(cols)} != '
+                           f'{math.prod(rows)}')
+    n = math.prod(rows)
+    return _dec.inv(A.reshape(n, n)).reshape(cols + rows)
+
+
+def tensorsolve(A, B, dims=None):
+    """``X`` with ``tensordot(A, X, X.ndim) == B``."""
+    _tensors('linalg.tensorsolve', A, B)
+    if dims is not None:
+        order = [d for d in range(A.ndim) if d not in [x % A.ndim for x in dims]]
+        A = A.permute(*(order + [x % A.ndim for x in dims]))
+    rest = tuple(A.shape[B.ndim:])
+    n = math.prod(B.shape)
+    if n != math.prod(rest):
+        raise RuntimeError(f'Expected self to satisfy the requirement prod(self.shape[other.ndim:'
+                           f']) == prod(self.shape[:other.ndim]), but got {math.prod(rest)} != '
+                           f'{n}')
+    return _dec.solve(A.reshape(n, n), B.reshape(n)).reshape(rest)
+
+
+def vander(x, *, N=None):
+    """The Vandermonde matrix: columns ``x^0, x^1, ..., x^(N-1)`` (increasing powers)."""
+    _tensors('linalg.vander', x)
+    if str(x.dtype) in ('dynagrad.float16', 'dynagrad.bfloat16', 'dynagrad.bool'):
+        kind = {'dynagrad.float16': 'Half', 'dynagrad.bfloat16': 'BFloat16'}.get(
+            str(x.dtype), 'Bool')
+        raise RuntimeError(f'linalg.vander supports floating point, complex, and integer '
+                           f'tensors, but got {kind}')
+    if x.ndim == 0:
+        raise RuntimeError('linalg.vander: x must have at least one dimension.')
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError('N must be greater than 1.')
+    # cumulative products, as PyTorch computes them (exact for integers)
+    powers = [x.unsqueeze(-1) * 0 + 1]
+    for _ in range(n - 1):
+        powers.append(powers[-1] * x.unsqueeze(-1))
+    return cat(powers, -1)
+
+
+def vecdot(x, y, *, dim=-1):
+    """``sum(x * y, dim)`` (the conjugate of x, for real tensors itself)."""
+    if autocast_state.active:
+        x, y = autocast_args('lower', x, y)
+    _tensors('linalg.vecdot', x, y)
+    if x.dtype != y.dtype:
+        raise RuntimeError(f'linalg.vecdot: Expected x and y to have the same dtype, but found '
+                           f'x of type {_tname(x)} and y of type {_tname(y)} instead')
+    return (x * y).sum(dim)
+
+
+def cond(A, p=None):
+    """The condition number of ``A`` in the norm ``p`` (2 when None)."""
+    if autocast_state.active:
+        A, = autocast_args('fp32', A)
+    _tensors('linalg.cond', A)
+    _no_half('linalg_svd_cpu' if p in (None, 2, -2) else 'linalg_inv_ex', A)
+    _check_float('linalg.cond', A)
+    if A.ndim < 2:
+        raise RuntimeError('linalg.cond: The input tensor A must have at least 2 dimensions.')
+    if p is None or p in (2, -2):
+        s = _dec.svdvals(A)
+        big, small = s[..., 0], s[..., -1]
+        return big / small if p in (None, 2) else small / big
+    _check_square('linalg.cond', A)
+    from .linalg_norms import matrix_norm
+    return matrix_norm(A, p) * matrix_norm(_dec.inv(A), p)
+
+
+def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return A.diagonal(offset, dim1, dim2)
+
+
+class MatrixExp(Op):
+    """``expm(A)`` (SciPy's Padé with scaling and squaring, batched here)."""
+    node_name = 'LinalgMatrixExpBackward0'
+    widens_half = True
+
+    def forward(self, A):
+        try:
+            from scipy.linalg import expm
+        except ImportError:
+            raise ModuleNotFoundError(
+                "dynagrad.linalg.matrix_exp is computed by SciPy's scipy.linalg.expm, which "
+                "is not installed: pip install 'dynagrad[special]' (or pip install scipy)"
+            ) from None
+        self.save_for_backward(A)
+        if A.size == 0:
+            return A.copy()
+        return xp.asarray(expm(A)).astype(A.dtype, copy=False)
+
+    def backward(self, g):
+        A, = self.saved_tensors
+        n = A.shape[-1]
+        # d expm(A) [G] read off the block matrix [[A^T, G], [0, A^T]]'s exponential
+        At = A.mT
+        if hasattr(g, '_data'):
+            top = cat([At, g], -1)
+            bottom = cat([zeros_like(At), At], -1)
+            big = cat([top, bottom], -2)
+            return MatrixExp.apply(big)[..., :n, n:]
+        big = xp.zeros(A.shape[:-2] + (2 * n, 2 * n), A.dtype)
+        big[..., :n, :n] = At
+        big[..., :n, n:] = g
+        big[..., n:, n:] = At
+        return MatrixExp.run(big)[..., :n, n:]
+
+
+@method('matrix_exp')
+def matrix_exp(A):
+    _tensors('linalg.matrix_exp', A)
+    if not A.dtype.is_floating_point:
+        raise RuntimeError(f'linalg.matrix_exp: Expected a floating point or complex tensor as '
+                           f'input. Got {_tname(A)}')
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:    # (half precision allowed, as in PyTorch)
+        m, n = (A.shape[-2:] if A.ndim >= 2 else (A.shape or (0,)) * 2)
+        raise RuntimeError(f'linalg.matrix_exp: A must be batches of square matrices, but they '
+                           f'are {m} by {n} matrices')
+    return MatrixExp.apply(A)
+
+
+def householder_product(A, tau):
+    """The first ``n`` columns of ``H_1 H_2 ... H_k``, ``H_i = I - tau_i v_i v_i^T`` with
+    ``v_i`` the i-th column of A below the diagonal and 1 on it (LAPACK's orgqr)."""
+    if autocast_state.active:
+        A, tau = autocast_args('fp32', A, tau)
+    _tensors('linalg.householder_product', A, tau)
+    _no_half('orgqr_cpu', A, tau)
+    if A.ndim < 2:
+        raise RuntimeError('torch.linalg.householder_product: input must have at least 2 '
+                           'dimensions.')
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1]
+    if m < n:
+        raise RuntimeError('torch.linalg.householder_product: input.shape[-2] must be greater '
+                           'than or equal to input.shape[-1]')
+    if k > n:
+        raise RuntimeError('torch.linalg.householder_product: input.shape[-1] must be greater '
+                           'than or equal to tau.shape[-1]')
+    rows = arange(m).unsqueeze(-1)
+    Q = eye(m, n, dtype=A.dtype).expand(tuple(A.shape[:-2]) + (m, n))
+    for i in reversed(range(k)):
+        col = A[..., :, i]
+        v = (col * (rows[:, 0] > i)) + (rows[:, 0] == i).to(A.dtype)
+        # Q <- H_i Q = Q - tau_i v (v^T Q)
+        Q = Q - tau[..., i, None, None] * v.unsqueeze(-1) * matmul(v.unsqueeze(-2), Q)
+    return Q
+
+
+# -- legacy top-level forms -----------------------------------------------------------------
+
+@method('triangular_solve')
+def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
+    """``(solution, A)`` of ``A X = b`` (``A^T X = b`` when ``transpose``), as the old
+    ``torch.triangular_solve``; prefer ``linalg.solve_triangular``."""
+    _tensors('triangular_solve', b, A)
+    warnings.warn('torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular'
+                  'and will be removed in a future PyTorch release.\ntorch.linalg.'
+                  'solve_triangular has its arguments reversed and does not return a copy of '
+                  'one of the inputs.\nX = torch.triangular_solve(B, A).solution\nshould be '
+                  'replaced with\nX = torch.linalg.solve_triangular(A, B).', UserWarning,
+                  stacklevel=2)
+    T = _triangle(A, upper, unitriangular)
+    X = _dec.solve(T.mT if transpose else T, b)
+    return _triangular(X, A.clone())
+
+
+@method('cholesky_solve')
+def cholesky_solve(B, L, upper=False):
+    """``X`` with ``A X = B`` for ``A = L L^T`` (``U^T U`` when ``upper``)."""
+    _tensors('cholesky_solve', B, L)
+    if upper:
+        Y = solve_triangular(L.mT, B, upper=False)
+        return solve_triangular(L, Y, upper=True)
+    Y = solve_triangular(L, B, upper=False)
+    return solve_triangular(L.mT, Y, upper=True)
+
+
+@method('cholesky_inverse')
+def cholesky_inverse(L, upper=False):
+    """``(L L^T)^-1`` from its Cholesky factor."""
+    _tensors('cholesky_inverse', L)
+    n = L.shape[-1]
+    return cholesky_solve(eye(n, dtype=L.dtype).expand(L.shape), L, upper=upper)
+
+
+@method('cholesky')
+def legacy_cholesky(A, upper=False):
+    warnings.warn('torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be '
+                  'removed in a future PyTorch release.\nL = torch.cholesky(A)\nshould be '
+                  'replaced with\nL = torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, '
+                  'upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n'
+                  'This transform will produce equivalent results for all valid (symmetric '
+                  'positive definite) inputs.', UserWarning, stacklevel=2)
+    return _dec.cholesky(A, upper=upper)
+
+
+@method('svd')
+def legacy_svd(input, some=True, compute_uv=True):
+    """``(U, S, V)`` with ``V`` (not ``Vh``), reduced unless ``some=False``."""
+    _tensors('svd', input)
+    if not compute_uv:
+        S = _dec.svdvals(input)
+        m, n = input.shape[-2], input.shape[-1]
+        U = zeros(tuple(input.shape[:-2]) + (m, m if not some else min(m, n)),
+                  dtype=input.dtype)
+        V = zeros(tuple(input.shape[:-2]) + (n, n if not some else min(m, n)),
+                  dtype=input.dtype)
+        return _svd(U, S, V)
+    U, S, Vh = _dec.svd(input, full_matrices=not some)
+    return _svd(U, S, Vh.mT)
+
+
+@method('qr')
+def legacy_qr(input, some=True):
+    _tensors('qr', input)
+    warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a "
+                  "future PyTorch release.\nThe boolean parameter 'some' has been replaced with "
+                  "a string parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced "
+                  "with\nQ, R = torch.linalg.qr(A, 'reduced' if some else 'complete')",
+                  UserWarning, stacklevel=2)
+    Q, R = _dec.qr(input, 'reduced' if some else 'complete')
+    return _qr(Q, R)
+
+
+def _removed(name, text):
+    def fn(*args, **kwargs):
+        raise RuntimeError('This function was deprecated since version 1.9 and is now removed.'
+                           + text)
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def orgqr(input, tau):
+    """The old name of ``linalg.householder_product``."""
+    return householder_product(input, tau)
+
+
+method('orgqr')(orgqr)
+
+
+# PyTorch's words for the functions it removed
+symeig = _removed('symeig', (
+    ' The default behavior has changed from using the upper triangular portion of the matrix '
+    'by default to using the lower triangular portion.\n\nL, _ = torch.symeig(A, upper=upper) '
+    "should be replaced with:\nL = torch.linalg.eigvalsh(A, UPLO='U' if upper else 'L')\n\n"
+    'and\n\nL, V = torch.symeig(A, eigenvectors=True) should be replaced with:\nL, V = '
+    "torch.linalg.eigh(A, UPLO='U' if upper else 'L')"))
+eig = _removed('eig', (
+    ' `torch.linalg.eig` returns complex tensors of dtype `cfloat` or `cdouble` rather than '
+    'real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n'
+    'L_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) '
+    'should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)'))
+matrix_rank = _removed('matrix_rank', (
+    "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter 'symmetric' "
+    "was renamed in `torch.linalg.matrix_rank()` to 'hermitian'."))
+
+for _name, _fn in (('symeig', symeig), ('eig', eig)):
+    method(_name)(_fn)
+
+# the top-level names (dynagrad/__init__.py); linalg's own are in dynagrad.linalg
+TOP_LEVEL = {'triangular_solve': triangular_solve, 'cholesky_solve': cholesky_solve,
+             'cholesky_inverse': cholesky_inverse, 'cholesky': legacy_cholesky,
+             'svd': legacy_svd, 'qr': legacy_qr, 'matrix_exp': matrix_exp, 'orgqr': orgqr,
+             'symeig': symeig, 'eig': eig, 'matrix_rank': matrix_rank}
