@@ -1,0 +1,5 @@
+"""Where PyTorch defines the functions it removed in 1.9 (``torch._linalg_utils``): each
+raises PyTorch's message naming its replacement."""
+from .ops.linalg_solvers import eig, matrix_rank, symeig  # noqa: F401
+
+__all__ = ['eig', 'matrix_rank', 'symeig']
