@@ -953,6 +953,9 @@ OPS += [
            composite(lambda rng: [Sample((R(rng, 3, 4),), desc='default'),
                                   Sample((R(rng, 2, 3, 3),), dict(offset=1, dim1=0, dim2=2),
                                          desc='dims')])),
+    OpInfo('nuclear_norm', None, composite(
+        lambda rng: [Sample((R(rng, 3, 4),), desc='matrix'),
+                     Sample((F64(rng, 2, 3, 3), (1, 2), True), desc='dims_keepdim')])),
     OpInfo('svd_legacy', legacy_svd_fn, composite(
         lambda rng: [Sample((R(rng, 4, 3),), desc='tall'),
                      Sample((F64(rng, 3, 3),), dict(some=False), desc='full_f64')])),

@@ -322,7 +322,10 @@ def norm_samples(rng):
             Sample((np.array([[0., 1., -2.], [0., 0., 0.]], np.float32), 0.5, 1),
                    desc='zeros_p_half', gradcheck=False),
             Sample((np.array([[0., 1., -2.], [3., -3., 1.]], np.float32), float('inf'), 1),
-                   desc='inf_ties', gradcheck=False)]
+                   desc='inf_ties', gradcheck=False),
+            Sample((R(rng, 3, 4), 'nuc'), desc='nuc', check_grad_fn=False),
+            Sample((R(rng, 2, 3, 4),), dict(p='nuc', dim=(1, 2), keepdim=True),
+                   desc='nuc_batched', check_grad_fn=False)]
 
 
 def norm_errors(rng):
@@ -332,7 +335,9 @@ def norm_errors(rng):
             ErrorSample((R(rng, 0, 3), float('inf')), desc='empty_inf'),
             ErrorSample((R(rng, 0, 3), float('inf'), 0), desc='empty_inf_reduced_dim'),
             ErrorSample((R(rng, 2, 3, 2), 'fro', (0, 1, 2)), desc='fro_three_dims'),
-            ErrorSample((R(rng, 2, 3), 'abc'), desc='unknown_order')]
+            ErrorSample((R(rng, 2, 3), 'abc'), desc='unknown_order'),
+            ErrorSample((R(rng, 2, 3, 4), 'nuc'), desc='nuc_three_dims'),
+            ErrorSample((R(rng, 3), 'nuc'), desc='nuc_vector')]
 
 
 # -- all, any, count_nonzero -----------------------------------------------------------------------

@@ -265,7 +265,8 @@ def test_forward(op, sample, i):
 # depends on what ran before; dynagrad warns each time and Python's filters show it once.
 TORCH_WARNS_ONCE = ("Using padding='same' with even kernel lengths",
                     'The reduce argument of ', 'torch.triangular_solve is deprecated',
-                    'torch.qr is deprecated', 'torch.cholesky is deprecated')
+                    'torch.qr is deprecated', 'torch.cholesky is deprecated',
+                    'at::nuclear_norm is deprecated')
 
 
 def _warnings_of(call, lib, args, kwargs):

@@ -449,8 +449,19 @@ matrix_rank = _removed('matrix_rank', (
 for _name, _fn in (('symeig', symeig), ('eig', eig)):
     method(_name)(_fn)
 
+def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum of the singular values (deprecated in PyTorch for ``linalg.matrix_norm``)."""
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
+                  stacklevel=2)
+    from .linalg_norms import matrix_norm
+    return matrix_norm(input, 'nuc', (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+
+
 # the top-level names (dynagrad/__init__.py); linalg's own are in dynagrad.linalg
 TOP_LEVEL = {'triangular_solve': triangular_solve, 'cholesky_solve': cholesky_solve,
              'cholesky_inverse': cholesky_inverse, 'cholesky': legacy_cholesky,
              'svd': legacy_svd, 'qr': legacy_qr, 'matrix_exp': matrix_exp, 'orgqr': orgqr,
-             'symeig': symeig, 'eig': eig, 'matrix_rank': matrix_rank}
+             'symeig': symeig, 'eig': eig, 'matrix_rank': matrix_rank,
+             'nuclear_norm': nuclear_norm}

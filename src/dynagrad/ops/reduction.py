@@ -982,9 +982,16 @@ def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
                 raise RuntimeError(f'linalg.matrix_norm: dim must be a 2-tuple. Got '
                                    f"{' '.join(map(str, dims))}")
             p = 2
-        elif p == 'nuc':
-            raise NotImplementedError("norm(p='nuc') is not yet supported (needs an SVD "
-                                      'with its backward)')
+        elif p == 'nuc':        # the sum of the singular values
+            from .linalg_norms import matrix_norm   # (linalg sits beside reduction)
+            if input.ndim < 2:
+                raise RuntimeError('linalg.matrix_norm: The input tensor A must have at least '
+                                   '2 dimensions.')
+            if dims is None and input.ndim != 2 or dims is not None and len(dims) != 2:
+                shown = ' '.join(map(str, dims if dims is not None else range(input.ndim)))
+                raise RuntimeError(f'linalg.matrix_norm: dim must be a 2-tuple. Got {shown}')
+            return matrix_norm(input, 'nuc', dims if dims is not None else (-2, -1), keepdim,
+                               dtype=dtype)
         else:
             raise RuntimeError(f'linalg.matrix_norm: Order {p} not supported.')
     if keepdim and dims is None:
