@@ -911,6 +911,11 @@ def cholesky_ex_fn(lib, x, **kw):
     return L, info
 
 
+def ormqr_fn(lib, x, c, **kw):
+    h, tau = lib.geqrf(x.detach())      # the reflectors as data; the gradient flows into c
+    return lib.ormqr(h, tau, c, **kw)
+
+
 def legacy_svd_fn(lib, x, **kw):
     U, S, V = lib.svd(x, **kw)
     # singular vectors are unique up to sign: compare U diag(S) V^T and S
@@ -953,6 +958,16 @@ OPS += [
            composite(lambda rng: [Sample((R(rng, 3, 4),), desc='default'),
                                   Sample((R(rng, 2, 3, 3),), dict(offset=1, dim1=0, dim2=2),
                                          desc='dims')])),
+    OpInfo('geqrf', lambda lib, x: tuple(lib.geqrf(x)), lambda rng: [
+        Sample((R(rng, 4, 3),), desc='tall', requires_grad=False),
+        Sample((F64(rng, 2, 3, 3),), desc='batched_f64', requires_grad=False),
+        Sample((R(rng, 2, 4),), desc='wide', requires_grad=False)]),
+    OpInfo('ormqr', ormqr_fn, composite(lambda rng: [
+        Sample((R(rng, 5, 3), R(rng, 5, 2)), desc='left'),
+        Sample((R(rng, 5, 3), R(rng, 5, 2)), dict(transpose=True), desc='left_T'),
+        Sample((F64(rng, 4, 4), F64(rng, 3, 4)), dict(left=False), desc='right_f64'),
+        Sample((F64(rng, 4, 3), F64(rng, 2, 4)), dict(left=False, transpose=True),
+               desc='right_T_f64')])),
     OpInfo('nuclear_norm', None, composite(
         lambda rng: [Sample((R(rng, 3, 4),), desc='matrix'),
                      Sample((F64(rng, 2, 3, 3), (1, 2), True), desc='dims_keepdim')])),

@@ -16,7 +16,8 @@ from collections import namedtuple
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op, autocast_args, autocast_state
+from ..autograd.function import Op, autocast_args, autocast_state, set_cpu_autocast
+from ..autograd.function import autocast_thread_state
 from ..tensor import Tensor, method, wrap
 from ..autograd.batched import vmap_function
 from . import linalg_decompositions as _dec
@@ -465,3 +466,70 @@ TOP_LEVEL = {'triangular_solve': triangular_solve, 'cholesky_solve': cholesky_so
              'svd': legacy_svd, 'qr': legacy_qr, 'matrix_exp': matrix_exp, 'orgqr': orgqr,
              'symeig': symeig, 'eig': eig, 'matrix_rank': matrix_rank,
              'nuclear_norm': nuclear_norm}
+
+
+# -- Householder QR in LAPACK's compact form -------------------------------------------------
+
+_geqrf = namedtuple('geqrf', ['a', 'tau'])
+
+
+class Geqrf(Op):
+    """QR as LAPACK's geqrf leaves it: R on and above the diagonal, the Householder vectors
+    below it, and their scalars ``tau`` (NumPy's ``qr(mode='raw')``, transposed back)."""
+    node_name = 'GeqrfBackward0'
+
+    def forward(self, A):
+        if A.size == 0:
+            k = min(A.shape[-2:])
+            return A.copy(), xp.zeros(A.shape[:-2] + (k,), A.dtype)
+        flat = A.reshape((-1,) + A.shape[-2:])
+        hs, taus = [], []
+        for m in flat:
+            h, tau = xp.linalg.qr(m, mode='raw')
+            hs.append(h.T)
+            taus.append(tau)
+        return (xp.stack(hs).reshape(A.shape).astype(A.dtype),
+                xp.stack(taus).reshape(A.shape[:-2] + (taus[0].shape[-1],)).astype(A.dtype))
+
+    def backward(self, *grads):
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+@method('geqrf')
+def geqrf(input):
+    if autocast_state.active:
+        input, = autocast_args('fp32', input)
+    _tensors('geqrf', input)
+    _no_half('geqrf_cpu', input)
+    if input.ndim < 2:
+        raise RuntimeError('torch.geqrf: input must have at least 2 dimensions.')
+    return _geqrf(*Geqrf.apply(input))
+
+
+@method('ormqr')
+def ormqr(input, tau, other, left=True, transpose=False):
+    """``Q @ other`` (``Q^T``, or from the right) for the Q that ``geqrf``'s reflectors
+    make, without forming it by hand: the full m-by-m product of the reflectors."""
+    if autocast_state.active and autocast_thread_state.enabled.get('cpu', False):
+        # one float32 kernel in PyTorch: its steps here must not be autocast each
+        input, tau, other = autocast_args('fp32', input, tau, other)
+        set_cpu_autocast(False)
+        try:
+            return ormqr(input, tau, other, left, transpose)
+        finally:
+            set_cpu_autocast(True)
+    _tensors('ormqr', input, tau, other)
+    _no_half('ormqr_cpu', input, tau, other)
+    m = input.shape[-2]
+    k = tau.shape[-1]
+    reflectors = input[..., :, :k]
+    if k < m:
+        pad = zeros(tuple(input.shape[:-2]) + (m, m - k), dtype=input.dtype)
+        reflectors = cat([reflectors, pad], -1)
+    Q = householder_product(reflectors, tau)
+    if transpose:
+        Q = Q.mT
+    return matmul(Q, other) if left else matmul(other, Q)
+
+
+TOP_LEVEL.update({'geqrf': geqrf, 'ormqr': ormqr})
