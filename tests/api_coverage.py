@@ -98,7 +98,7 @@ LEFT_OUT = {
                                 'saddmm', 'hspmm', '*indices_copy', 'values_copy',
                                 'resize_as_sparse_', 'segment_reduce')],
         *[(n, FFT) for n in ('stft', 'istft')],
-        *[(n, LINALG) for n in ('lu', 'lu_solve', 'lu_unpack', 'lobpcg',
+        *[(n, LINALG) for n in ('lobpcg',
                                 'lstsq', 'solve', 'pca_lowrank', 'svd_lowrank')],
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
                                 'DeserializationStorageContext',
@@ -113,7 +113,7 @@ LEFT_OUT = {
         *[(n, OUT_OF_SCOPE) for n in ('dequantize', 'int_repr', 'q_*', 'qscheme',
                                       'to_mkldnn', 'to_padded_tensor')],
         *[(n, COMPLEX) for n in ('cfloat', 'cdouble', 'chalf')],
-        *[(n, LINALG) for n in ('lstsq', 'lu', 'lu_solve', 'solve')],
+        *[(n, LINALG) for n in ('lstsq', 'solve')],
         *[(n, FFT) for n in ('stft', 'istft')],
         *[(n, DEVICE) for n in ('pin_memory', 'record_stream')],
         ('index', "functorch's first-class dimensions (the functional-transforms issue, 17)"),
@@ -124,8 +124,7 @@ LEFT_OUT = {
     ],
     'torch.nn.Module': [('compile', JIT)],
     'torch.linalg': [(n, COMPLEX) for n in ('eig', 'eigvals')] + [
-        (n, LINALG) for n in ('lu', 'lu_factor', 'lu_factor_ex', 'lu_solve', 'ldl_factor',
-                              'ldl_factor_ex', 'ldl_solve')],
+        (n, LINALG) for n in ('ldl_factor', 'ldl_factor_ex', 'ldl_solve')],
     'torch.nn.utils.parametrizations': [
         ('orthogonal', LINALG + ': it is built on matrix_exp and householder_product'),
     ],

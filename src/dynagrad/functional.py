@@ -5,8 +5,9 @@ from .ops import (atleast_1d, atleast_2d, atleast_3d, chain_matmul, einsum,  # n
                   cartesian_prod, unique_consecutive, unravel_index)
 from .global_options import broadcast_shapes  # noqa: F401
 from .nn.functional import cdist  # noqa: F401
+from .ops.linalg_solvers import legacy_lu as lu  # noqa: F401
 
 __all__ = ['atleast_1d', 'atleast_2d', 'atleast_3d', 'block_diag', 'broadcast_shapes',
-           'broadcast_tensors', 'cartesian_prod', 'cdist', 'chain_matmul', 'einsum',
+           'broadcast_tensors', 'cartesian_prod', 'cdist', 'chain_matmul', 'einsum', 'lu',
            'meshgrid', 'norm', 'split', 'tensordot', 'unique', 'unique_consecutive',
            'unravel_index']

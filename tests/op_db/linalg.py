@@ -916,6 +916,37 @@ def ormqr_fn(lib, x, c, **kw):
     return lib.ormqr(h, tau, c, **kw)
 
 
+def lu_factor_fn(lib, x, **kw):
+    return tuple(lib.linalg.lu_factor(x, **kw))
+
+
+def lu_samples(rng):
+    return [Sample((SQ(rng, 4, 4),), desc='4x4'),
+            Sample((SQ64(rng, 2, 3, 3),), desc='batched_f64'),
+            Sample((R(rng, 5, 3),), desc='tall', requires_grad=False),
+            Sample((R(rng, 3, 5),), desc='wide', requires_grad=False),
+            Sample((R(rng, 0, 2, 2),), desc='empty_batch')]
+
+
+def lu_errors(rng):
+    return [ErrorSample((R(rng, 3),), desc='vector'),
+            ErrorSample((I64(rng, 2, 2),), desc='int64'),
+            ErrorSample((np.zeros((3, 3), np.float32),), desc='singular'),
+            ErrorSample((SQ(rng, 3, 3),), dict(pivot=False), desc='no_pivot')]
+
+
+def lu_solve_fn(lib, a, b, **kw):
+    LU, pivots = lib.linalg.lu_factor(a)
+    return lib.linalg.lu_solve(LU, pivots, b, **kw)
+
+
+def lu_solve_samples(rng):
+    return [Sample((SQ(rng, 3, 3), R(rng, 3, 2)), desc='left'),
+            Sample((SQ64(rng, 3, 3), F64(rng, 3, 2)), dict(adjoint=True), desc='adjoint_f64'),
+            Sample((SQ(rng, 3, 3), R(rng, 2, 3)), dict(left=False), desc='right'),
+            Sample((SQ64(rng, 2, 3, 3), F64(rng, 2, 3, 1)), dict(left=True), desc='batched')]
+
+
 def legacy_svd_fn(lib, x, **kw):
     U, S, V = lib.svd(x, **kw)
     # singular vectors are unique up to sign: compare U diag(S) V^T and S
@@ -968,6 +999,17 @@ OPS += [
         Sample((F64(rng, 4, 4), F64(rng, 3, 4)), dict(left=False), desc='right_f64'),
         Sample((F64(rng, 4, 3), F64(rng, 2, 4)), dict(left=False, transpose=True),
                desc='right_T_f64')])),
+    OpInfo('linalg.lu_factor', lu_factor_fn, lu_samples, errors=lu_errors),
+    OpInfo('linalg.lu_factor_ex', lambda lib, x: tuple(lib.linalg.lu_factor_ex(x)),
+           composite(lambda rng: [s for s in lu_samples(rng) if s.desc != 'empty_batch'] + [
+               Sample((np.array([[1.0, 2.0], [2.0, 4.0]]),), desc='singular',
+                      requires_grad=False)])),
+    OpInfo('linalg.lu', lambda lib, x: tuple(lib.linalg.lu(x)), composite(lu_samples)),
+    OpInfo('lu_unpack', lambda lib, x: tuple(lib.lu_unpack(*lib.linalg.lu_factor(x))),
+           composite(lu_samples)),
+    OpInfo('linalg.lu_solve', lu_solve_fn, composite(lu_solve_samples)),
+    OpInfo('lu_legacy', lambda lib, x: tuple(lib.lu(x, get_infos=True)),
+           composite(lambda rng: lu_samples(rng)[:2])),
     OpInfo('nuclear_norm', None, composite(
         lambda rng: [Sample((R(rng, 3, 4),), desc='matrix'),
                      Sample((F64(rng, 2, 3, 3), (1, 2), True), desc='dims_keepdim')])),

@@ -28,13 +28,23 @@ from .creation import zeros_like, eye, arange, zeros
 
 __all__ = ['solve_triangular', 'cholesky_ex', 'inv_ex', 'solve_ex', 'tensorinv',
            'tensorsolve', 'vander', 'vecdot', 'cond', 'matrix_exp', 'householder_product',
-           'diagonal']
+           'diagonal', 'lu_factor', 'lu_factor_ex', 'lu', 'lu_solve', 'lu_unpack']
 
 
 def _tensors(op, *ts):
     for t in ts:
         if not isinstance(t, Tensor):
             raise TypeError(f"{op}(): argument must be Tensor, not {type(t).__name__}")
+
+
+class _autocast_off:
+    """A composite that is one kernel in PyTorch runs its steps without autocast."""
+
+    def __enter__(self):
+        set_cpu_autocast(False)
+
+    def __exit__(self, *exc):
+        set_cpu_autocast(True)
 
 
 def _no_half(kernel, *ts):
@@ -513,11 +523,8 @@ def ormqr(input, tau, other, left=True, transpose=False):
     if autocast_state.active and autocast_thread_state.enabled.get('cpu', False):
         # one float32 kernel in PyTorch: its steps here must not be autocast each
         input, tau, other = autocast_args('fp32', input, tau, other)
-        set_cpu_autocast(False)
-        try:
+        with _autocast_off():
             return ormqr(input, tau, other, left, transpose)
-        finally:
-            set_cpu_autocast(True)
     _tensors('ormqr', input, tau, other)
     _no_half('ormqr_cpu', input, tau, other)
     m = input.shape[-2]
@@ -533,3 +540,205 @@ def ormqr(input, tau, other, left=True, transpose=False):
 
 
 TOP_LEVEL.update({'geqrf': geqrf, 'ormqr': ormqr})
+
+
+# -- LU with partial pivoting ---------------------------------------------------------------
+
+_lu_factor = namedtuple('linalg_lu_factor', ['LU', 'pivots'])
+_lu_factor_ex = namedtuple('linalg_lu_factor_ex', ['LU', 'pivots', 'info'])
+_lu = namedtuple('linalg_lu', ['P', 'L', 'U'])
+_lu_unpack = namedtuple('lu_unpack', ['P', 'L', 'U'])
+
+
+def _getrf(a):
+    """LAPACK getrf on a batch (``a`` is overwritten): Doolittle with partial pivoting, one
+    column step at a time over every matrix of the batch. Returns 1-based pivots (row k was
+    exchanged with row pivots[k]) and getrf's info (first zero pivot, 1-based, or 0)."""
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    batch = a.shape[:-2]
+    flat = a.reshape((-1, m, n))
+    pivots = xp.zeros((flat.shape[0], k), dtype=np.int32)
+    info = xp.zeros(flat.shape[0], dtype=np.int32)
+    rows = xp.arange(flat.shape[0])
+    for j in range(k):
+        p = j + xp.argmax(xp.abs(flat[:, j:, j]), axis=1)
+        pivots[:, j] = p + 1
+        swap = flat[rows, p, :].copy()
+        flat[rows, p, :] = flat[:, j, :]
+        flat[:, j, :] = swap
+        d = flat[:, j, j]
+        zero = d == 0
+        info = xp.where((info == 0) & zero, j + 1, info)
+        safe = xp.where(zero, 1, d)
+        flat[:, j + 1:, j] /= safe[:, None]
+        flat[:, j + 1:, j + 1:] -= flat[:, j + 1:, j:j + 1] * flat[:, j:j + 1, j + 1:]
+    return pivots.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _permutation(pivots, m, dtype):
+    """P with A = P L U from getrf's sequential row exchanges."""
+    batch = pivots.shape[:-1]
+    flat = pivots.reshape((-1, pivots.shape[-1]))
+    perm = xp.broadcast_to(xp.arange(m), (flat.shape[0], m)).copy()
+    for j in range(flat.shape[1]):
+        p = flat[:, j] - 1
+        r = xp.arange(flat.shape[0])
+        a, b = perm[r, j].copy(), perm[r, p].copy()
+        perm[r, j], perm[r, p] = b, a
+    P = xp.zeros((flat.shape[0], m, m), dtype)
+    P[xp.arange(flat.shape[0])[:, None], perm, xp.arange(m)[None, :]] = 1
+    return P.reshape(batch + (m, m))
+
+
+class LuFactor(Op):
+    """``(LU, pivots)``: L (unit diagonal, below) and U (on and above) in one matrix."""
+    node_name = 'LinalgLuFactorExBackward0'
+
+    def forward(self, A):
+        lu = A.astype(A.dtype, copy=True)
+        pivots, info = _getrf(lu)
+        self.info = info
+        self.save_for_backward(lu)
+        self.pivots = pivots
+        return lu, pivots
+
+    def backward(self, g_lu, g_piv=None):
+        lu, = self.saved_tensors
+        m, n = lu.shape[-2:]
+        if m != n:
+            raise NotImplementedError('linalg.lu_factor: the derivative of a non-square '
+                                      'LU factorisation is not implemented')
+        P = _permutation(self.pivots, m, lu.dtype if hasattr(lu, 'dtype') else None)
+        if hasattr(lu, '_data'):
+            P = wrap(P)
+        eye_n = xp.eye(n, dtype=P.dtype if not hasattr(P, '_data') else P._data.dtype)
+        L = _tril(lu, -1) + eye_n
+        U = _triu(lu)
+        gL, gU = _tril(g_lu, -1), _triu(g_lu)
+        # A = P L U: gA = P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T
+        inner = _tril(L.mT @ gL, -1) + _triu(gU @ U.mT)
+        x = _dec.Solve.run(L.mT, inner, vector=False)            # L^-T inner
+        y = _dec.Solve.run(U, x.mT, vector=False).mT             # ... U^-T
+        return P @ y
+
+
+def _tril(x, k=0):
+    return x.tril(k) if hasattr(x, '_data') else xp.tril(x, k)
+
+
+def _triu(x, k=0):
+    return x.triu(k) if hasattr(x, '_data') else xp.triu(x, k)
+
+
+def _check_lu(op, A, pivot):
+    _tensors(op, A)
+    _no_half('lu_cpu', A)
+    _check_float(op, A)
+    if A.ndim < 2:
+        raise RuntimeError(f'torch.{op}: Expected tensor with 2 or more dimensions. Got size: '
+                           f'{list(A.shape)} instead')
+    if not pivot:
+        raise RuntimeError(f'{op}: LU without pivoting is not implemented on the CPU')
+
+
+@vmap_function('physical')
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    _check_lu('linalg.lu_factor_ex', A, pivot)
+    node_out = LuFactor.apply(A)
+    LU, pivots = node_out
+    info = _getrf(A._data.copy())[1]
+    if check_errors and info.any():
+        raise _dec.LinAlgError(f'torch.linalg.lu_factor_ex: U[{int(info.max())},'
+                               f'{int(info.max())}] is zero and using it on lu_solve would '
+                               'result in a division by zero. If you still want to perform the '
+                               'factorization, consider calling linalg.lu(A, pivot) or '
+                               'linalg.lu_factor_ex(A, pivot)')
+    return _lu_factor_ex(LU, pivots, wrap(xp.asarray(info)))
+
+
+@vmap_function('physical')
+def lu_factor(A, *, pivot=True):
+    """``(LU, pivots)`` of ``A = P L U`` (LAPACK's getrf); raises for a singular matrix."""
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    if info._data.any():
+        bad = int(info._data.reshape(-1)[info._data.reshape(-1) != 0][0])
+        raise _dec.LinAlgError(f'torch.linalg.lu_factor: U[{bad},{bad}] is zero and using it on '
+                               'lu_solve would result in a division by zero. If you still want '
+                               'to perform the factorization, consider calling linalg.lu(A, '
+                               'pivot) or linalg.lu_factor_ex(A, pivot)')
+    return _lu_factor(LU, pivots)
+
+
+@vmap_function('physical')
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """``(P, L, U)`` from ``lu_factor``'s compact result."""
+    _tensors('lu_unpack', LU_data, LU_pivots)
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    if unpack_data:
+        L = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data.dtype)
+        U = LU_data[..., :k, :].triu()
+    else:
+        L = zeros((0,), dtype=LU_data.dtype)
+        U = zeros((0,), dtype=LU_data.dtype)
+    if unpack_pivots:
+        P = wrap(_permutation(LU_pivots._data, m, LU_data._data.dtype))
+    else:
+        P = zeros((0,), dtype=LU_data.dtype)
+    return _lu_unpack(P, L, U)
+
+
+def lu(A, *, pivot=True):
+    """``(P, L, U)`` with ``A = P L U``."""
+    LU, pivots, _ = lu_factor_ex(A, pivot=pivot)
+    return _lu(*lu_unpack(LU, pivots))
+
+
+@vmap_function('physical')
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """``X`` with ``A X = B`` (``A^T``, or from the right) from ``lu_factor``'s result."""
+    _tensors('linalg.lu_solve', LU, pivots, B)
+    if autocast_state.active and autocast_thread_state.enabled.get('cpu', False):
+        with _autocast_off():       # one kernel in PyTorch, not autocast
+            return lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
+    n = LU.shape[-1]
+    P = wrap(_permutation(pivots._data, n, LU._data.dtype))
+    if left and not adjoint:       # P L U X = B
+        Y = solve_triangular(LU, P.mT @ B, upper=False, unitriangular=True)
+        return solve_triangular(LU, Y, upper=True)
+    if left:                       # U^T L^T P^T X = B
+        Y = solve_triangular(LU.mT, B, upper=False)
+        Z = solve_triangular(LU.mT, Y, upper=True, unitriangular=True)
+        return P @ Z
+    # X P L U = B  <=>  U^T L^T P^T X^T = B^T ; adjoint: X (P L U)^T = B
+    if not adjoint:
+        return lu_solve(LU, pivots, B.mT, left=True, adjoint=True).mT
+    return lu_solve(LU, pivots, B.mT, left=True, adjoint=False).mT
+
+
+def legacy_lu(A, pivot=True, get_infos=False):
+    warnings.warn('torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.'
+                  'lu_factor_ex and will be removed in a future PyTorch release.\nLU, pivots = '
+                  'torch.lu(A, compute_pivots)\nshould be replaced with\nLU, pivots = torch.'
+                  'linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, '
+                  'compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = '
+                  'torch.linalg.lu_factor_ex(A, compute_pivots)', UserWarning, stacklevel=2)
+    if autocast_state.active:       # (_lu_with_info is on autocast's float32 list)
+        A, = autocast_args('fp32', A)
+    LU, pivots, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, pivots, info) if get_infos else (LU, pivots)
+
+
+def legacy_lu_solve(b, LU_data, LU_pivots):
+    warnings.warn('torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be '
+                  'removed in a future PyTorch release.\nNote that torch.linalg.lu_solve has '
+                  'its arguments reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be '
+                  'replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)', UserWarning,
+                  stacklevel=2)
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+TOP_LEVEL.update({'lu': legacy_lu, 'lu_solve': legacy_lu_solve, 'lu_unpack': lu_unpack})
+method('lu')(legacy_lu)
+method('lu_solve')(legacy_lu_solve)
