@@ -123,8 +123,7 @@ LEFT_OUT = {
         ('assert_int_or_pair', INTERNAL),
     ],
     'torch.nn.Module': [('compile', JIT)],
-    'torch.linalg': [(n, COMPLEX) for n in ('eig', 'eigvals')] + [
-        (n, LINALG) for n in ('ldl_factor', 'ldl_factor_ex', 'ldl_solve')],
+    'torch.linalg': [(n, COMPLEX) for n in ('eig', 'eigvals')],
     'torch.nn.utils.parametrizations': [
         ('orthogonal', LINALG + ': it is built on matrix_exp and householder_product'),
     ],

@@ -11,11 +11,11 @@ from .ops.linalg import linalg_cross as cross  # noqa: F401
 from .ops.linalg_solvers import (solve_triangular, cholesky_ex, inv_ex, solve_ex,  # noqa: F401
                                  tensorinv, tensorsolve, vander, vecdot, cond, matrix_exp,
                                  householder_product, diagonal, lu_factor, lu_factor_ex, lu,
-                                 lu_solve)
+                                 lu_solve, ldl_factor, ldl_factor_ex, ldl_solve)
 
 __all__ = ['LinAlgError', 'matmul', 'norm', 'vector_norm', 'matrix_norm', 'inv', 'det',
            'slogdet', 'solve', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh', 'eigvalsh', 'pinv',
            'matrix_power', 'lstsq', 'matrix_rank', 'cross', 'multi_dot', 'solve_triangular',
            'cholesky_ex', 'inv_ex', 'solve_ex', 'tensorinv', 'tensorsolve', 'vander', 'vecdot',
            'cond', 'matrix_exp', 'householder_product', 'diagonal', 'lu_factor',
-           'lu_factor_ex', 'lu', 'lu_solve']
+           'lu_factor_ex', 'lu', 'lu_solve', 'ldl_factor', 'ldl_factor_ex', 'ldl_solve']

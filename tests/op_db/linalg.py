@@ -1010,6 +1010,19 @@ OPS += [
     OpInfo('linalg.lu_solve', lu_solve_fn, composite(lu_solve_samples)),
     OpInfo('lu_legacy', lambda lib, x: tuple(lib.lu(x, get_infos=True)),
            composite(lambda rng: lu_samples(rng)[:2])),
+    OpInfo('linalg.ldl_factor', lambda lib, x: tuple(lib.linalg.ldl_factor(sym(lib, x))),
+           lambda rng: [Sample((R(rng, 4, 4),), desc='4x4', requires_grad=False),
+                        Sample((F64(rng, 2, 3, 3),), desc='batched_f64',
+                               requires_grad=False)]),
+    OpInfo('linalg.ldl_factor_ex', lambda lib, x: tuple(lib.linalg.ldl_factor_ex(
+        sym(lib, x))), lambda rng: [Sample((F64(rng, 3, 3),), desc='f64',
+                                           requires_grad=False)]),
+    OpInfo('linalg.ldl_solve', lambda lib, x, b: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor(sym(lib, x)), b),
+        lambda rng: [Sample((F64(rng, 4, 4), F64(rng, 4, 2)), desc='f64',
+                            requires_grad=False),
+                     Sample((R(rng, 2, 3, 3), R(rng, 3, 1)), desc='batched_broadcast',
+                            requires_grad=False)]),
     OpInfo('nuclear_norm', None, composite(
         lambda rng: [Sample((R(rng, 3, 4),), desc='matrix'),
                      Sample((F64(rng, 2, 3, 3), (1, 2), True), desc='dims_keepdim')])),

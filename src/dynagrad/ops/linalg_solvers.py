@@ -742,3 +742,94 @@ def legacy_lu_solve(b, LU_data, LU_pivots):
 TOP_LEVEL.update({'lu': legacy_lu, 'lu_solve': legacy_lu_solve, 'lu_unpack': lu_unpack})
 method('lu')(legacy_lu)
 method('lu_solve')(legacy_lu_solve)
+
+
+# -- LDL^T (Bunch-Kaufman), as LAPACK's sytrf/sytrs: SciPy's LAPACK wrappers ----------------
+
+_ldl_factor = namedtuple('linalg_ldl_factor', ['LD', 'pivots'])
+_ldl_factor_ex = namedtuple('linalg_ldl_factor_ex', ['LD', 'pivots', 'info'])
+
+
+def _lapack(name):
+    try:
+        from scipy.linalg import lapack
+    except ImportError:
+        raise ModuleNotFoundError(
+            f"dynagrad.linalg.{name} runs LAPACK's sytrf/sytrs through SciPy, which is not "
+            "installed: pip install 'dynagrad[special]' (or pip install scipy)") from None
+    return lapack
+
+
+class LdlFactor(Op):
+    """``(LD, pivots, info)`` of symmetric ``A`` (its lower triangle), as sytrf leaves them."""
+    node_name = 'LinalgLdlFactorExBackward0'
+
+    def forward(self, A):
+        lapack = _lapack('ldl_factor')
+        flat = A.reshape((-1,) + A.shape[-2:])
+        fn = lapack.dsytrf if A.dtype == np.float64 else lapack.ssytrf
+        lds, pivs, infos = [], [], []
+        for m in flat:
+            ldu, ipiv, info = fn(m, lower=1)
+            lds.append(xp.tril(ldu))
+            pivs.append(ipiv)
+            infos.append(info)
+        n = A.shape[-1]
+        LD = xp.stack(lds).reshape(A.shape) if lds else A.copy()
+        piv = (xp.stack(pivs).astype(np.int32).reshape(A.shape[:-1]) if pivs else
+               xp.zeros(A.shape[:-1], np.int32))
+        info = xp.asarray(infos, np.int32).reshape(A.shape[:-2]) if infos else \
+            xp.zeros(A.shape[:-2], np.int32)
+        del n
+        return LD.astype(A.dtype, copy=False), piv, info
+
+    def backward(self, *grads):
+        raise RuntimeError('derivative for aten::linalg_ldl_factor_ex is not implemented')
+
+
+@vmap_function('physical')
+def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
+    _tensors('linalg.ldl_factor_ex', A)
+    _no_half('linalg_ldl_factor_ex_cpu', A)
+    _check_square('linalg.ldl_factor_ex', A)
+    LD, pivots, info = LdlFactor.apply(A)
+    if check_errors and info._data.any():
+        raise LinAlgError('torch.linalg.ldl_factor_ex: The factorization could not be '
+                          'completed because the input is not invertible.')
+    return _ldl_factor_ex(LD, pivots, info)
+
+
+@vmap_function('physical')
+def ldl_factor(A, *, hermitian=False):
+    """``(LD, pivots)``: the compact LDL^T factorisation of symmetric A."""
+    LD, pivots, info = ldl_factor_ex(A, hermitian=hermitian)
+    if info._data.any():
+        raise LinAlgError('torch.linalg.ldl_factor: The factorization could not be completed '
+                          'because the input is not invertible.')
+    return _ldl_factor(LD, pivots)
+
+
+class LdlSolve(Op):
+    node_name = 'LinalgLdlSolveBackward0'
+
+    def forward(self, LD, pivots, B):
+        lapack = _lapack('ldl_solve')
+        fn = lapack.dsytrs if LD.dtype == np.float64 else lapack.ssytrs
+        batch = xp.broadcast_shapes(LD.shape[:-2], B.shape[:-2])
+        LDb = xp.broadcast_to(LD, batch + LD.shape[-2:]).reshape((-1,) + LD.shape[-2:])
+        Pb = xp.broadcast_to(pivots, batch + pivots.shape[-1:]).reshape((-1, pivots.shape[-1]))
+        Bb = xp.broadcast_to(B, batch + B.shape[-2:]).reshape((-1,) + B.shape[-2:])
+        out = [fn(ld, p, b, lower=1)[0] for ld, p, b in zip(LDb, Pb, Bb)]
+        return (xp.stack(out).reshape(batch + B.shape[-2:]) if out else
+                xp.zeros(batch + B.shape[-2:], B.dtype)).astype(B.dtype, copy=False)
+
+    def backward(self, g):
+        raise RuntimeError('derivative for aten::linalg_ldl_solve is not implemented')
+
+
+@vmap_function('physical')
+def ldl_solve(LD, pivots, B, *, hermitian=False):
+    """``X`` with ``A X = B`` from ``ldl_factor``'s result."""
+    _tensors('linalg.ldl_solve', LD, pivots, B)
+    _no_half('linalg_ldl_solve_cpu', LD, B)
+    return LdlSolve.apply(LD, pivots, B)
