@@ -192,9 +192,10 @@ def test_var_warns_like_torch_when_dof_is_not_positive():
         dynagrad.ones(3).var(correction=3)
 
 
-def test_nuclear_norm_not_yet():
-    with pytest.raises(NotImplementedError, match='nuc'):
-        dynagrad.ones(2, 3).norm('nuc')
+def test_nuclear_norm_is_the_sum_of_singular_values():
+    x = np.random.default_rng(4).standard_normal((3, 5))
+    np.testing.assert_allclose(dynagrad.tensor(x).norm('nuc').item(),
+                               np.linalg.svd(x, compute_uv=False).sum(), rtol=1e-12)
 
 
 def test_max_min_return_types_importable():

@@ -104,6 +104,9 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
             raise RuntimeError(f'linalg.matrix_norm: Order {ord} not supported.')
     elif ord not in (1, -1, 2, -2, math.inf, -math.inf):
         raise RuntimeError(f'linalg.matrix_norm: Order {ord} not supported.')
+    if ord in ('nuc', 2, -2) and A._data.dtype.char in 'eE':   # an SVD: not in half
+        raise RuntimeError(f'linalg.matrix_norm: Low precision dtypes not supported. Got '
+                           f'{_tname(A)}')
     if ord == 'fro':
         return VectorNorm.apply(A, ord=2.0, dim=tuple(sorted((d0, d1))), keepdim=keepdim)
     if A.shape[d0] == 0 or A.shape[d1] == 0:
