@@ -59,7 +59,11 @@ def _finish(xs, create_graph, is_tuple):
     return xs if is_tuple else xs[0]
 
 
-def _grads(outputs, inputs, cotangents, create_graph, strict, fn, what='input'):
+_INDEPENDENT = ('The output of the user-provided function is independent of input {}. This '
+                'is not allowed in strict mode.')
+
+
+def _grads(outputs, inputs, cotangents, create_graph, strict, fn, message=_INDEPENDENT):
     """The vector-Jacobian products, zeros where an input does not reach the outputs (or
     strict mode's error)."""
     live = [(o, v) for o, v in zip(outputs, cotangents) if o.requires_grad and v is not None]
@@ -72,8 +76,7 @@ def _grads(outputs, inputs, cotangents, create_graph, strict, fn, what='input'):
     for i, (g, x) in enumerate(zip(got, inputs)):
         if g is None:
             if strict:
-                raise RuntimeError(f'The output of the user-provided function is independent '
-                                   f'of input {i}. This is not allowed in strict mode.')
+                raise RuntimeError(message.format(i))
             g = x.new_zeros(x.shape)
         result.append(g)
     return tuple(result)
@@ -125,20 +128,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         us = tuple(o.new_zeros(o.shape).requires_grad_() for o in outs)
         g = _grads(outs, xs, us, True, strict, 'jvp')
-        live = [(gi, vi) for gi, vi in zip(g, vs) if gi.requires_grad]
-        if live:
-            got = _grad([a for a, _ in live], us, [b for _, b in live], retain_graph=True,
-                        create_graph=create_graph, allow_unused=True)
-        else:
-            got = (None,) * len(us)
-    jv = []
-    for i, (r, o) in enumerate(zip(got, outs)):
-        if r is None:
-            if strict:
-                raise RuntimeError(f'The output of the user-provided function is independent '
-                                   f'of input {i}. This is not allowed in strict mode.')
-            r = o.new_zeros(o.shape)
-        jv.append(r)
+        # J v: the gradient of <J^T u, v> with respect to u (the double vjp)
+        jv = _grads(g, us, vs, create_graph, strict, 'jvp')
     return _finish(outs, create_graph, out_tuple), _finish(jv, create_graph, out_tuple)
 
 
@@ -316,20 +307,8 @@ def _hessian_product(func, inputs, v, create_graph, strict, fn):
                            'a single element')
     with enable_grad():
         g = _grads(outs, xs, (outs[0].new_ones(outs[0].shape),), True, strict, fn)
-        live = [(gi, vi, x) for gi, vi, x in zip(g, vs, xs) if gi.requires_grad]
-        if live:
-            got = _grad([a for a, _, _ in live], xs, [b for _, b, _ in live],
-                        retain_graph=True, create_graph=create_graph, allow_unused=True)
-        else:
-            got = (None,) * len(xs)
-    res = []
-    for i, (r, x) in enumerate(zip(got, xs)):
-        if r is None:
-            if strict:
-                raise RuntimeError(f'The hessian of the user-provided function with respect '
-                                   f'to input {i} is independent of the input. This is not '
-                                   'allowed in strict mode.')
-            r = x.new_zeros(x.shape)
-        res.append(r)
+        res = _grads(g, xs, vs, create_graph, strict, fn, message=(
+            'The hessian of the user-provided function with respect to input {} is '
+            'independent of the input. This is not allowed in strict mode.'))
     return (_finish(outs, create_graph, out_tuple),
             _finish(res, create_graph, is_tuple))
