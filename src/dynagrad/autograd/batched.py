@@ -26,7 +26,7 @@ import numpy as np
 
 from ..tensor import Tensor
 
-__all__ = ['BatchedTensor', 'state', 'batched', 'levels_of', 'physical', 'level_size']
+__all__ = ['BatchedTensor', 'state', 'batched', 'levels_of', 'physical']
 
 _new = object.__new__
 
@@ -64,13 +64,6 @@ def enter_level(size, randomness):
 def exit_level(lvl):
     state.stack.remove(lvl)
     state.active = bool(state.stack)
-
-
-def level_size(level):
-    for lvl in state.stack:
-        if lvl.level == level:
-            return lvl.size
-    return None
 
 
 def innermost():
@@ -127,10 +120,6 @@ def _no_values(shape, dtype):
 
 
 # -- the batched tensor ---------------------------------------------------------------------
-
-def _vmap_error(what):
-    return RuntimeError(what)
-
 
 _ITEM_ERROR = ("vmap: It looks like you're calling .item() on a Tensor. We don't support vmap "
                "over calling .item() on a Tensor, please try to rewrite what you're doing with "

@@ -946,7 +946,7 @@ def _index_key(fn, args, kwargs):
     """x[key] and x[key] = value: a key holding batched index tensors, or a batched value
     written into a batched x through advanced indexing, go sample by sample; the rest is
     the ops' own batching rules."""
-    if has_batched_key(args[1:]):
+    if union(args[1:]):
         if fn.__name__ == 'getitem':
             got = _batched_index(args[0], args[1])
             if got is not None:
@@ -974,10 +974,6 @@ def _batched_index(x, key):
     rows = _creation.arange(count).reshape((count,) + (1,) * key.dim())
     got = px[rows, pk]
     return batched(got.reshape(tuple(size) + tuple(got.shape[1:])), levels)
-
-
-def has_batched_key(values):
-    return bool(union(values))
 
 
 FUNCTION_RULES = {
