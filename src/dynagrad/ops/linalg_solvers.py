@@ -453,11 +453,27 @@ eig = _removed('eig', (
     'real tensors mimicking complex tensors.\n\nL, _ = torch.eig(A) should be replaced with:\n'
     'L_complex = torch.linalg.eigvals(A)\n\nand\n\nL, V = torch.eig(A, eigenvectors=True) '
     'should be replaced with:\nL_complex, V_complex = torch.linalg.eig(A)'))
+lstsq = _removed('lstsq', (
+    ' `torch.lstsq` is deprecated in favor of `torch.linalg.lstsq`.\n`torch.linalg.lstsq` has '
+    'reversed arguments and does not return the QR decomposition in the returned tuple '
+    '(although it returns other information about the problem).\n\nTo get the QR '
+    'decomposition consider using `torch.linalg.qr`.\n\nThe returned solution in '
+    '`torch.lstsq` stored the residuals of the solution in the last m - n columns of the '
+    'returned value whenever m > n. In torch.linalg.lstsq, the residuals are in the field '
+    "'residuals' of the returned named tuple.\n\nThe unpacking of the solution, as in\nX, _ = "
+    'torch.lstsq(B, A).solution[:A.size(1)]\nshould be replaced with:\nX = '
+    'torch.linalg.lstsq(A, B).solution'))
+solve = _removed('solve', (
+    ' `torch.solve` is deprecated in favor of `torch.linalg.solve`. `torch.linalg.solve` has '
+    'its arguments reversed and does not return the LU factorization.\n\nTo get the LU '
+    'factorization see `torch.lu`, which can be used with `torch.lu_solve` or '
+    '`torch.lu_unpack`.\nX = torch.solve(B, A).solution should be replaced with:\nX = '
+    'torch.linalg.solve(A, B)'))
 matrix_rank = _removed('matrix_rank', (
     "\nPlease use the `torch.linalg.matrix_rank` function instead. The parameter 'symmetric' "
     "was renamed in `torch.linalg.matrix_rank()` to 'hermitian'."))
 
-for _name, _fn in (('symeig', symeig), ('eig', eig)):
+for _name, _fn in (('symeig', symeig), ('eig', eig), ('lstsq', lstsq), ('solve', solve)):
     method(_name)(_fn)
 
 def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None):
@@ -474,7 +490,8 @@ def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None):
 TOP_LEVEL = {'triangular_solve': triangular_solve, 'cholesky_solve': cholesky_solve,
              'cholesky_inverse': cholesky_inverse, 'cholesky': legacy_cholesky,
              'svd': legacy_svd, 'qr': legacy_qr, 'matrix_exp': matrix_exp, 'orgqr': orgqr,
-             'symeig': symeig, 'eig': eig, 'matrix_rank': matrix_rank,
+             'symeig': symeig, 'eig': eig, 'matrix_rank': matrix_rank, 'lstsq': lstsq,
+             'solve': solve,
              'nuclear_norm': nuclear_norm}
 
 
