@@ -110,19 +110,24 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
     return _finish(outs, create_graph, out_tuple), _finish(g, create_graph, is_tuple)
 
 
-def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """``(func(*inputs), J v)`` by the double vjp."""
-    is_tuple, xs = _as_tuple(inputs, 'inputs', 'jvp')
+def _check_v_inputs(v, xs, fn):
+    """The vector ``v`` of a product with the inputs' shapes (jvp, hvp, vhp)."""
     if v is None:
         if len(xs) != 1 or xs[0].numel() != 1:
             raise RuntimeError('The vector v can only be None if the input to the '
                                'user-provided function is a single Tensor with a single '
                                'element.')
-        vs = (xs[0].new_ones(xs[0].shape),)
-    else:
-        _, vs = _as_tuple(v, 'v', 'jvp')
-        if len(vs) != len(xs) or any(tuple(a.shape) != tuple(b.shape) for a, b in zip(vs, xs)):
-            raise RuntimeError('v has invalid size: should be the same as inputs')
+        return (xs[0].new_ones(xs[0].shape),)
+    _, vs = _as_tuple(v, 'v', fn)
+    if len(vs) != len(xs) or any(tuple(a.shape) != tuple(b.shape) for a, b in zip(vs, xs)):
+        raise RuntimeError('v has invalid size: should be the same as inputs')
+    return vs
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    """``(func(*inputs), J v)`` by the double vjp."""
+    is_tuple, xs = _as_tuple(inputs, 'inputs', 'jvp')
+    vs = _check_v_inputs(v, xs, 'jvp')
     xs = _prepare(xs, create_graph)
     out_tuple, outs = _outputs(func, xs, 'jvp', strict)
     with enable_grad():
@@ -288,16 +293,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
 
 def _hessian_product(func, inputs, v, create_graph, strict, fn):
     is_tuple, xs = _as_tuple(inputs, 'inputs', fn)
-    if v is None:
-        if len(xs) != 1 or xs[0].numel() != 1:
-            raise RuntimeError('The vector v can only be None if the input to the '
-                               'user-provided function is a single Tensor with a single '
-                               'element.')
-        vs = (xs[0].new_ones(xs[0].shape),)
-    else:
-        _, vs = _as_tuple(v, 'v', fn)
-        if len(vs) != len(xs) or any(tuple(a.shape) != tuple(b.shape) for a, b in zip(vs, xs)):
-            raise RuntimeError('v has invalid size: should be the same as inputs')
+    vs = _check_v_inputs(v, xs, fn)
     xs = _prepare(xs, create_graph)
     out_tuple, outs = _outputs(func, xs, fn, strict)
     if len(outs) != 1 or outs[0].numel() != 1:
