@@ -1,5 +1,16 @@
 """Shared test configuration: the op-conformance summary line."""
+import os
 import sys
+from pathlib import Path
+
+# The tests test the tree they live in, whichever copy of dynagrad is installed (a second
+# git worktree, a fresh clone next to an editable install): its src/ goes first on the path,
+# here and in the programs the tests start.
+_SRC = str(Path(__file__).resolve().parents[1] / 'src')
+if sys.path[0] != _SRC:
+    sys.path.insert(0, _SRC)
+    os.environ['PYTHONPATH'] = os.pathsep.join(
+        [_SRC] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep) if p])
 
 
 def pytest_terminal_summary(terminalreporter):
