@@ -3,7 +3,7 @@ from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64
                      bool, half, float, double, short, int, long, get_default_dtype,
                      set_default_dtype, promote_types, bfloat16, finfo, iinfo, uint16,
                      uint32, uint64, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,
-                     float8_e5m2fnuz, float8_e8m0fnu)
+                     float8_e5m2fnuz, float8_e8m0fnu, complex64, complex128, cfloat, cdouble)
 from .size import Size  # noqa: F401
 from ._layout import (layout, strided, memory_format, contiguous_format,  # noqa: F401
                       channels_last, channels_last_3d, preserve_format)

@@ -16,14 +16,15 @@ differs where values overflow, for NaN's bits, and for e8m0's signs and zeros).
 """
 import numpy as np
 
-__all__ = ['dtype', 'float16', 'bfloat16', 'float32', 'float64', 'int8', 'int16', 'int32',
+__all__ = ['dtype', 'float16', 'bfloat16', 'float32', 'float64', 'complex64', 'complex128',
+           'cfloat', 'cdouble', 'int8', 'int16', 'int32',
            'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool', 'float8_e4m3fn', 'float8_e5m2',
            'float8_e4m3fnuz', 'float8_e5m2fnuz', 'float8_e8m0fnu', 'half', 'float', 'double', 'short', 'int', 'long',
            'get_default_dtype', 'set_default_dtype', 'promote_types', 'result_type',
            'finfo', 'iinfo']
 
 # Categories order the kinds the way PyTorch promotes across them.
-_BOOL, _INT, _FLOAT = 0, 1, 2
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
@@ -48,16 +49,29 @@ class dtype:
         return self.category == _FLOAT
 
     @property
+    def is_inexact(self):
+        """Floating or complex: the dtypes that can require gradients."""
+        return self.category >= _FLOAT
+
+    @property
     def is_signed(self):
         return self.name not in ('uint8', 'bool', 'float8_e8m0fnu') and self not in WIDE_UNSIGNED
 
     @property
     def is_complex(self):
-        return False
+        return self.category == _COMPLEX
 
     def to_real(self):
-        """The real dtype of the same precision: itself (dynagrad has no complex dtypes)."""
-        return self
+        """The real dtype of the same precision (itself for a real dtype)."""
+        return _COMPLEX_TO_REAL.get(self, self)
+
+    def to_complex(self):
+        """The complex dtype of the same precision, as PyTorch's ``to_complex``."""
+        if self.category == _COMPLEX:
+            return self
+        if self in _REAL_TO_COMPLEX:
+            return _REAL_TO_COMPLEX[self]
+        raise RuntimeError(f'Unknown Complex ScalarType for {type_name(self)}')
 
     def __repr__(self):
         return 'dynagrad.' + self.name
@@ -81,6 +95,10 @@ uint16 = dtype('uint16', np.uint16, _INT, 'UInt16Tensor')
 uint32 = dtype('uint32', np.uint32, _INT, 'UInt32Tensor')
 uint64 = dtype('uint64', np.uint64, _INT, 'UInt64Tensor')
 bool = dtype('bool', np.bool_, _BOOL, 'BoolTensor')
+# torch has no ComplexFloatTensor class either: the names are Tensor.type()'s ('ComplexFloat'
+# in messages). complex32 (chalf) has no NumPy type, so dynagrad has none.
+complex64 = cfloat = dtype('complex64', np.complex64, _COMPLEX, 'ComplexFloatTensor')
+complex128 = cdouble = dtype('complex128', np.complex128, _COMPLEX, 'ComplexDoubleTensor')
 # torch has no Float8_*Tensor classes either: these names are Tensor.type()'s and messages'.
 float8_e4m3fn = dtype('float8_e4m3fn', None, _FLOAT, 'Float8_e4m3fnTensor', itemsize=1)
 float8_e5m2 = dtype('float8_e5m2', None, _FLOAT, 'Float8_e5m2Tensor', itemsize=1)
@@ -90,7 +108,11 @@ float8_e8m0fnu = dtype('float8_e8m0fnu', None, _FLOAT, 'Float8_e8m0fnuTensor', i
 
 FLOAT8 = (float8_e4m3fn, float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu)
 ALL = (float16, bfloat16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32,
-       uint64, bool) + FLOAT8
+       uint64, bool) + FLOAT8 + (complex64, complex128)
+_COMPLEX_TO_REAL = {complex64: float32, complex128: float64}
+# float16 and bfloat16 go to complex64: complex32 has no NumPy type (see above)
+_REAL_TO_COMPLEX = {float32: complex64, float64: complex128, float16: complex64,
+                    bfloat16: complex64}
 # The unsigned dtypes with PyTorch's "limited support" (see the module docstring).
 WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
 # The NumPy dtypes of the dtypes most of PyTorch's CPU kernels refuse ('"add_stub" not
@@ -220,6 +242,8 @@ def to_dtype(d):
         return int64
     if d is builtins_bool:
         return bool
+    if d is builtins_complex:
+        return default_complex_dtype()
     legacy = getattr(d, '_dtype', None)  # FloatTensor and the other legacy type classes
     if legacy.__class__ is dtype:
         return legacy
@@ -236,12 +260,13 @@ def from_numpy_dtype(np_dtype):
         return FROM_NUMPY.get(np_dtype) or FROM_NUMPY[_register_foreign(np_dtype).numpy]
     except (KeyError, AttributeError):
         raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported "
-                        'types are: float64, float32, float16, int64, int32, int16, int8, '
-                        'uint64, uint32, uint16, uint8, and bool.') from None
+                        'types are: float64, float32, float16, complex64, complex128, int64, '
+                        'int32, int16, int8, uint64, uint32, uint16, uint8, and bool.') from None
 
 
 import builtins as _builtins  # noqa: E402  (the names float/int/bool are dtypes in this module)
 builtins_float, builtins_int, builtins_bool = _builtins.float, _builtins.int, _builtins.bool
+builtins_complex = _builtins.complex
 
 
 def type_name(d):
@@ -265,7 +290,11 @@ def promote_types(a, b):
         raise RuntimeError('Promotion for uint16, uint32, uint64 types is not supported, '
                            f'attempted to promote {type_name(a)} and {type_name(b)}')
     if a.category != b.category:
-        return a if a.category > b.category else b
+        high, low = (a, b) if a.category > b.category else (b, a)
+        if high.category == _COMPLEX and low.category == _FLOAT:
+            # complex64 with float64 is complex128: the precision of the wider part wins
+            return _REAL_TO_COMPLEX[promote_types(high.to_real(), low)]
+        return high
     if a is bfloat16 or b is bfloat16:
         other = b if a is bfloat16 else a
         return float32 if other is float16 else other
@@ -277,7 +306,14 @@ def scalar_category(x):
         return _BOOL
     if isinstance(x, (builtins_int, np.integer)):
         return _INT
+    if isinstance(x, (builtins_complex, np.complexfloating)):
+        return _COMPLEX
     return _FLOAT
+
+
+def default_complex_dtype():
+    """The complex dtype of the default float dtype (complex64 for float32)."""
+    return _REAL_TO_COMPLEX[_default_float]
 
 
 _CATEGORY_DEFAULT = {_BOOL: bool, _INT: int64}
@@ -309,7 +345,12 @@ def result_type(*operands):
             # promote (not replace) so that bool with uint16/32/64 is refused, as in torch
             result = promote_types(result, zero_t)
     if scalar_cat >= 0 and (result is None or scalar_cat > result.category):
-        result = _default_float if scalar_cat == _FLOAT else _CATEGORY_DEFAULT[scalar_cat]
+        if scalar_cat == _COMPLEX:
+            # a complex number keeps a float tensor's precision: float64 * 1j is complex128
+            result = (result.to_complex() if result is not None and result.category == _FLOAT
+                      else default_complex_dtype())
+        else:
+            result = _default_float if scalar_cat == _FLOAT else _CATEGORY_DEFAULT[scalar_cat]
     return result
 
 
@@ -389,6 +430,7 @@ class finfo:
 
     def __init__(self, type=None):
         d = get_default_dtype() if type is None else to_dtype(type)
+        d = d.to_real()   # a complex dtype's limits are its parts' (torch: dtype='float32')
         if d.category != _FLOAT:
             raise TypeError('dynagrad.finfo() requires a floating point input type. Use '
                             "dynagrad.iinfo to handle 'dynagrad.finfo'")
@@ -421,7 +463,7 @@ class iinfo:
 
     def __init__(self, type):
         d = to_dtype(type)
-        if d.category == _FLOAT:
+        if d.category >= _FLOAT:
             raise TypeError('dynagrad.iinfo() requires an integer input type. Use '
                             "dynagrad.finfo to handle 'dynagrad.iinfo'")
         if d is bool:

@@ -114,6 +114,23 @@ class _ElementFormat:
         return self._text(value).rjust(self.width)
 
 
+class _ComplexFormat:
+    """PyTorch's complex elements: the real and the imaginary parts each formatted with a
+    formatter chosen over all the parts of their kind, joined as ``1.+2.j``."""
+
+    def __init__(self, values, precision, sci_override):
+        self.real = _ElementFormat([v.real for v in values], True, precision, sci_override)
+        self.imag = _ElementFormat([v.imag for v in values], True, precision, sci_override)
+        # torch budgets the 'j' as one more column of an element
+        self.width = self.real.width + self.imag.width + 1
+
+    def __call__(self, value):
+        value = complex(value)
+        imag = (self.imag(value.imag) + 'j').lstrip()
+        sign = '' if imag[0] in '+-' else '+'
+        return self.real(value.real) + sign + imag
+
+
 def _edge_indices(size, edge):
     return list(range(edge)) + list(range(size - edge, size))
 
@@ -205,22 +222,26 @@ def format_tensor(array, *, dtype_name, suffixes=(), prefix='tensor(',
     """
     array = _as_printable(array, dtype_name)
     indent = len(prefix)
+    default_complex = 'complex128' if default_dtype_name == 'float64' else 'complex64'
     own = []
     if array.size == 0:
         # Empty tensors show their shape (unless 1-D) and any dtype but the
         # default float; int64 and bool are named here, unlike below.
         if array.ndim != 1:
             own.append('size=' + str(tuple(array.shape)))
-        if dtype_name != default_dtype_name:
+        if dtype_name != default_dtype_name:     # torch names the default complex here
             own.append('dtype=dynagrad.' + dtype_name)
         body = '[]'
     else:
-        if dtype_name not in (default_dtype_name,) + _IMPLICIT_DTYPES:
+        if dtype_name not in (default_dtype_name, default_complex) + _IMPLICIT_DTYPES:
             own.append('dtype=dynagrad.' + dtype_name)
         summarize = array.size > _OPTS['threshold']
         shown = _summarized(array, _OPTS['edgeitems']) if summarize else array
-        fmt = _ElementFormat(shown.ravel().tolist(), array.dtype.kind == 'f',
-                             _OPTS['precision'], _OPTS['sci_mode'])
+        if array.dtype.kind == 'c':
+            fmt = _ComplexFormat(shown.ravel().tolist(), _OPTS['precision'], _OPTS['sci_mode'])
+        else:
+            fmt = _ElementFormat(shown.ravel().tolist(), array.dtype.kind == 'f',
+                                 _OPTS['precision'], _OPTS['sci_mode'])
         body = _layout(array, indent, summarize, fmt)
     return _append_suffixes(prefix + body, own + list(suffixes), indent)
 

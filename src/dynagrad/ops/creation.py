@@ -24,7 +24,8 @@ def _np_dtype(dtype, default=None):
     return _dtype.to_dtype(dtype).numpy
 
 
-_PY_SCALAR = {float: _dtype._FLOAT, int: _dtype._INT, bool: _dtype._BOOL}
+_PY_SCALAR = {float: _dtype._FLOAT, int: _dtype._INT, bool: _dtype._BOOL,
+              complex: _dtype._COMPLEX}
 
 
 def _infer_dtype(data):
@@ -53,7 +54,7 @@ def _infer_dtype(data):
         return result
     if isinstance(data, (str, bytes)):
         raise TypeError(f"new(): invalid data type '{cls.__name__}'")
-    for base in (bool, int, float):    # subclasses of the Python number types (IntEnum...)
+    for base in (bool, int, float, complex):    # subclasses of the Python number types (IntEnum...)
         if isinstance(data, base):
             return _category_dtype(_PY_SCALAR[base])
     raise RuntimeError(f'Could not infer dtype of {cls.__name__}')
@@ -62,6 +63,8 @@ def _infer_dtype(data):
 def _category_dtype(category):
     if category == _dtype._FLOAT:
         return _dtype.get_default_dtype()
+    if category == _dtype._COMPLEX:
+        return _dtype.default_complex_dtype()
     return _dtype.int64 if category == _dtype._INT else _dtype.bool
 
 
@@ -177,6 +180,10 @@ def _check_fill(fill, np_dtype):
         if xp.isfinite(value) and abs(value) > top:
             raise RuntimeError(f'value cannot be converted to type {np_dtype} without overflow')
         return
+    if np_dtype.kind == 'c':
+        return      # complex parts overflow to inf, as in PyTorch
+    if isinstance(value, complex):
+        raise RuntimeError(f'value cannot be converted to type {np_dtype} without overflow')
     info = np.iinfo(np_dtype)
     low = -info.max if np_dtype.kind == 'u' and isinstance(value, int) else info.min
     if not (xp.isfinite(value) and low <= value <= info.max):
