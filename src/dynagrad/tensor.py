@@ -179,6 +179,7 @@ class Tensor:
     _multi_view_of = None  # name of the node when this is one of several views it returned
     _grad_dtype = False   # dtype .grad is kept in: False is "this tensor's own", None is "any"
     _post_acc_hooks = None  # a leaf's hooks run after its .grad was accumulated
+    _is_conj = False      # made by conj() of a complex tensor (ops/complex.py)
     __array_ufunc__ = None  # make NumPy defer to our reflected operators
 
     @staticmethod
@@ -380,7 +381,7 @@ class Tensor:
                 'you can only change requires_grad flags of leaf variables. If you want to use '
                 'a computed variable in a subgraph that doesn\'t require differentiation use '
                 'var_no_grad = var.detach().')
-        if requires_grad and self._data.dtype.kind not in 'fV':
+        if requires_grad and self._data.dtype.kind not in 'fVc':
             raise RuntimeError(f'{not_float_message} (got {self.dtype}; use a floating point '
                                'dtype, e.g. .float())')
         if requires_grad and self._vc_slot is INFERENCE_COUNTER and not grad_mode.inference:

@@ -16,7 +16,7 @@ import numpy as np
 from .._dtype import is_floating
 from ..backend import fp_errors_off, fp_errors_restore, xp
 from ..tensor import Tensor, bump_version, wrap
-from .graph import AccumulateGrad, grad_accumulator
+from .graph import AccumulateGrad, grad_accumulator, real_grad_as
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, run_checked
 
@@ -54,6 +54,9 @@ def _make_root_grads(tensors, grads, create_graph):
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError('grad can be implicitly created only for scalar outputs')
+            if t._data.dtype.kind == 'c':
+                raise RuntimeError('grad can be implicitly created only for real scalar outputs '
+                                   f'but got {t.dtype}')
             g = xp.ones_like(t._data)
             out.append(wrap(g) if create_graph else g)
             continue
@@ -166,9 +169,9 @@ def _accumulate(var, g, create_graph, handed_out):
     wanted = var._grad_dtype
     if wanted is False:         # the default: .grad in the leaf's own dtype
         if g.dtype != var._data.dtype:
-            g = g.astype(var._data.dtype)
+            g = real_grad_as(g, var._data.dtype)
     elif wanted is not None and g.dtype != wanted.numpy:
-        g = g.astype(wanted.numpy)
+        g = real_grad_as(g, wanted.numpy)
     if old is None:
         if g.base is not None or not g.flags.writeable or id(g) in handed_out:
             g = g.copy()

@@ -41,7 +41,7 @@ from .. import _dtype
 from ..backend import fp_errors_off, fp_errors_restore, xp
 from ..tensor import Tensor, VersionCounter, bump_version, legacy, wrap  # noqa: F401
 from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, inference_blocks
-from .graph import Node, SavedTensor, grad_accumulator
+from .graph import Node, SavedTensor, grad_accumulator, real_grad_as
 from .variable import Variable
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, note_forward, capture_stack
@@ -103,6 +103,17 @@ class Op(Node):
     # Under vmap (dynagrad.func): the name of the op's batching rule when its family's is
     # the whole story ('elementwise'); else its row in func/_batch_rules.py's RULES.
     vmap_rule = None
+    # Complex gradients follow PyTorch's convention (the conjugate Wirtinger derivative: a
+    # holomorphic f gives g * conj(f'(z))). A backward formula written for real numbers,
+    # g * f'(x), is run as conj(formula(conj(g))) when the gradient is complex, which is that
+    # convention for every op holomorphic in its inputs (and for every R-linear op with real
+    # coefficients: sums, views, indexing). Ops that are neither (conj, real, imag, abs,
+    # angle, view_as_real...) say False and write their complex formula themselves.
+    holomorphic = True
+    # Whether the op computes on complex tensors (PyTorch's kernels refuse them for the
+    # others: comparisons, rounding, erf...). Checked where an op's dtype rule runs, so a
+    # float32 input pays nothing for it.
+    supports_complex = False
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -206,7 +217,7 @@ class Op(Node):
                 slow = d is not _F32 and d.kind != 'f'
             elif casts == 3:    # an op that widens float16 (see widens_half) and bfloat16
                 d = arrays[0].dtype
-                slow = d is not _F32 and d.char in 'eE'
+                slow = d is not _F32 and d.char in 'eEFD'   # complex: _promote checks it
             elif casts == 5:
                 d = _float_dtype(arrays)
                 slow = d is None or d is _F16
@@ -304,9 +315,15 @@ class Op(Node):
             dual = apply_dual_inplace(cls, target, others, params)
             if dual is not None:
                 return dual
+        if target._is_conj:
+            raise RuntimeError(
+                f'{cls._node_name[:-9].lower()}_: dynagrad cannot write into the result of '
+                'conj(): it is a conjugated copy, not a view of its source as in PyTorch, so '
+                'the write would not reach the source. Write into x.conj_physical() or '
+                'x.resolve_conj(), or conjugate after the write.')
         inputs = (target,) + others
         grad_on = _grad_state.grad_enabled
-        record = grad_on and cls.differentiable and target._data.dtype.kind in 'fV' and any(
+        record = grad_on and cls.differentiable and target._data.dtype.kind in 'fVc' and any(
             isinstance(x, Tensor) and x._requires_grad for x in inputs)
         if grad_on and target._requires_grad and (cls.differentiable or cls.guards_leaves):
             _check_inplace_allowed(target)
@@ -370,7 +387,13 @@ class Op(Node):
     # -- running backward (called by the engine) ---------------------------------------
     def _run_backward(self, grads, as_tensors):
         self._as_tensors = as_tensors
-        result = self.backward(*grads)
+        for g in grads:
+            if g is not None and (g._data if as_tensors else g).dtype.kind == 'c':
+                if self.holomorphic:
+                    result = _conjugated_backward(self, grads)
+                    break
+        else:
+            result = self.backward(*grads)
         if result.__class__ is not tuple:
             result = (result,)
         meta = self._input_meta
@@ -383,6 +406,19 @@ class Op(Node):
 
 
 Op._input_meta = None
+
+
+def _conj(g):
+    return g.conj_physical() if isinstance(g, Tensor) else g.conj()
+
+
+def _conjugated_backward(node, grads):
+    """``conj(backward(conj(g)))``: a real formula made PyTorch's complex gradient (see
+    ``Op.holomorphic``)."""
+    result = node.backward(*(None if g is None else _conj(g) for g in grads))
+    if result.__class__ is not tuple:
+        return None if result is None else _conj(result)
+    return tuple(None if r is None else _conj(r) for r in result)
 
 
 def _fp_quiet(forward):
@@ -480,7 +516,7 @@ def _check_inplace_result(cls, target, result):
                 f'type {td.legacy_name[:-6]}')
 
 
-_TYPE_NAMES = {0: 'Bool', 1: 'Long', 2: 'Float'}
+_TYPE_NAMES = {0: 'Bool', 1: 'Long', 2: 'Float', 3: 'ComplexFloat'}
 
 
 def _rebase_history(target, node):
@@ -584,6 +620,14 @@ def _enable_bfloat16():
             cls._casts = 6
 
 
+def _complex_refused(cls, array):
+    name = getattr(cls, 'aten', '') or cls._node_name
+    name = name[:-9].lower() if name.endswith('Backward0') else name
+    kind = 'ComplexFloat' if array.dtype.itemsize == 8 else 'ComplexDouble'
+    return NotImplementedError(f'"{name}" not implemented for \'{kind}\' (dynagrad computes '
+                               f'{name} on real tensors only, as PyTorch does)')
+
+
 def _common_dtype(arrays):
     """The one dtype of ``arrays`` when NumPy's arithmetic already gives PyTorch's, else None.
 
@@ -603,7 +647,7 @@ def _common_dtype(arrays):
             float_scalar = True
         elif cls is not int and cls is not bool:
             return None
-    if d is None or (float_scalar and d.kind != 'f'):
+    if d is None or (float_scalar and d.kind not in 'fc'):
         return None
     return d
 
@@ -615,17 +659,21 @@ def _promote(cls, inputs, arrays):
     bfloat16, for float16 where the op ``widens_half``), return instead the op's widened
     variant, which the caller runs in its place.
     """
+    if not cls.supports_complex:
+        for a in arrays:
+            if a.__class__ is _ndarray and a.dtype.kind == 'c':
+                raise _complex_refused(cls, a)
     common = _common_dtype(arrays)
     if common is not None and common.char not in 'eE' and (
-            common.kind == 'f' or not cls.float_result) and common not in _FLOAT8:
+            common.kind in 'fc' or not cls.float_result) and common not in _FLOAT8:
         return None
     if cls.promotes:
         target = _dtype.result_type(*inputs)
-        if cls.float_result and target.category != 2:
+        if cls.float_result and target.category < 2:
             target = _dtype.get_default_dtype()
     else:
         first = _dtype.FROM_NUMPY.get(getattr(arrays[0], 'dtype', None))
-        if first is not None and (first.category == 2 or not cls.float_result):
+        if first is not None and (first.category >= 2 or not cls.float_result):
             target = first
         else:
             target = _dtype.get_default_dtype()
@@ -648,6 +696,8 @@ def _promote(cls, inputs, arrays):
             arrays[i] = xp.asarray(a, dtype=np_target)
         elif cls.promotes and target.category == 2 and not isinstance(a, float):
             arrays[i] = float(a)
+        elif cls.promotes and target.category == 3 and not isinstance(a, complex):
+            arrays[i] = complex(a)
     return cast
 
 
@@ -786,12 +836,7 @@ def _fit_grad(g, meta):
     shape, dtype = meta
     if g.shape != shape:
         g = sum_to(g, shape)
-    if hasattr(g, '_data'):
-        if g._data.dtype != dtype:
-            g = g.to(_dtype.FROM_NUMPY[dtype])
-    elif g.dtype != dtype:
-        g = g.astype(dtype)
-    return g
+    return real_grad_as(g, dtype)
 
 
 def _resolve_saved(saved, inputs, arrays, out, outputs):
@@ -838,7 +883,7 @@ def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
           and not _grad_state.grad_enabled else None)
     tensors = []
     for k, o in enumerate(arrays_out):
-        diff = record and o.dtype.kind in 'fV'     # 'V': ml_dtypes' bfloat16
+        diff = record and o.dtype.kind in 'fVc'     # 'V': ml_dtypes' bfloat16
         t = Tensor._make(o, diff, node if diff else None, k if diff else 0, vc, out_cls)
         if node.is_view:
             _make_view(t, inputs[0], type(node), params, k)
@@ -1155,7 +1200,7 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
             if is_input and not any(o is d for d in dirty):
                 # An input returned unchanged gets a fresh alias: its own history stays.
                 o = Tensor._make(o._data, False, None, 0, o._vc, type(o))
-            diff = (record and o._data.dtype.kind in 'fV'
+            diff = (record and o._data.dtype.kind in 'fVc'
                     and not any(o is n for n in non_diff))
             if diff:
                 o._requires_grad = True
@@ -1425,7 +1470,7 @@ def once_differentiable(backward):
                                      else _NO_EDGE for g in grads)
         wrapped = tuple(
             Tensor._make(r._data, True, guard, 0, None, Tensor)
-            if isinstance(r, Tensor) and r._data.dtype.kind in 'fV' else r for r in results)
+            if isinstance(r, Tensor) and r._data.dtype.kind in 'fVc' else r for r in results)
         return wrapped[0] if single else wrapped
     return wrapper
 

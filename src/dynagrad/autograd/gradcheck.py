@@ -23,55 +23,79 @@ def _tensors(x):
 def _differentiable_outputs(outputs, need_grad=True):
     # Outputs that do not require grad (an integer result, a value the op does not
     # differentiate) are left out, as torch's gradcheck leaves them out.
-    return [o for o in outputs if hasattr(o, '_data') and o._data.dtype.kind == 'f'
+    return [o for o in outputs if hasattr(o, '_data') and o._data.dtype.kind in 'fc'
             and (o._requires_grad or not need_grad)]
 
 
+# Complex numbers are checked as PyTorch checks them: as pairs of reals. A complex input
+# contributes two columns (its real and its imaginary part moved), a complex output two rows
+# (its real and imaginary parts), and a gradient z's pair (dL/dx, dL/dy) is its real and
+# imaginary part (PyTorch's convention), reached by seeding an output with 1 and with 1j.
+
+def _real_vector(array):
+    """An array as float64 numbers, a complex one as (real, imag) pairs."""
+    if array.dtype.kind == 'c':
+        return xp.stack((array.real, array.imag), -1).astype(np.float64).ravel()
+    return array.astype(np.float64).ravel()
+
+
+def _units(array):
+    """The directions one element of ``array`` moves in: 1, and 1j for complex arrays."""
+    return (1, 1j) if array.dtype.kind == 'c' else (1,)
+
+
+def _width(array):
+    return array.size * len(_units(array))
+
+
 def _numerical_jacobians(func, inputs, wrt, outputs, eps):
-    """J[o][i] has shape (output numel, input numel), by central differences."""
+    """J[o][i] has shape (output reals, input reals), by central differences."""
     # Inputs are perturbed through their arrays (no version bump), and func runs with grad
     # mode as the caller has it, because gradgradcheck's func itself calls autograd.grad.
     n_outputs = len(outputs)
     jac = [[None] * len(wrt) for _ in range(n_outputs)]
     for col, i in enumerate(wrt):
         data = inputs[i]._data
-        flat_n = data.size
         columns = [[] for _ in range(n_outputs)]
-        for k in range(flat_n):
+        for k in range(data.size):
             idx = xp.unravel_index(k, data.shape)
             orig = data[idx].item()
-            data[idx] = orig + eps
-            plus = [o._data.astype(np.float64).ravel() for o in
-                    _differentiable_outputs(_tensors(func(*inputs)))]
-            data[idx] = orig - eps
-            minus = [o._data.astype(np.float64).ravel() for o in
-                     _differentiable_outputs(_tensors(func(*inputs)))]
-            data[idx] = orig
-            for j in range(n_outputs):
-                columns[j].append((plus[j] - minus[j]) / (2 * eps))
+            for unit in _units(data):
+                data[idx] = orig + eps * unit
+                plus = [_real_vector(o._data) for o in
+                        _differentiable_outputs(_tensors(func(*inputs)))]
+                data[idx] = orig - eps * unit
+                minus = [_real_vector(o._data) for o in
+                         _differentiable_outputs(_tensors(func(*inputs)))]
+                data[idx] = orig
+                for j in range(n_outputs):
+                    columns[j].append((plus[j] - minus[j]) / (2 * eps))
         for j in range(n_outputs):
             jac[j][col] = (xp.stack(columns[j], axis=1) if columns[j]
-                           else xp.zeros((outputs[j]._data.size, 0)))
+                           else xp.zeros((_width(outputs[j]._data), 0)))
     return jac
 
 
 def _forward_jacobians(func, inputs, wrt, outputs):
-    """J[o][i] by forward mode: one dual pass per input element, a unit tangent each."""
+    """J[o][i] by forward mode: one dual pass per input direction, a unit tangent each."""
     from . import forward_ad as fw
-    jac = [[xp.zeros((o._data.size, inputs[i]._data.size)) for i in wrt] for o in outputs]
+    jac = [[xp.zeros((_width(o._data), _width(inputs[i]._data))) for i in wrt]
+           for o in outputs]
     for col, i in enumerate(wrt):
         data = inputs[i]._data
+        units = _units(data)
         for k in range(data.size):
-            unit = xp.zeros(data.shape, data.dtype)
-            unit.reshape(-1)[k] = 1
-            with fw.dual_level():
-                args = list(inputs)
-                args[i] = fw.make_dual(inputs[i].detach(), wrap(unit))
-                outs = _differentiable_outputs(_tensors(func(*args)), need_grad=False)
-                for j, o in enumerate(outs):
-                    t = fw.unpack_dual(o).tangent
-                    if t is not None:
-                        jac[j][col][:, k] = t._data.reshape(-1)
+            for u, unit_value in enumerate(units):
+                unit = xp.zeros(data.shape, data.dtype)
+                unit.reshape(-1)[k] = unit_value
+                with fw.dual_level():
+                    args = list(inputs)
+                    args[i] = fw.make_dual(inputs[i].detach(), wrap(unit))
+                    outs = _differentiable_outputs(_tensors(func(*args)), need_grad=False)
+                    for j, o in enumerate(outs):
+                        t = fw.unpack_dual(o).tangent
+                        if t is not None:
+                            jac[j][col][:, k * len(units) + u] = _real_vector(t._data)
     return jac
 
 
@@ -79,16 +103,18 @@ def _analytical_jacobians(outputs, inputs, wrt):
     from . import grad
     jac = []
     for o in outputs:
-        rows = [xp.zeros((o._data.size, inputs[i]._data.size)) for i in wrt]
-        for m in range(o._data.size):
-            seed = xp.zeros(o._data.shape, o._data.dtype)
-            seed.flat[m] = 1
-            g = wrap(seed)
-            grads = grad((o,), [inputs[i] for i in wrt], (g,), retain_graph=True,
-                         allow_unused=True)
-            for col, gi in enumerate(grads):
-                if gi is not None:
-                    rows[col][m] = gi._data.astype(np.float64).ravel()
+        data = o._data
+        units = _units(data)
+        rows = [xp.zeros((_width(data), _width(inputs[i]._data))) for i in wrt]
+        for m in range(data.size):
+            for u, unit in enumerate(units):
+                seed = xp.zeros(data.shape, data.dtype)
+                seed.flat[m] = unit
+                grads = grad((o,), [inputs[i] for i in wrt], (wrap(seed),), retain_graph=True,
+                             allow_unused=True)
+                for col, gi in enumerate(grads):
+                    if gi is not None:
+                        rows[col][m * len(units) + u] = _real_vector(gi._data)
         jac.append(rows)
     return jac
 
@@ -101,7 +127,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     inputs = _tensors(inputs)
     wrt = [i for i, x in enumerate(inputs) if hasattr(x, '_data') and x._requires_grad]
     for i in wrt:
-        if inputs[i]._data.dtype != np.float64:
+        if inputs[i]._data.dtype not in (np.float64, np.complex128):
             warnings.warn(f'Input #{i} requires gradient and is not a double precision floating '
                           'point. This check will likely fail if all the inputs are not of '
                           'double precision floating point. ')
@@ -141,6 +167,13 @@ def _fail(raise_exception, msg):
     return False
 
 
+def _random_like(rng, array):
+    values = rng.standard_normal(array.shape)
+    if array.dtype.kind == 'c':
+        values = values + 1j * rng.standard_normal(array.shape)
+    return xp.asarray(values, dtype=array.dtype)    # an array even for a 0-d output
+
+
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
                   check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
@@ -154,8 +187,8 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         outputs = _differentiable_outputs(_tensors(func(*inputs)))
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            Tensor._make(rng.standard_normal(o._data.shape).astype(o._data.dtype), True, None,
-                         0, None, Tensor) for o in outputs)
+            Tensor._make(_random_like(rng, o._data), True, None, 0, None, Tensor)
+            for o in outputs)
     else:
         grad_outputs = _tensors(grad_outputs)
 

@@ -19,6 +19,19 @@ ERR_BACKWARD_TWICE = (
     'calling backward.')
 
 
+def real_grad_as(g, dtype):
+    """The gradient ``g`` (an array or a tensor) in ``dtype`` (a NumPy dtype): a complex
+    gradient reaching a real tensor keeps its real part, as PyTorch defines the gradient of a
+    real input of a complex computation (and without NumPy's ComplexWarning)."""
+    if isinstance(g, Tensor):
+        if g._data.dtype.kind == 'c' and dtype.kind != 'c':
+            g = g.real
+        return g if g._data.dtype == dtype else g.to(FROM_NUMPY[dtype])
+    if g.dtype.kind == 'c' and dtype.kind != 'c':
+        g = g.real
+    return g if g.dtype == dtype else g.astype(dtype)
+
+
 class RemovableHandle:
     """Returned by ``register_hook``; ``remove()`` unregisters the hook (idempotent)."""
     _ids = itertools.count()

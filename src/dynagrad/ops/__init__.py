@@ -6,6 +6,7 @@ function they bind, with ``dynagrad.tensor.method``: importing a family register
 """
 from . import arithmetic, unary, comparison, clamping, pointwise  # noqa: F401
 from . import reduction, shape, strided, indexing, linalg, random, creation, statistics
+from . import complex_numbers
 from .arithmetic import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
@@ -18,8 +19,9 @@ from .linalg import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
+from .complex_numbers import *  # noqa: F401,F403
 
 # The elementwise families (``pointwise`` gathers them under its old name), then the rest.
 FAMILIES = (arithmetic, unary, comparison, clamping, reduction, shape, strided, indexing, linalg,
-            random, statistics)
+            random, statistics, complex_numbers)
 __all__ = [name for module in FAMILIES + (creation,) for name in module.__all__]

@@ -146,6 +146,11 @@ def refused(kernel, a):
                                'a floating dtype first)')
 
 
+def unordered_complex():
+    """PyTorch's error for clamp and relu of a complex tensor."""
+    return NotImplementedError('clamp is not supported for complex types')
+
+
 def _need_tensor(fn_name, value, position, arg='other'):
     if not isinstance(value, Tensor):
         raise TypeError(f"{fn_name}(): argument '{arg}' (position {position}) must be Tensor, "

@@ -42,6 +42,11 @@ def _shape(t):
 
 def _check_float(op, A, name='input'):
     kind = A._data.dtype
+    if kind.kind == 'c':
+        raise NotImplementedError(
+            f'{op}: dynagrad does not compute this decomposition or solver on complex '
+            f'matrices yet (got {_tname(A)}); its complex linear algebra is matmul and its '
+            'relatives, linalg.eig, linalg.eigvals and the norms')
     if kind.kind not in 'fV':
         raise RuntimeError(f'{op}: Expected a floating point or complex tensor as {name}. '
                            f'Got {_tname(A)}')

@@ -19,6 +19,7 @@ _ndarray = np.ndarray
 
 
 class Add(Op):
+    supports_complex = True
     __slots__ = ('alpha',)  # hot ops keep their state in slots: no per-node dict
     promotes = True
 
@@ -49,6 +50,7 @@ def _check_bool_sub(a, b):
 
 
 class Sub(Op):
+    supports_complex = True
     __slots__ = ('alpha',)
     promotes = True
 
@@ -75,6 +77,7 @@ class Sub(Op):
 
 class Rsub(Op):
     """``other - x * alpha`` for a scalar ``other`` (``1 - x``)."""
+    supports_complex = True
     node_name = 'RsubBackward1'
     promotes = True
 
@@ -95,6 +98,7 @@ class Rsub(Op):
 
 
 class Mul(Op):
+    supports_complex = True
     promotes = True
 
     def forward(self, a, b):
@@ -112,6 +116,7 @@ class Mul(Op):
 
 
 class Div(Op):
+    supports_complex = True
     quiet_fp = True
     promotes = True
     float_result = True
@@ -134,6 +139,7 @@ class Div(Op):
 
 class Rdiv(Op):
     """``other / x`` for a scalar ``other`` (torch records it as ``other * x.reciprocal()``)."""
+    supports_complex = True
     quiet_fp = True
     node_name = 'MulBackward0'
     promotes = True
@@ -153,6 +159,7 @@ class Rdiv(Op):
 
 
 class Pow(Op):
+    supports_complex = True
     quiet_fp = True
     __slots__ = ('exponent',)
     """``x ** exponent`` with a scalar exponent."""
@@ -178,6 +185,7 @@ class Pow(Op):
 
 class PowTensor(Op):
     """``a ** b`` with a tensor exponent."""
+    supports_complex = True
     quiet_fp = True
     node_name = 'PowBackward1'
     promotes = True
@@ -202,6 +210,7 @@ class PowTensor(Op):
 
 class Rpow(Op):
     """``base ** x`` for a scalar ``base``."""
+    supports_complex = True
     quiet_fp = True
     node_name = 'PowBackward2'
     promotes = True
@@ -566,6 +575,7 @@ class Frexp(Op):
 
 
 class Addcmul(Op):
+    supports_complex = True
     promotes = True
 
     def forward(self, x, t1, t2, value=1):
@@ -583,6 +593,7 @@ class Addcmul(Op):
 
 
 class Addcdiv(Op):
+    supports_complex = True
     quiet_fp = True
     promotes = True
 

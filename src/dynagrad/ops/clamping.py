@@ -1,13 +1,17 @@
 """Clamping and selection: clamp, clamp_min/max, maximum, minimum, fmax, fmin, nan_to_num,
 where, lerp; and filling and copying: fill_, zero_, copy_, clone, the dtype cast."""
+import warnings
+
 import numpy as np
 
 from ..backend import xp
 from ..tensor import Tensor, method
+from ..autograd.graph import real_grad_as
 from ..autograd.function import Op, widened
 from .. import _dtype
 from . import formula as fm
-from ._elementwise import REFUSED, _as_array, _binary, _need_tensor, not_implemented, refused
+from ._elementwise import (REFUSED, _as_array, _binary, _need_tensor,
+                           not_implemented, refused, unordered_complex)
 
 _ndarray = np.ndarray
 
@@ -20,6 +24,8 @@ class Clamp(Op):
     node_name = 'ClampBackward1'
 
     def forward(self, x, min=None, max=None):
+        if x.dtype.kind == 'c':
+            raise unordered_complex()
         if x.dtype in REFUSED:
             raise refused('clamp_scalar_cpu' if min is not None and max is not None else
                           'clamp_min_scalar_cpu' if min is not None else 'clamp_max_scalar_cpu', x)
@@ -56,12 +62,15 @@ class Where(Op):
 
 class Maximum(Op):
     """Ties split the gradient in half; NaN propagates (and takes the whole gradient)."""
+    supports_complex = True     # its forward refuses them with PyTorch's RuntimeError
     promotes = True
     _sign = 1
 
     def forward(self, a, b):
         if a.dtype in REFUSED:
             raise refused('maximum_cpu', a)
+        if a.dtype.kind == 'c':
+            raise RuntimeError('maximum not implemented for complex tensors.')
         self.save_for_backward(a, b)
         return xp.maximum(a, b)
 
@@ -238,6 +247,7 @@ def _lerp_values(s, e, w):
 
 class Lerp(Op):
     """``lerp(start, end, weight)`` with a scalar weight."""
+    supports_complex = True
     widens_half = True
     node_name = 'LerpBackward0'
 
@@ -253,6 +263,7 @@ class Lerp(Op):
 
 class LerpTensor(Op):
     """``lerp(start, end, weight)`` with a tensor weight."""
+    supports_complex = True
     widens_half = True
     node_name = 'LerpBackward1'
 
@@ -275,15 +286,18 @@ class LerpTensor(Op):
 class Cast(Op):
     node_name = 'ToCopyBackward0'
 
+    supports_complex = True
+
     def forward(self, x, dtype):
         self.in_dtype = x.dtype
+        if x.dtype.kind == 'c' and dtype.kind != 'c':
+            warnings.warn('Casting complex values to real discards the imaginary part',
+                          UserWarning, stacklevel=4)
+            x = x.real
         return _dtype.cast(x, dtype)
 
     def backward(self, g):
-        from .._dtype import FROM_NUMPY
-        if hasattr(g, '_data'):
-            return g.to(FROM_NUMPY[self.in_dtype])
-        return g.astype(self.in_dtype)
+        return real_grad_as(g, self.in_dtype)
 
 
 class Clone(Op):
@@ -463,7 +477,7 @@ def _lerp_args(input, end, weight):
     if end._data.dtype != dt:
         raise RuntimeError(f'expected dtype {_torch_dtype_name(dt)} for `end` but got dtype '
                            f'{_torch_dtype_name(end._data.dtype)}')
-    if dt.kind not in 'fV':
+    if dt.kind not in 'fVc':
         raise not_implemented('lerp_kernel_scalar' if not isinstance(weight, Tensor)
                                else 'lerp_kernel_tensor', input._data)
     if isinstance(weight, Tensor) and weight._data.dtype != dt:

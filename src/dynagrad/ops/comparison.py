@@ -54,6 +54,8 @@ class Lt(_Compare):
     def forward(self, a, b):
         if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
             _check_operands('lt_cpu', a, b)
+        if a.dtype.kind == 'c':
+            raise not_implemented('lt_cpu', a)
         return xp.less(a, b)
 
 
@@ -61,6 +63,8 @@ class Le(_Compare):
     def forward(self, a, b):
         if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
             _check_operands('le_cpu', a, b)
+        if a.dtype.kind == 'c':
+            raise not_implemented('le_cpu', a)
         return xp.less_equal(a, b)
 
 
@@ -68,6 +72,8 @@ class Gt(_Compare):
     def forward(self, a, b):
         if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
             _check_operands('gt_cpu', a, b)
+        if a.dtype.kind == 'c':
+            raise not_implemented('gt_cpu', a)
         return xp.greater(a, b)
 
 
@@ -75,6 +81,8 @@ class Ge(_Compare):
     def forward(self, a, b):
         if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
             _check_operands('ge_cpu', a, b)
+        if a.dtype.kind == 'c':
+            raise not_implemented('ge_cpu', a)
         return xp.greater_equal(a, b)
 
 
@@ -167,7 +175,11 @@ class Signbit(_Compare):
 
 
 class Isreal(_Compare):
+    supports_complex = True
+
     def forward(self, x):
+        if x.dtype.kind == 'c':
+            return x.imag == 0
         return xp.ones(x.shape, bool)
 
 
@@ -308,7 +320,7 @@ def signbit(input):
 
 @method
 def isreal(input):
-    """True everywhere: dynagrad's dtypes are all real."""
+    """Where the imaginary part is 0 (everywhere, for a real tensor)."""
     _need_tensor('isreal', input, 1, 'input')
     return Isreal.apply(input)
 
@@ -378,9 +390,7 @@ def equal(input, other):
     return a.shape == b.shape and bool(xp.array_equal(a, b))
 
 
-# -- what a real tensor is: dtype predicates, and the identities of complex conjugation --------
-# dynagrad has no complex dtypes, so a tensor is its own conjugate and its own real part, as
-# PyTorch returns them for real tensors (the same tensor, not a copy).
+# -- dtype predicates (is_complex, conj and the parts of complex tensors: complex.py) ----------
 
 
 def _tensor_input(name, input):
@@ -396,12 +406,6 @@ def is_floating_point(input):
 
 
 @method
-def is_complex(input):
-    _tensor_input('is_complex', input)
-    return False
-
-
-@method
 def is_signed(input):
     return _tensor_input('is_signed', input).dtype.is_signed
 
@@ -413,46 +417,9 @@ def is_nonzero(input):
 
 
 @method
-def is_conj(input):
-    _tensor_input('is_conj', input)
-    return False
-
-
-@method
 def is_neg(input):
     _tensor_input('is_neg', input)
     return False
-
-
-@method
-def conj(input):
-    return _tensor_input('conj', input)
-
-
-@method
-def conj_physical(input):
-    return _tensor_input('conj_physical', input)
-
-
-class ConjPhysicalInplace(Op):
-    """``x.conj_physical_()`` of a real tensor: its value unchanged, recorded as PyTorch does."""
-    node_name = 'ConjPhysicalBackward1'
-
-    def forward(self, x):
-        return x
-
-    def backward(self, g):
-        return g
-
-
-@method
-def conj_physical_(self):
-    return ConjPhysicalInplace.apply_(self)
-
-
-@method
-def resolve_conj(input):
-    return _tensor_input('resolve_conj', input)
 
 
 @method
@@ -460,48 +427,9 @@ def resolve_neg(input):
     return _tensor_input('resolve_neg', input)
 
 
-class _ReadAsAttribute:
-    """A function that a Tensor also exposes as an attribute, as PyTorch has ``torch.real(x)``
-    and ``x.real``: called, it is the function; read from a tensor, its value there. (One
-    object for both, as every function shared with a method is.)"""
-    def __init__(self, fn):
-        self.fn = fn
-        self.__name__ = self.__qualname__ = fn.__name__
-        self.__module__ = fn.__module__
-        self.__doc__ = fn.__doc__
-
-    def __call__(self, input):
-        return self.fn(input)
-
-    def __get__(self, tensor, owner=None):
-        return self if tensor is None else self.fn(tensor)
-
-    def __set__(self, tensor, value):
-        raise AttributeError(f'Tensor.{self.__name__} of a real tensor cannot be assigned '
-                             '(dynagrad has no complex dtypes)')
-
-    def __repr__(self):
-        return f'<function {self.__name__}>'
-
-
-@method
-@_ReadAsAttribute
-def real(input):
-    """The real part: a real tensor itself."""
-    return _tensor_input('real', input)
-
-
-@method
-@_ReadAsAttribute
-def imag(input):
-    """The imaginary part: PyTorch's error for real tensors."""
-    _tensor_input('imag', input)
-    raise RuntimeError('imag is not implemented for tensors with non-complex dtypes.')
-
 __all__ = ['eq', 'ne', 'lt', 'le', 'gt', 'ge', 'greater', 'greater_equal', 'less', 'less_equal',
            'not_equal', 'isclose', 'allclose', 'equal', 'isnan', 'isinf', 'isfinite',
            'isposinf', 'isneginf', 'logical_and', 'logical_or', 'logical_xor', 'logical_not',
            'bitwise_and', 'bitwise_or', 'bitwise_xor', 'bitwise_not', 'bitwise_left_shift',
-           'bitwise_right_shift', 'signbit', 'isreal', 'is_floating_point', 'is_complex',
-           'is_signed', 'is_nonzero', 'is_conj', 'is_neg', 'conj', 'conj_physical',
-           'conj_physical_', 'resolve_conj', 'resolve_neg', 'real', 'imag']
+           'bitwise_right_shift', 'signbit', 'isreal', 'is_floating_point', 'is_signed',
+           'is_nonzero', 'is_neg', 'resolve_neg']

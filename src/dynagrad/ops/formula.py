@@ -47,6 +47,10 @@ log = dual(xp.log, 'log')
 sign = dual(xp.sign, 'sign')
 sqrt = dual(xp.sqrt, 'sqrt')
 tanh = dual(xp.tanh, 'tanh')
+cos = dual(xp.cos, 'cos')
+sin = dual(xp.sin, 'sin')
+# sign for real values, z / |z| for complex ones (NumPy's sign is that already)
+sgn = dual(xp.sign, 'sgn')
 
 
 def where(cond, a, b):

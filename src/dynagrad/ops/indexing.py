@@ -1115,7 +1115,7 @@ def _index_fill(input, dim, index, value, inplace):
         if value._data.ndim:
             raise RuntimeError('index_fill_ only supports a 0-dimensional value tensor, but '
                                f'got tensor with {value._data.ndim} dimension(s).')
-    elif not isinstance(value, (int, float, bool)):
+    elif not isinstance(value, (int, float, bool, complex)):
         raise TypeError(f"index_fill(): argument 'value' must be Number or Tensor, not "
                         f'{type(value).__name__}')
     key = _index_dim_args('index_fill_', input, dim, index, None, (np.int64,),
@@ -1253,7 +1253,7 @@ def _masked_fill(input, mask, value, inplace):
         if value._data.ndim:
             raise RuntimeError('masked_fill_ only supports a 0-dimensional value tensor, but '
                                f'got tensor with {value._data.ndim} dimension(s).')
-    elif not isinstance(value, (int, float, bool)):
+    elif not isinstance(value, (int, float, bool, complex)):
         raise TypeError("masked_fill(): argument 'value' must be Number or Tensor, not "
                         f'{type(value).__name__}')
     _broadcast_mask(input._data, m, inplace, 'masked_fill')

@@ -30,7 +30,7 @@ def _norm_dims(dim, ndim, op):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     _check_tensor('linalg.vector_norm', x)
-    if x._data.dtype.kind not in 'fV':
+    if x._data.dtype.kind not in 'fVc':
         raise RuntimeError(f'linalg.vector_norm: Expected a floating point or complex tensor as '
                            f'input. Got {_tname(x)}')
     if isinstance(ord, str) or isinstance(ord, bool):

@@ -46,6 +46,7 @@ def _matmul_op(na, nb):
 
 class Matmul(Op):
     """``a @ b`` with NumPy's (and PyTorch's) rules for 1-D operands and batch broadcasting."""
+    supports_complex = True
     widens_half = True
     promotes = True
 
@@ -246,7 +247,7 @@ def dot(input, other):
 def vdot(input, other):
     """``input`` conjugated (a no-op for real tensors) dotted with ``other``."""
     _check_dot('vdot', input, other)
-    return Matmul.named('VdotBackward0').apply(input, other)
+    return Matmul.named('VdotBackward0').apply(input.conj(), other)
 
 
 @method('outer', 'ger')
@@ -280,6 +281,7 @@ def inner(input, other):
 class AddMatmul(Op):
     """``beta * input + alpha * prod`` for addmm, addmv, baddbmm and addbmm (the batch of
     products summed). With ``beta == 0`` the input is ignored (NaN in it does not propagate)."""
+    supports_complex = True
     widens_half = True
 
     def forward(self, inp, m1, m2, beta=1, alpha=1, kind='addmm'):
@@ -402,6 +404,7 @@ def addmv_(input, mat, vec, *, beta=1, alpha=1):
 class Addr(Op):
     """``beta * input + alpha * outer(vec1, vec2)``; with ``beta == 0`` the input is ignored.
     The three tensors are promoted to their common dtype, as PyTorch does."""
+    supports_complex = True
     promotes = True
 
     def forward(self, inp, v1, v2, beta=1, alpha=1):
@@ -523,6 +526,7 @@ class Einsum(Op):
     with the other operands into operand i's subscripts; letters summed only inside
     operand i come back as a broadcast (a ones vector), repeated letters (diagonals) as
     a product with an identity tensor."""
+    supports_complex = True
     widens_half = True
 
     def forward(self, *arrays, inputs, output):
@@ -747,6 +751,7 @@ def kron(input, other):
 
 
 class Cross(Op):
+    supports_complex = True
     widens_half = True
     node_name = 'LinalgCrossBackward0'
 

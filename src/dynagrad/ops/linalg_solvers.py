@@ -275,6 +275,7 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
 
 class MatrixExp(Op):
     """``expm(A)`` (SciPy's Padé with scaling and squaring, batched here)."""
+    supports_complex = True
     node_name = 'LinalgMatrixExpBackward0'
     widens_half = True
 

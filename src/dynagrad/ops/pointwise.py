@@ -41,7 +41,7 @@ from .comparison import (  # noqa: F401
     _Compare, Eq, Ne, Lt, Le, Gt, Ge, Isclose, Isnan, Isinf, Isfinite, Isposinf, Isneginf,
     LogicalAnd, LogicalOr, LogicalXor, LogicalNot, _Bitwise, BitwiseAnd, BitwiseOr, BitwiseXor,
     BitwiseNot, BitwiseLeftShift, BitwiseRightShift, Signbit, Isreal, EqInplace, NeInplace,
-    LtInplace, LeInplace, GtInplace, GeInplace, ConjPhysicalInplace)
+    LtInplace, LeInplace, GtInplace, GeInplace)
 from .clamping import (  # noqa: F401
     Clamp, Where, Maximum, Minimum, Fmax, Fmin, NanToNum, ClampTensor, ClampMin, ClampMax,
     ClampMinTensor, ClampMaxTensor, Lerp, LerpTensor, Cast, Clone, Fill, Zero, FillTensor, Copy,

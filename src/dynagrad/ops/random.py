@@ -327,7 +327,7 @@ def _finish(data, requires_grad):
 
 
 def _check_requires_grad(np_dtype, requires_grad):
-    if requires_grad and np_dtype.kind not in 'fV':
+    if requires_grad and np_dtype.kind not in 'fVc':
         raise RuntimeError(f'Only Tensors of floating point and complex dtype can require '
                            f'gradients (got {_name(np_dtype)}; pass a float dtype)')
 
@@ -710,8 +710,16 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None,
     shape = _size(size, kw.pop('size', None), 'randn')
     _no_extra(kw, 'randn')
     check_device(device)
-    np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
+    np_dtype = _np_dtype(dtype)
     levels, shape = _per_sample(shape)
+    if np_dtype.kind == 'c':
+        # PyTorch's complex normal: independent real and imaginary parts of variance 1/2
+        part = np_dtype.type(0).real.dtype
+        pair = _normal_fill(_generator(generator), shape + (2,), part) * part.type(0.5 ** 0.5)
+        values = xp.empty(shape, np_dtype)
+        values.real, values.imag = pair[..., 0], pair[..., 1]
+        return batched(_finish(values, requires_grad), levels)
+    np_dtype = _float_only(np_dtype, 'normal_kernel_cpu')
     return batched(_finish(_normal_fill(_generator(generator), shape, np_dtype),
                            requires_grad), levels)
 

@@ -21,8 +21,8 @@ from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import Tensor, method, wrap
 from .. import _dtype
-from ._elementwise import refused
-from .formula import (broadcast_to, unsqueeze_dims, is_array, where, sign, exp, zeros_like,
+from ._elementwise import not_implemented, refused
+from .formula import (broadcast_to, unsqueeze_dims, is_array, where, sign, sgn, exp, zeros_like,
                        unwrap as _arr)
 
 _py_max, _py_min, _py_sorted = builtins.max, builtins.min, builtins.sorted
@@ -154,6 +154,9 @@ def _refuse_wide_unsigned(input, kernel, dtype=None):
                                   'or a floating dtype first)')
 
 
+_UNSORTABLE = ' Sort does not support complex dtypes on CPU'
+
+
 def _refuse_limited(input, kernel):
     """torch's kernels for these reductions refuse uint16/32/64 and float8 inputs."""
     data = getattr(input, '_data', None)      # not a tensor: the op's own check says so
@@ -268,6 +271,7 @@ def _as1d(x):
 # -- sum and mean -------------------------------------------------------------------------------
 
 class Sum(Op):
+    supports_complex = True
     widens_half = True
     quiet_fp = True
 
@@ -288,10 +292,12 @@ class Sum(Op):
 
 class SumDim(Sum):
     """``sum`` over given dims (PyTorch's second overload)."""
+    supports_complex = True
     node_name = 'SumBackward1'
 
 
 class Mean(Op):
+    supports_complex = True
     widens_half = True
     quiet_fp = True
     def forward(self, x, dim=None, keepdim=False, dtype=None):
@@ -318,6 +324,7 @@ class Mean(Op):
 
 class MeanDim(Mean):
     """``mean`` over given dims (PyTorch's second overload)."""
+    supports_complex = True
     node_name = 'MeanBackward1'
 
 
@@ -443,6 +450,7 @@ def _cumprod_grad(x, g, axis, out=None):
 
 
 class Prod(Op):
+    supports_complex = True
     autocast = 'fp32'
     widens_half = True
     quiet_fp = True
@@ -479,10 +487,12 @@ class Prod(Op):
 
 class ProdDim(Prod):
     """``prod`` along one dim (PyTorch's second overload)."""
+    supports_complex = True
     node_name = 'ProdBackward1'
 
 
 class Cumsum(Op):
+    supports_complex = True
     widens_half = True
     def forward(self, x, axis, dtype=None):
         self.axis, self.in_dtype, self.ndim = axis, x.dtype, x.ndim
@@ -496,6 +506,7 @@ class Cumsum(Op):
 
 
 class Cumprod(Op):
+    supports_complex = True
     widens_half = True
     quiet_fp = True
     def forward(self, x, axis, dtype=None):
@@ -678,6 +689,8 @@ def _max_min(input, dim, keepdim, largest, other=None):
             raise NotImplementedError(f'{op}(input, other): the elementwise form needs '
                                       f"{'maximum' if largest else 'minimum'}, not yet available")
         return fn(input, other)
+    if input._data.dtype.kind == 'c':
+        raise not_implemented('max_all' if largest else 'min_all', input._data)
     if dim is None:
         if keepdim:
             raise TypeError(f'{op}() received an invalid combination of arguments: keepdim '
@@ -707,6 +720,8 @@ def min(input, dim=None, keepdim=False, *, other=None):
 def _amax_amin(input, dim, keepdim, largest):
     op = 'amax' if largest else 'amin'
     _refuse_limited(input, 'max_values_cpu' if largest else 'min_values_cpu')
+    if input._data.dtype.kind == 'c':
+        raise not_implemented('max_values_cpu' if largest else 'min_values_cpu', input._data)
     dims = _all_dims(dim, input.ndim, op)
     shape = input._data.shape
     if input._data.size == 0:
@@ -734,6 +749,8 @@ def _argmax_argmin(input, dim, keepdim, largest):
         raise RuntimeError(f'{op}(): does not support bool input (convert it with .long() or '
                            '.float() first)')
     _refuse_limited(input, op + '_cpu')
+    if x.dtype.kind == 'c':
+        raise RuntimeError(f'{op}(): does not support complex input')
     fn = xp.argmax if largest else xp.argmin
     if dim is None:
         if x.size == 0:
@@ -807,6 +824,7 @@ def _mean_keep(x, dims, n):
 
 class VarStd(Op):
     """``var`` / ``std`` (one output) or ``var_mean`` / ``std_mean`` (two outputs)."""
+    supports_complex = True
     widens_half = True
     quiet_fp = True
     node_name = 'VarBackward0'
@@ -817,8 +835,10 @@ class VarStd(Op):
         self.dof = _py_max(n - correction, 0)
         mean = x.sum(axis=dims, keepdims=True) / x.dtype.type(n)
         d = x - mean
-        out = xp.asarray(xp.sum(d * d, axis=dims, keepdims=keepdim)
-                         / x.dtype.type(self.dof))
+        # |d|^2: a complex tensor's variance is real
+        squares = d * d if d.dtype.kind != 'c' else d.real * d.real + d.imag * d.imag
+        out = xp.asarray(xp.sum(squares, axis=dims, keepdims=keepdim)
+                         / squares.dtype.type(self.dof))
         if take_sqrt:
             out = xp.sqrt(out)
         if self.needs_input_grad[0]:
@@ -900,6 +920,7 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 class VectorNorm(Op):
     """``linalg.vector_norm`` (and ``torch.norm``, ``linalg.norm``, the Frobenius
     ``matrix_norm``): ``dim`` is None or a sorted tuple of non-negative axes."""
+    supports_complex = True
     widens_half = True
     quiet_fp = True
     node_name = 'LinalgVectorNormBackward0'
@@ -920,7 +941,7 @@ class VectorNorm(Op):
             out = xp.sum(a != 0, axis=dims, keepdims=keepdim).astype(x.dtype)
         else:
             out = xp.sum(a ** ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
-        out = xp.asarray(out, dtype=x.dtype)
+        out = xp.asarray(out, dtype=a.dtype)    # real, for complex x too
         if self.needs_input_grad[0]:
             self.save_for_backward(x, out)
         return out
@@ -928,6 +949,7 @@ class VectorNorm(Op):
     def backward(self, g):
         x, out = self.saved_tensors
         p = self.ord
+        sign = sgn                              # z / |z| for complex z
         if p == 0:                              # piecewise constant: zero, as torch's
             return zeros_like(x)
         xa = _arr(x)
@@ -944,7 +966,7 @@ class VectorNorm(Op):
             gx = g * sign(x) * w.astype(xa.dtype)
         else:
             zero = xa == 0
-            ax = where(zero, 1.0, x * sign(x))
+            ax = where(zero, 1.0, abs(x))
             ratio = (ax / where(oa == 0, 1.0, out)) ** (p - 1)
             gx = where(zero | (oa == 0), 0.0, g * sign(x) * ratio)
         return gx
@@ -1132,6 +1154,8 @@ class Topk(Sort):
 @method
 def sort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'sort')
+    if input._data.dtype.kind == 'c':
+        raise RuntimeError(_UNSORTABLE)
     v, i = (SortStable if stable else Sort).apply(input, axis=axis,
                                                   descending=bool(descending), stable=bool(stable))
     return return_types.sort(v, i)
@@ -1142,6 +1166,8 @@ def sort(input, dim=-1, descending=False, stable=False):
 def argsort(input, dim=-1, descending=False, stable=False):
     axis = _dim1(dim, input.ndim, 'argsort')
     x = input._data
+    if x.dtype.kind == 'c':
+        raise RuntimeError(_UNSORTABLE)
     idx = _argsort(_as1d(x), axis, descending).astype(np.int64)
     return wrap(idx.reshape(x.shape))
 
@@ -1149,6 +1175,8 @@ def argsort(input, dim=-1, descending=False, stable=False):
 @method
 def topk(input, k, dim=-1, largest=True, sorted=True):
     _refuse_wide_unsigned(input, 'topk_cpu')
+    if input._data.dtype.kind == 'c':
+        raise not_implemented('topk_cpu', input._data)
     k = _check_int(k, 'topk', 'k')
     axis = _dim1(dim, input.ndim, 'topk')
     n = input._data.shape[axis] if input.ndim else 1

@@ -205,6 +205,7 @@ def _skipped(a):
 
 class Cat(Op):
     """``cat(tensors, dim)``: one input per tensor; backward gives each its slice."""
+    supports_complex = True
     promotes = True
 
     def forward(self, *arrays, dim):
@@ -231,6 +232,7 @@ class Cat(Op):
 
 
 class Stack(Op):
+    supports_complex = True
     promotes = True
 
     def forward(self, *arrays, dim):
@@ -369,6 +371,7 @@ class DiagEmbed(DiagonalScatter):
 
 
 class Trace(Op):
+    supports_complex = True
     autocast = 'fp32'
     widens_half = True
     def forward(self, x):
@@ -1128,7 +1131,7 @@ def trace(input):
 @method('H')
 @property
 def _conjugate_transposed(self):
-    """``tensor.H``: the transpose of a matrix (real tensors: no conjugation)."""
+    """``tensor.H``: the conjugate transpose of a matrix."""
     nd = self.ndim
     if nd == 0:
         warnings.warn('Tensor.H is deprecated on 0-D tensors. Consider using x.conj().',
@@ -1138,13 +1141,13 @@ def _conjugate_transposed(self):
         hint = ' For batches of matrices, consider using tensor.mH' if nd > 2 else ''
         raise RuntimeError(f'tensor.H is only supported on matrices (2-D tensors). Got {nd}-D '
                            f'tensor.{hint}')
-    return transpose(self, 0, 1)
+    return transpose(self, 0, 1).conj()
 
 
 @method('mH')
 @property
 def _batch_conjugate_transposed(self):
-    """``tensor.mH``: each matrix of a batch transposed (real tensors: no conjugation)."""
+    """``tensor.mH``: each matrix of a batch transposed and conjugated."""
     nd = self.ndim
     if nd == 0:
         warnings.warn('Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().',
@@ -1153,7 +1156,7 @@ def _batch_conjugate_transposed(self):
     if nd < 2:
         raise RuntimeError('tensor.mH is only supported on matrices or batches of matrices. '
                            f'Got {nd}-D tensor.')
-    return transpose(self, -2, -1)
+    return transpose(self, -2, -1).conj()
 
 
 @method
@@ -1161,7 +1164,7 @@ def adjoint(input):
     if input.ndim < 2:
         raise RuntimeError('tensor.adjoint() is only supported on matrices or batches of '
                            f'matrices. Got {input.ndim}-D tensor.')
-    return transpose(input, -2, -1)
+    return transpose(input, -2, -1).conj()
 
 
 @method

@@ -14,7 +14,9 @@ from . import formula as fm
 from ..autograd.function import Op
 from ..tensor import Tensor, method
 from ._elementwise import (FLOAT8, REFUSED, WIDE_UNSIGNED_OR_E8M0, Unary, _as_array,
-                           not_implemented, refused, _unary, _need_tensor)
+                           not_implemented, refused, _unary, _need_tensor,
+                           unordered_complex)
+from .complex_numbers import ComplexAngle, ComplexSgn
 from .special import (Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace, I0,
                       Mvlgamma)
 
@@ -42,6 +44,7 @@ class Neg(Unary):
 
 
 class Tanh(Unary):
+    supports_complex = True
     saves = 'output'
 
     def f(x):
@@ -53,6 +56,7 @@ class Tanh(Unary):
 
 
 class Sigmoid(Unary):
+    supports_complex = True
     quiet_fp = True
     saves = 'output'
 
@@ -77,6 +81,8 @@ class Relu(Unary):
     def f(x):
         if x.dtype in FLOAT8:
             raise refused('clamp_min_scalar_cpu', x)
+        if x.dtype.kind == 'c':
+            raise unordered_complex()
         return xp.maximum(x, 0)
 
     def df(g, y): return g * (_as_array(y) > 0)
@@ -88,7 +94,13 @@ class Abs(Unary):
         if x.dtype in WIDE_UNSIGNED_OR_E8M0:
             raise refused('abs_cpu', x)
         return xp.abs(x)
-    def df(g, x): return g * fm.sign(x)
+    def df(g, x): return g * fm.sgn(x)      # z / |z| for a complex z
+
+    @classmethod
+    def apply_(cls, target, *others, **params):
+        if target._data.dtype.kind == 'c':
+            raise RuntimeError('In-place abs is not supported for complex tensors.')
+        return super().apply_(target, *others, **params)
 
 
 class Sign(Unary):
@@ -100,6 +112,9 @@ class Sign(Unary):
             return x.copy()
         if x.dtype in REFUSED:
             raise refused('sign_cpu', x)
+        if x.dtype.kind == 'c':
+            raise NotImplementedError('Unlike NumPy, torch.sign is not intended to support '
+                                      'complex numbers. Please use torch.sgn instead.')
         y = xp.sign(x)
         if x.dtype.kind in 'fV':       # PyTorch: the sign of nan is 0
             nan = xp.isnan(x)
@@ -111,12 +126,25 @@ class Sign(Unary):
 
 
 class Sgn(Sign):
-    """``sgn``: ``sign`` for real tensors (``x / |x|`` is for complex ones)."""
+    """``sgn``: ``sign`` for real tensors, ``z / |z|`` for complex ones (ComplexSgn)."""
+
+    @classmethod
+    def apply(cls, x, **params):
+        if isinstance(x, Tensor) and x._data.dtype.kind == 'c':
+            return ComplexSgn.apply(x)
+        return super().apply(x, **params)
 
 
 class Angle(Unary):
-    """The argument of a real number: 0 for ``x >= 0``, pi for ``x < 0``, nan for nan."""
+    """The argument of a real number: 0 for ``x >= 0``, pi for ``x < 0``, nan for nan (of a
+    complex one: ComplexAngle)."""
     saves = None
+
+    @classmethod
+    def apply(cls, x, **params):
+        if isinstance(x, Tensor) and x._data.dtype.kind == 'c':
+            return ComplexAngle.apply(x)
+        return super().apply(x, **params)
 
     def f(x):
         y = xp.where(x < 0, math.pi, 0.0).astype(x.dtype)
@@ -129,6 +157,7 @@ class Angle(Unary):
 
 
 class Exp(Unary):
+    supports_complex = True
     quiet_fp = True
     saves = 'output'
 
@@ -141,6 +170,7 @@ class Exp(Unary):
 
 
 class Exp2(Unary):
+    supports_complex = True
     quiet_fp = True
     saves = 'output'
     def f(x): return xp.exp2(x)
@@ -148,6 +178,7 @@ class Exp2(Unary):
 
 
 class Expm1(Unary):
+    supports_complex = True
     quiet_fp = True
     saves = 'output'
     def f(x): return xp.expm1(x)
@@ -155,6 +186,7 @@ class Expm1(Unary):
 
 
 class Log(Unary):
+    supports_complex = True
     quiet_fp = True
 
     def f(x):
@@ -166,18 +198,21 @@ class Log(Unary):
 
 
 class Log2(Unary):
+    supports_complex = True
     quiet_fp = True
     def f(x): return xp.log2(x)
     def df(g, x): return g / (x * _LN2)
 
 
 class Log10(Unary):
+    supports_complex = True
     quiet_fp = True
     def f(x): return xp.log10(x)
     def df(g, x): return g / (x * _LN10)
 
 
 class Log1p(Unary):
+    supports_complex = True
     quiet_fp = True
     node_name = 'Log1PBackward0'
     def f(x): return xp.log1p(x)
@@ -185,6 +220,7 @@ class Log1p(Unary):
 
 
 class Sqrt(Unary):
+    supports_complex = True
     quiet_fp = True
     saves = 'output'
 
@@ -197,6 +233,7 @@ class Sqrt(Unary):
 
 
 class Rsqrt(Unary):
+    supports_complex = True
     quiet_fp = True
     saves = 'output'
     def f(x): return 1 / xp.sqrt(x)
@@ -204,6 +241,7 @@ class Rsqrt(Unary):
 
 
 class Reciprocal(Unary):
+    supports_complex = True
     quiet_fp = True
     saves = 'output'
 
@@ -239,6 +277,7 @@ class Logit(Op):
 
 class Sinc(Unary):
     """``sin(pi x) / (pi x)``, 1 at 0."""
+    supports_complex = True
     quiet_fp = True
 
     def f(x):
@@ -264,6 +303,7 @@ _cosh = fm.dual(xp.cosh, 'cosh')
 
 
 class Sin(Unary):
+    supports_complex = True
     quiet_fp = True
 
     def f(x):
@@ -275,6 +315,7 @@ class Sin(Unary):
 
 
 class Cos(Unary):
+    supports_complex = True
     quiet_fp = True
 
     def f(x):
@@ -286,6 +327,7 @@ class Cos(Unary):
 
 
 class Tan(Unary):
+    supports_complex = True
     quiet_fp = True
     saves = 'output'
     def f(x): return xp.tan(x)
@@ -293,6 +335,7 @@ class Tan(Unary):
 
 
 class Asin(Unary):
+    supports_complex = True
     quiet_fp = True
     def f(x): return xp.arcsin(x)
 
@@ -301,6 +344,7 @@ class Asin(Unary):
 
 
 class Acos(Unary):
+    supports_complex = True
     quiet_fp = True
     def f(x): return xp.arccos(x)
 
@@ -309,34 +353,40 @@ class Acos(Unary):
 
 
 class Atan(Unary):
+    supports_complex = True
     def f(x): return xp.arctan(x)
     def df(g, x): return g / (x * x + 1)
 
 
 class Sinh(Unary):
+    supports_complex = True
     quiet_fp = True
     def f(x): return xp.sinh(x)
     def df(g, x): return g * _cosh(x)
 
 
 class Cosh(Unary):
+    supports_complex = True
     quiet_fp = True
     def f(x): return xp.cosh(x)
     def df(g, x): return g * _sinh(x)
 
 
 class Asinh(Unary):
+    supports_complex = True
     def f(x): return xp.arcsinh(x)
     def df(g, x): return g / fm.sqrt(x * x + 1)
 
 
 class Acosh(Unary):
+    supports_complex = True
     quiet_fp = True
     def f(x): return xp.arccosh(x)
     def df(g, x): return g / fm.sqrt((x - 1) * (x + 1))
 
 
 class Atanh(Unary):
+    supports_complex = True
     quiet_fp = True
     def f(x): return xp.arctanh(x)
     def df(g, x): return g / (1 - x * x)
@@ -389,6 +439,10 @@ def _rounded(round_fn, kernel, x):
     if x.dtype.kind not in 'fV':
         if x.dtype == bool:
             raise not_implemented(kernel, x)
+        if x.dtype.kind == 'c':
+            name = kernel.split('_')[0]
+            raise (not_implemented(kernel, x) if name == 'round' else
+                   NotImplementedError(f'{name} is not supported for complex inputs'))
         return x.copy()
     if x.dtype in FLOAT8:
         raise refused(kernel, x)

@@ -28,6 +28,7 @@ class LinearOp(Op):
     mechanism sums its gradient back to its shape).
     """
     widens_half = True
+    supports_complex = True
     node_name = 'LinearBackward0'
 
     def forward(self, x, weight, bias=None):
