@@ -56,7 +56,7 @@ from .lazy import lazy_exports  # noqa: E402
 __getattr__, __dir__ = lazy_exports(__name__, {
     'utils': 'utils', 'serialization': 'serialization', 'viz': 'viz', 'onnx': 'onnx',
     'testing': 'testing', 'distributions': 'distributions', 'distributed': 'distributed',
-    'func': 'func', 'vmap': 'func', 'special': 'special',
+    'func': 'func', 'vmap': 'func', 'special': 'special', 'fft': 'fft',
     'save': 'serialization', 'load': 'serialization'})
 
 

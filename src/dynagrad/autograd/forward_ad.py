@@ -99,10 +99,10 @@ def make_dual(tensor, tangent, *, level=None):
     if not isinstance(tensor, Tensor) or not isinstance(tangent, Tensor):
         raise TypeError(f'make_dual: expected two Tensors, got {type(tensor).__name__} and '
                         f'{type(tangent).__name__}')
-    if not tensor.dtype.is_floating_point:
+    if not tensor.dtype.is_inexact:
         raise ValueError(f'Expected primal to be floating point or complex, but got: '
                          f'{_type_name(tensor.dtype)}')
-    if not tangent.dtype.is_floating_point:
+    if not tangent.dtype.is_inexact:
         raise ValueError(f'Expected tangent to be floating point or complex, but got: '
                          f'{_type_name(tangent.dtype)}')
     if tuple(tangent.shape) != tuple(tensor.shape):
@@ -227,7 +227,7 @@ def _attach_outputs(out, out_tangents):
     outs = out if isinstance(out, tuple) else (out,)
     tans = out_tangents if isinstance(out_tangents, tuple) else (out_tangents,)
     for o, t in zip(outs, tans):
-        if isinstance(o, Tensor) and t is not None and o.dtype.is_floating_point:
+        if isinstance(o, Tensor) and t is not None and o.dtype.is_inexact:
             if t.dtype != o.dtype:
                 t = t.to(o.dtype)
             _attach(o, t)
@@ -244,7 +244,7 @@ def tangent_of(cls, inputs, params, tangents, out):
         return cls.jvp(tangents, inputs, out, **params)
     if cls.is_view or cls.linear:
         args = [t if t is not None else
-                (_zeros_for(x) if isinstance(x, Tensor) and x.dtype.is_floating_point else x)
+                (_zeros_for(x) if isinstance(x, Tensor) and x.dtype.is_inexact else x)
                 for x, t in zip(inputs, tangents)]
         return cls.apply(*args, **params)
     return _double_vjp(cls, inputs, params, tangents)[1]
@@ -273,7 +273,7 @@ def _double_vjp(cls, inputs, params, tangents):
         out = cls.apply(*xs, **params)
         outs = out if isinstance(out, tuple) else (out,)
         ys = [(k, y) for k, y in enumerate(outs)
-              if isinstance(y, Tensor) and y._requires_grad and y.dtype.is_floating_point]
+              if isinstance(y, Tensor) and y._requires_grad and y.dtype.is_inexact]
         result = [None] * len(outs)
         if ys:
             gs = [wrap(xp.zeros_like(y._data)).requires_grad_() for _, y in ys]

@@ -36,7 +36,7 @@ def _prepare(inputs, create_graph):
         if create_graph and x.requires_grad:
             out.append(x.view_as(x))
         else:
-            out.append(x.detach().requires_grad_(x.dtype.is_floating_point))
+            out.append(x.detach().requires_grad_(x.dtype.is_inexact))
     return tuple(out)
 
 
