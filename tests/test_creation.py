@@ -177,12 +177,23 @@ def test_tensor_converts_unsupported_numpy_dtype_when_dtype_given(np_dtype):
 
 
 def test_unsupported_numpy_dtypes_raise_type_error():
-    # torch supports complex; dynagrad does not, and says so with TypeError
-    for dt in (np.complex64,):
+    # NumPy types PyTorch has no dtype for (as torch, a TypeError naming the type)
+    for dt in (np.clongdouble, np.str_, np.datetime64):
         a = np.zeros(2, dt)
         for fn in (dg.from_numpy, dg.as_tensor, dg.tensor):
             with pytest.raises(TypeError):
                 fn(a)
+
+
+def test_complex_numpy_arrays_keep_their_dtype():
+    for dt in (np.complex64, np.complex128):
+        a = np.array([1 + 2j, -3j], dt)
+        for fn in (dg.from_numpy, dg.as_tensor, dg.tensor):
+            t = fn(a)
+            assert t.dtype.name == np.dtype(dt).name and t.tolist() == [1 + 2j, -3j]
+    shared = np.zeros(2, np.complex64)
+    dg.from_numpy(shared)[0] = 5j
+    assert shared[0] == 5j
 
 
 # -- filled constructors -----------------------------------------------------------------

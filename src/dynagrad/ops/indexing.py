@@ -446,7 +446,8 @@ def setitem(x, key, value):
     (copy_ or fill_ on ``x[key]``, so the history of ``x`` becomes CopySlices)."""
     key = _normalize_key(key)
     is_tensor = _is_tensor(value)
-    if not is_tensor and not isinstance(value, (int, float, bool, np.number)):
+    if not is_tensor and not isinstance(value, (int, float, bool, np.number)) and not (
+            isinstance(value, complex) and x._data.dtype.kind == 'c'):
         raise TypeError(f"can't assign a {type(value).__name__} to a {x.type()}")
     _check_key(x, key)
     if not _is_basic(key):
