@@ -34,11 +34,13 @@ NAMESPACES = [
     ('torch.Generator', 'torch.Generator', 'dynagrad.Generator'),
     ('torch.special', 'torch.special', 'dynagrad.special'),
     ('torch.linalg', 'torch.linalg', 'dynagrad.linalg'),
+    ('torch.fft', 'torch.fft', 'dynagrad.fft'),
 ]
 
 OUT_OF_SCOPE = 'out of scope (issue 16): quantized tensors, nested tensors, cuDNN/MKLDNN/FBGEMM'
 JIT = 'TorchScript/JIT and torch.compile internals (the compile issue, 19)'
-COMPLEX = 'complex dtypes (the numerics issue, 18)'
+COMPLEX32 = ('complex32 (chalf): NumPy has no complex type of two float16 halves, and '
+             'PyTorch itself calls its support experimental')
 SPARSE = 'sparse tensors (the numerics issue, 18)'
 FFT = 'torch.fft / stft (the numerics issue, 18)'
 LINALG = 'the remaining linalg and its legacy top-level forms (the numerics issue, 18)'
@@ -91,9 +93,7 @@ LEFT_OUT = {
         *[(n, NO_DTYPE) for n in ('bit', 'bits*', 'float4_*', 'int1', 'int2', 'int3',
                                   'int4', 'int5', 'int6', 'int7', 'uint1', 'uint2', 'uint3',
                                   'uint4', 'uint5', 'uint6', 'uint7')],
-        *[(n, COMPLEX) for n in ('complex', 'complex32', 'complex64', 'complex128', 'cfloat',
-                                 'cdouble', 'chalf', 'polar', 'view_as_complex*',
-                                 'view_as_real*', 'Complex*Storage')],
+        *[(n, COMPLEX32) for n in ('complex32', 'chalf')],
         *[(n, SPARSE) for n in ('sparse_*', 'spmm', 'smm', 'hsmm', 'dsmm', 'sspaddmm',
                                 'saddmm', 'hspmm', '*indices_copy', 'values_copy',
                                 'resize_as_sparse_', 'segment_reduce')],
@@ -111,7 +111,7 @@ LEFT_OUT = {
                                 'resize_as_sparse_', 'smm', 'sspaddmm', 'to_sparse*')],
         *[(n, OUT_OF_SCOPE) for n in ('dequantize', 'int_repr', 'q_*', 'qscheme',
                                       'to_mkldnn', 'to_padded_tensor')],
-        *[(n, COMPLEX) for n in ('cfloat', 'cdouble', 'chalf')],
+        ('chalf', COMPLEX32),
         *[(n, FFT) for n in ('stft', 'istft')],
         *[(n, DEVICE) for n in ('pin_memory', 'record_stream')],
         ('index', "functorch's first-class dimensions (the functional-transforms issue, 17)"),
@@ -121,7 +121,6 @@ LEFT_OUT = {
         ('assert_int_or_pair', INTERNAL),
     ],
     'torch.nn.Module': [('compile', JIT)],
-    'torch.linalg': [(n, COMPLEX) for n in ('eig', 'eigvals')],
     'torch.nn.utils.parametrizations': [
         ('orthogonal', LINALG + ': it is built on matrix_exp and householder_product'),
     ],

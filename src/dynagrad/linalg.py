@@ -1,6 +1,7 @@
 """dynagrad.linalg: PyTorch's torch.linalg namespace (the ops live in ops/linalg.py).
 
-Everything is batched over leading dimensions. Real dtypes only (float32, float64).
+Everything is batched over leading dimensions. Real dtypes (float32, float64), and complex
+ones for the products, the norms, ``eig`` and ``eigvals`` (whose results are complex).
 Gradients of ``svd``/``eigh`` need distinct singular values / eigenvalues (as PyTorch's).
 """
 from .ops.linalg import (LinAlgError, matmul, vector_norm, matrix_norm, inv, det, solve,  # noqa
@@ -12,10 +13,12 @@ from .ops.linalg_solvers import (solve_triangular, cholesky_ex, inv_ex, solve_ex
                                  tensorinv, tensorsolve, vander, vecdot, cond, matrix_exp,
                                  householder_product, diagonal, lu_factor, lu_factor_ex, lu,
                                  lu_solve, ldl_factor, ldl_factor_ex, ldl_solve)
+from .ops.linalg_eig import eig, eigvals  # noqa: F401
 
 __all__ = ['LinAlgError', 'matmul', 'norm', 'vector_norm', 'matrix_norm', 'inv', 'det',
            'slogdet', 'solve', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh', 'eigvalsh', 'pinv',
            'matrix_power', 'lstsq', 'matrix_rank', 'cross', 'multi_dot', 'solve_triangular',
            'cholesky_ex', 'inv_ex', 'solve_ex', 'tensorinv', 'tensorsolve', 'vander', 'vecdot',
            'cond', 'matrix_exp', 'householder_product', 'diagonal', 'lu_factor',
-           'lu_factor_ex', 'lu', 'lu_solve', 'ldl_factor', 'ldl_factor_ex', 'ldl_solve']
+           'lu_factor_ex', 'lu', 'lu_solve', 'ldl_factor', 'ldl_factor_ex', 'ldl_solve', 'eig',
+           'eigvals']

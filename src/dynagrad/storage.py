@@ -18,7 +18,8 @@ from .tensor import array_address, method
 
 __all__ = ['UntypedStorage', 'TypedStorage', 'FloatStorage', 'DoubleStorage', 'HalfStorage',
            'BFloat16Storage', 'LongStorage', 'IntStorage', 'ShortStorage', 'CharStorage',
-           'ByteStorage', 'BoolStorage', 'is_storage']
+           'ByteStorage', 'BoolStorage', 'ComplexFloatStorage', 'ComplexDoubleStorage',
+           'is_storage']
 
 _TYPED_DEPRECATED = (
     'TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be '
@@ -351,9 +352,12 @@ ShortStorage = _typed_class(_dtype.int16)
 CharStorage = _typed_class(_dtype.int8)
 ByteStorage = _typed_class(_dtype.uint8)
 BoolStorage = _typed_class(_dtype.bool)
+ComplexFloatStorage = _typed_class(_dtype.complex64)
+ComplexDoubleStorage = _typed_class(_dtype.complex128)
 _BY_DTYPE = {c.dtype: c for c in (FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage,
                                    LongStorage, IntStorage, ShortStorage, CharStorage,
-                                   ByteStorage, BoolStorage)}
+                                   ByteStorage, BoolStorage, ComplexFloatStorage,
+                                   ComplexDoubleStorage)}
 
 
 def is_storage(obj):

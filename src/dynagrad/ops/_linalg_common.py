@@ -40,22 +40,22 @@ def _shape(t):
     return list(t.shape)
 
 
-def _check_float(op, A, name='input'):
+def _check_float(op, A, name='input', complex_ok=False):
     kind = A._data.dtype
-    if kind.kind == 'c':
+    if kind.kind == 'c' and not complex_ok:
         raise NotImplementedError(
             f'{op}: dynagrad does not compute this decomposition or solver on complex '
             f'matrices yet (got {_tname(A)}); its complex linear algebra is matmul and its '
             'relatives, linalg.eig, linalg.eigvals and the norms')
-    if kind.kind not in 'fV':
+    if kind.kind not in 'fVc':
         raise RuntimeError(f'{op}: Expected a floating point or complex tensor as {name}. '
                            f'Got {_tname(A)}')
     if kind.char in 'eE':   # float16, bfloat16
         raise RuntimeError(f'{op}: Low precision dtypes not supported. Got {_tname(A)}')
 
 
-def _check_square(op, A, name='A'):
-    _check_float(op, A)
+def _check_square(op, A, name='A', complex_ok=False):
+    _check_float(op, A, complex_ok=complex_ok)
     if A.ndim < 2:
         raise RuntimeError(f'{op}: The input tensor {name} must have at least 2 dimensions.')
     m, n = A.shape[-2:]

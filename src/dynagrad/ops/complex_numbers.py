@@ -20,6 +20,7 @@ from ..autograd.function import Op
 from ..tensor import Tensor, method
 from . import formula as fm
 from ._elementwise import _need_tensor
+from .strided import _copy_op
 
 _REAL_TO_COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
                     np.dtype(np.float64): np.dtype(np.complex128)}
@@ -161,6 +162,20 @@ def view_as_complex(input):
         raise RuntimeError('Tensor must have a stride divisible by 2 for all but last '
                            'dimension')
     return ViewAsComplex.apply(input)
+
+
+view_as_real_copy = _copy_op('view_as_real_copy', view_as_real)
+view_as_complex_copy = _copy_op('view_as_complex_copy', view_as_complex)
+
+
+@method
+def cfloat(self):
+    return self.to(_dtype.complex64)
+
+
+@method
+def cdouble(self):
+    return self.to(_dtype.complex128)
 
 
 # -- conjugation ---------------------------------------------------------------------------------
@@ -338,5 +353,6 @@ def _where_zero(magnitude, at_zero, elsewhere):
     return fm.where(fm.unwrap(magnitude) == 0, at_zero, elsewhere)
 
 
-__all__ = ['real', 'imag', 'view_as_real', 'view_as_complex', 'is_complex', 'is_conj', 'conj',
+__all__ = ['real', 'imag', 'view_as_real', 'view_as_complex', 'view_as_real_copy',
+           'view_as_complex_copy', 'is_complex', 'is_conj', 'conj',
            'conj_physical', 'conj_physical_', 'resolve_conj', 'complex', 'polar']
