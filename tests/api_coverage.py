@@ -42,7 +42,6 @@ JIT = 'TorchScript/JIT and torch.compile internals (the compile issue, 19)'
 COMPLEX32 = ('complex32 (chalf): NumPy has no complex type of two float16 halves, and '
              'PyTorch itself calls its support experimental')
 SPARSE = 'sparse tensors (the numerics issue, 18)'
-FFT = 'torch.fft / stft (the numerics issue, 18)'
 LINALG = 'the remaining linalg and its legacy top-level forms (the numerics issue, 18)'
 DEVICE = 'devices, streams, serialization internals (the real-programs and CUDA issues, 14/20)'
 INTERNAL = "PyTorch's internals (not documented API)"
@@ -97,7 +96,6 @@ LEFT_OUT = {
         *[(n, SPARSE) for n in ('sparse_*', 'spmm', 'smm', 'hsmm', 'dsmm', 'sspaddmm',
                                 'saddmm', 'hspmm', '*indices_copy', 'values_copy',
                                 'resize_as_sparse_', 'segment_reduce')],
-        *[(n, FFT) for n in ('stft', 'istft')],
         *[(n, LINALG) for n in ('lobpcg', 'pca_lowrank', 'svd_lowrank')],
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
                                 'DeserializationStorageContext',
@@ -112,7 +110,6 @@ LEFT_OUT = {
         *[(n, OUT_OF_SCOPE) for n in ('dequantize', 'int_repr', 'q_*', 'qscheme',
                                       'to_mkldnn', 'to_padded_tensor')],
         ('chalf', COMPLEX32),
-        *[(n, FFT) for n in ('stft', 'istft')],
         *[(n, DEVICE) for n in ('pin_memory', 'record_stream')],
         ('index', "functorch's first-class dimensions (the functional-transforms issue, 17)"),
         ('slice_inverse', INTERNAL),

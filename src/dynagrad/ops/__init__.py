@@ -25,3 +25,7 @@ from .complex_numbers import *  # noqa: F401,F403
 FAMILIES = (arithmetic, unary, comparison, clamping, reduction, shape, strided, indexing, linalg,
             random, statistics, complex_numbers)
 __all__ = [name for module in FAMILIES + (creation,) for name in module.__all__]
+# torch.stft and torch.istft are top-level; the rest of the spectral ops is dynagrad.fft
+from . import spectral  # noqa: E402
+from .spectral import stft, istft  # noqa: E402
+__all__ += spectral.TOP_LEVEL

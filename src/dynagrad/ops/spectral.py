@@ -17,7 +17,7 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, method, wrap
 from . import formula as fm
 from .shape import _wrap, roll
 
@@ -369,6 +369,188 @@ def ifftshift(input, dim=None):
     """The inverse of ``fftshift``: a roll by -(n // 2)."""
     return _shift(input, dim, -1)
 
+
+# -- short-time Fourier transforms ------------------------------------------------------------
+# Composed of recorded ops (padding by index_select, frames by unfold, the transforms above,
+# overlap-add by index_add), so their gradients, in the signal and in the window, come free.
+
+_PAD_MODES = ('reflect', 'constant', 'replicate', 'circular')
+
+
+def _call(name, input, n_fft, hop_length, win_length, window, extra):
+    """PyTorch's prefix for the argument errors of stft and istft."""
+    shape = ', '.join(str(n) for n in input.shape)
+    win = 'None' if window is None else f'torch.FloatTensor{{[{", ".join(map(str, window.shape))}]}}'
+    return (f'{name}(torch.{_dtype.type_name(input.dtype)}Tensor[{shape}], n_fft={n_fft}, '
+            f'hop_length={hop_length}, win_length={win_length}, window={win}{extra}) : ')
+
+
+def _stft_window(window, win_length, n_fft, like, prefix):
+    """The window (ones when None) zero-padded on both sides to ``n_fft``, centred."""
+    from .creation import ones, zeros
+    if window is None:
+        window = ones(win_length, dtype=like.dtype.to_real())
+    elif window.ndim != 1 or window.shape[0] != win_length:
+        raise RuntimeError(f'{prefix}expected a 1D window tensor of size equal to '
+                           f'win_length={win_length}, but got window with size '
+                           f'{list(window.shape)}')
+    if win_length < n_fft:
+        left = (n_fft - win_length) // 2
+        from .shape import cat
+        window = cat([zeros(left, dtype=window.dtype), window,
+                      zeros(n_fft - win_length - left, dtype=window.dtype)])
+    return window
+
+
+def _pad_signal(x, pad, mode):
+    """``x`` (..., L) padded by ``pad`` on both ends of its last dimension."""
+    from .indexing import index_select
+    from .creation import zeros
+    from .shape import cat
+    n = x.shape[-1]
+    if mode not in _PAD_MODES:
+        raise NotImplementedError(f'Unrecognised padding mode {mode}')
+    if mode == 'constant':
+        side = zeros(x.shape[:-1] + (pad,), dtype=x.dtype)
+        return cat([side, x, side], -1)
+    if mode == 'reflect' and pad >= n:
+        raise RuntimeError(f'Argument #4: Padding size should be less than the corresponding '
+                           f'input dimension, but got: padding ({pad}, {pad}) at dimension '
+                           f'{x.ndim} of input {[1] + list(x.shape)}')
+    positions = xp.arange(-pad, n + pad)
+    if mode == 'reflect':
+        period = 2 * (n - 1)
+        positions = xp.abs(positions) % period
+        positions = xp.where(positions >= n, period - positions, positions)
+    elif mode == 'replicate':
+        positions = xp.clip(positions, 0, n - 1)
+    else:
+        positions = positions % n
+    return index_select(x, -1, wrap(positions.astype(np.int64)))
+
+
+@method
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+         pad_mode='reflect', normalized=False, onesided=None, return_complex=None,
+         align_to_window=None):
+    """The short-time Fourier transform: ``(n_freq, n_frames)`` (a batch in front for a 2-D
+    input), frames ``hop_length`` apart, each multiplied by ``window``."""
+    import warnings
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    is_complex = input.is_complex() or (window is not None and window.is_complex())
+    if return_complex is None and not is_complex:
+        raise RuntimeError('stft requires the return_complex parameter be given for real '
+                           'inputs, and will further require that return_complex=True in a '
+                           'future PyTorch release.')
+    if window is None:
+        warnings.warn('A window was not provided. A rectangular window will be applied,which '
+                      'is known to cause spectral leakage. Other windows such as '
+                      'torch.hann_window or torch.hamming_window are recommended to reduce '
+                      'spectral leakage.To suppress this warning and use a rectangular window, '
+                      'explicitly set `window=torch.ones(n_fft, device=<device>)`.',
+                      UserWarning, stacklevel=2)
+    x = _input('stft', input)
+    if center:
+        if x.ndim not in (1, 2):
+            raise RuntimeError(_call('stft', x, n_fft, hop_length, win_length, window,
+                                     ', normalized=...') + 'expected a 1D or 2D tensor')
+        x = _pad_signal(x, n_fft // 2, pad_mode)
+    prefix = _call('stft', x, n_fft, hop_length, win_length, window,
+                   f', normalized={int(bool(normalized))}, onesided={onesided}, '
+                   f'return_complex={int(bool(return_complex))}, align_to_window=None')
+    if x.ndim not in (1, 2):
+        raise RuntimeError(prefix + 'expected a 1D or 2D tensor')
+    length = x.shape[-1]
+    if not 0 < n_fft <= length:
+        raise RuntimeError(prefix + f'expected 0 < n_fft < {length}, but got n_fft={n_fft}')
+    if hop_length <= 0:
+        raise RuntimeError(prefix + f'expected hop_length > 0, but got hop_length={hop_length}')
+    if not 0 < win_length <= n_fft:
+        raise RuntimeError(prefix + f'expected 0 < win_length <= n_fft, but got '
+                           f'win_length={win_length}')
+    window = _stft_window(window, win_length, n_fft, x, prefix)
+    frames = x.unfold(-1, n_fft, hop_length) * window          # (..., n_frames, n_fft)
+    onesided = not is_complex if onesided is None else onesided
+    norm = 'ortho' if normalized else 'backward'
+    spectrum = (rfft(frames, dim=-1, norm=norm) if onesided
+                else fft(frames, dim=-1, norm=norm)).transpose(-1, -2)
+    if return_complex:
+        return spectrum
+    warnings.warn('stft with return_complex=False is deprecated. In a future pytorch release, '
+                  'stft will return complex tensors for all inputs, and return_complex=False '
+                  'will raise an error.\nNote: you can still call torch.view_as_real on the '
+                  'complex output to recover the old return format.', UserWarning,
+                  stacklevel=2)
+    from .complex_numbers import view_as_real
+    return view_as_real(spectrum)
+
+
+@method
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+          normalized=False, onesided=None, length=None, return_complex=False):
+    """The inverse of ``stft``: frames inverse-transformed, windowed and overlap-added,
+    divided by the overlap-added squared window."""
+    from .creation import zeros
+    from .indexing import index_add
+    if not isinstance(input, Tensor) or not input.is_complex():
+        raise RuntimeError('istft requires a complex-valued input tensor matching the output '
+                           'from stft with return_complex=True.')
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    win_length = n_fft if win_length is None else win_length
+    prefix = _call('istft', input, n_fft, hop_length, win_length, window,
+                   f', center={int(bool(center))}, normalized={int(bool(normalized))}, '
+                   f'onesided={onesided}, length={length}, '
+                   f'return_complex={int(bool(return_complex))}')
+    if input.ndim not in (2, 3):
+        raise RuntimeError(prefix + f'expected a tensor with 2 or 3 dimensions of complex '
+                           f'dtype, but got {input.ndim}')
+    if hop_length <= 0 or not 0 < win_length <= n_fft:
+        raise RuntimeError(prefix + 'expected 0 < hop_length <= win_length <= n_fft')
+    n_freq = input.shape[-2]
+    onesided = n_freq != n_fft if onesided is None else onesided
+    expected = n_fft // 2 + 1 if onesided else n_fft
+    if n_freq != expected:
+        raise RuntimeError(prefix + f'expected the frequency dimension (3rd to the last) of '
+                           f'the input tensor to match n_fft / 2 + 1 when onesided=True, but '
+                           f'got {n_freq}' if onesided else prefix + 'expected the frequency '
+                           f'dimension (3rd to the last) of the input tensor to match n_fft '
+                           f'when onesided=False, but got {n_freq}')
+    window = _stft_window(window, win_length, n_fft, input, prefix)
+    norm = 'ortho' if normalized else 'backward'
+    spectra = input.transpose(-1, -2)                           # (..., n_frames, n_freq)
+    if onesided:
+        frames = irfft(spectra, n=n_fft, dim=-1, norm=norm)
+    else:
+        frames = ifft(spectra, dim=-1, norm=norm)
+        if not return_complex:
+            frames = frames.real
+    frames = frames * window
+    n_frames = frames.shape[-2]
+    total = n_fft + hop_length * (n_frames - 1)
+    positions = (xp.arange(n_frames)[:, None] * hop_length + xp.arange(n_fft)).reshape(-1)
+    positions = wrap(positions.astype(np.int64))
+    batch = frames.shape[:-2]
+    signal = index_add(zeros(batch + (total,), dtype=frames.dtype), -1, positions,
+                       frames.reshape(batch + (n_frames * n_fft,)))
+    squares = (window * window.conj() if window.is_complex() else window * window)
+    envelope = index_add(zeros(total, dtype=squares.dtype), 0, positions,
+                         squares.expand(n_frames, n_fft).reshape(n_frames * n_fft))
+    start = n_fft // 2 if center else 0
+    end = total if length is None and not center else (
+        start + length if length is not None else total - n_fft // 2)
+    end = min(end, total)
+    signal, envelope = signal[..., start:end], envelope[start:end]
+    low = float(xp.abs(envelope._data).min()) if envelope.shape[0] else 1.0
+    if low < 1e-11:
+        raise RuntimeError(prefix + f'window overlap add min: {low:g}')
+    signal = signal / envelope
+    if length is not None and signal.shape[-1] < length:
+        signal = _resize(signal, signal.shape[:-1] + (length,), (signal.ndim - 1,))
+    return signal
+
+
+TOP_LEVEL = ['stft', 'istft']
 
 __all__ = ['fft', 'ifft', 'fft2', 'ifft2', 'fftn', 'ifftn', 'rfft', 'irfft', 'rfft2',
            'irfft2', 'rfftn', 'irfftn', 'hfft', 'ihfft', 'hfft2', 'ihfft2', 'hfftn', 'ihfftn',
