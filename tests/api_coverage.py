@@ -98,7 +98,6 @@ LEFT_OUT = {
                                 'saddmm', 'hspmm', '*indices_copy', 'values_copy',
                                 'resize_as_sparse_', 'segment_reduce')],
         *[(n, FFT) for n in ('stft', 'istft')],
-        *[(n, LINALG) for n in ('lobpcg', 'pca_lowrank', 'svd_lowrank')],
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
                                 'DeserializationStorageContext',
                                 'SerializationStorageContext', 'PyTorchFileReader',

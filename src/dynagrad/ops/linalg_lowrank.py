@@ -21,6 +21,8 @@ eigenspace (a shifted solve on the orthogonal complement per eigenpair), as PyTo
 like PyTorch it symmetrizes ``A`` first when it needs a gradient, and refuses a backward
 through a given ``B``.
 """
+import math
+
 import numpy as np
 
 from .. import _dtype
@@ -176,9 +178,10 @@ class LOBPCG:
         if self.ivars['istep'] == 0:
             # scales of A and B for the backward-stable residual test, from the first guess
             x_norm = float(xp.linalg.norm(self._X))
+            inv_norm = x_norm ** -1     # k=0 (an empty X) ends here, with Python's error
             self.fvars['X_norm'] = x_norm
-            self.fvars['A_norm'] = float(xp.linalg.norm(self._A @ self._X)) / x_norm
-            self.fvars['B_norm'] = float(xp.linalg.norm(self._Bx(self._X))) / x_norm
+            self.fvars['A_norm'] = float(xp.linalg.norm(self._A @ self._X)) * inv_norm
+            self.fvars['B_norm'] = float(xp.linalg.norm(self._Bx(self._X))) * inv_norm
             self.ivars['iterations_left'] = self.iparams['niter']
             self.ivars['converged_count'] = 0
             self.ivars['converged_end'] = 0
@@ -317,11 +320,12 @@ class Lobpcg(Op):
                 bparams=None, method=None, tracker=None):
         m, n = A.shape[-1], X.shape[-1]
         batch = A.shape[:-2]
-        flatA = A.reshape((-1, m, m))
-        flatB = None if B is None else B.reshape((-1, m, m))
-        flatX = X.reshape((-1, m, n))
+        count = math.prod(batch)
+        flatA = A.reshape((count, m, m))
+        flatB = None if B is None else B.reshape((count, m, m))
+        flatX = X.reshape((count, m, n))
         Es, Us = [], []
-        for i in range(flatA.shape[0]):
+        for i in range(count):
             if batch:
                 iparams['batch_index'] = i
             worker = LOBPCG(flatA[i], None if B is None else flatB[i], flatX[i], iK,
@@ -329,8 +333,9 @@ class Lobpcg(Op):
             worker.run()
             Es.append(worker._E[:k])
             Us.append(worker._X[:, :k])
-        E = xp.stack(Es).reshape(batch + (k,))
-        U = xp.stack(Us).reshape(batch + (m, k))
+        k = min(k, n)       # a k above n returns the n pairs computed
+        E = xp.stack(Es).reshape(batch + (k,)) if count else xp.zeros(batch + (k,), X.dtype)
+        U = xp.stack(Us).reshape(batch + (m, k)) if count else xp.zeros(batch + (m, k), X.dtype)
         self.has_B = B is not None
         if self.needs_input_grad[0] or self.needs_input_grad[1]:
             self.save_for_backward(A, E, U)
