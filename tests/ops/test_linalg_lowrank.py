@@ -491,3 +491,30 @@ def test_lobpcg_refuses_backward_through_B():
         results.append(str(e.value))
     assert results[0] == results[1] == \
         'lobpcg.backward does not support backward with B != I yet.'
+
+
+@pytest.mark.parametrize('name', ['svd_lowrank', 'pca_lowrank', 'lobpcg'])
+def test_signatures_match_torch(name):
+    import inspect
+
+    def params(fn):
+        return [(p.name, p.default, p.kind) for p in inspect.signature(fn).parameters.values()]
+
+    assert params(getattr(dynagrad, name)) == params(getattr(torch, name))
+    assert getattr(dynagrad, name) is getattr(
+        __import__('dynagrad._lobpcg' if name == 'lobpcg' else 'dynagrad._lowrank',
+                   fromlist=[name]), name)
+
+
+def test_lobpcg_basic_refuses_a_dependent_start():
+    """The first Rayleigh-Ritz step B-orthonormalizes the start through a Cholesky factor,
+    which a start with equal columns breaks, with torch's LinAlgError."""
+    A, X = np.diag(np.arange(1., 13.)), np.ones((12, 2))
+    want = ('linalg.cholesky: The factorization could not be completed because the input is '
+            'not positive-definite (the leading minor of order 2 is not positive-definite).')
+    with pytest.raises(torch.linalg.LinAlgError, match=want.replace('(', r'\(').replace(')',
+                                                                                     r'\)')):
+        torch.lobpcg(torch.tensor(A), X=torch.tensor(X), method='basic')
+    with pytest.raises(dynagrad.linalg.LinAlgError) as e:
+        dynagrad.lobpcg(dynagrad.tensor(A), X=dynagrad.tensor(X), method='basic')
+    assert str(e.value) == want
