@@ -96,7 +96,6 @@ LEFT_OUT = {
         *[(n, SPARSE) for n in ('sparse_*', 'spmm', 'smm', 'hsmm', 'dsmm', 'sspaddmm',
                                 'saddmm', 'hspmm', '*indices_copy', 'values_copy',
                                 'resize_as_sparse_', 'segment_reduce')],
-        *[(n, LINALG) for n in ('lobpcg', 'pca_lowrank', 'svd_lowrank')],
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
                                 'DeserializationStorageContext',
                                 'SerializationStorageContext', 'PyTorchFileReader',

@@ -18,6 +18,7 @@ from .ops import conversion as _conversion  # noqa: F401  (Tensor.to, Tensor.new
 from .ops.creation import Generator, default_generator  # noqa: F401
 from .ops.linalg_solvers import TOP_LEVEL as _LINALG_TOP_LEVEL  # noqa: E402
 globals().update(_LINALG_TOP_LEVEL)   # triangular_solve, the legacy cholesky/qr/svd, ...
+from .ops.linalg_lowrank import svd_lowrank, pca_lowrank, lobpcg  # noqa: F401,E402
 from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa
                            LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,

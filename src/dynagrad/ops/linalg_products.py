@@ -108,6 +108,13 @@ def _refuse_product(a, kernel):
         raise refused(kernel, a)
 
 
+def dtype_mismatch(a, b):
+    """The error of a product of two NumPy dtypes that differ (a composite that multiplies
+    internally raises it too)."""
+    return RuntimeError(f'expected m1 and m2 to have the same dtype, but got: '
+                        f'{_dtype.FROM_NUMPY[a].name} != {_dtype.FROM_NUMPY[b].name}')
+
+
 def _same_dtype(op, *ts, message=None):
     dts = [t._data.dtype for t in ts]
     if any(d != dts[0] for d in dts):
@@ -151,9 +158,7 @@ def matmul(input, other):
         raise RuntimeError(f'matmul: the inner dimensions of shapes {list(a.shape)} and '
                            f'{list(b.shape)} do not match ({ka} != {kb})')
     if a.dtype != b.dtype:
-        raise RuntimeError(f'expected m1 and m2 to have the same dtype, but got: '
-                           f'{_dtype.FROM_NUMPY[a.dtype].name} != '
-                           f'{_dtype.FROM_NUMPY[b.dtype].name}')
+        raise dtype_mismatch(a.dtype, b.dtype)
     if a.dtype == np.bool_:
         raise NotImplementedError('"matmul" not implemented for \'Bool\'')
     if a.dtype in REFUSED:
