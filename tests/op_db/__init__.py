@@ -14,13 +14,13 @@ shape seen through ``view``, e.g. a transpose or a strided slice), or anything e
 """
 from ._core import *  # noqa: F401,F403
 from ._core import KNOWN_BUGS, STATS  # noqa: F401
-from . import pointwise, reduction, linalg, shape, indexing, statistics, special
+from . import pointwise, reduction, linalg, shape, indexing, statistics, special, spectral
 from . import nn_linear_conv, nn_pooling_vision, nn_activation_norm, nn_loss_attention
 
 # One module per op family, as in src/dynagrad/ops: a new op adds a row to its family.
 OPS = (pointwise.OPS + reduction.OPS + linalg.OPS + shape.OPS + indexing.OPS
        + nn_linear_conv.OPS + nn_pooling_vision.OPS + nn_activation_norm.OPS
-       + nn_loss_attention.OPS + statistics.OPS + special.OPS)
+       + nn_loss_attention.OPS + statistics.OPS + special.OPS + spectral.OPS)
 
 OP_BY_NAME = {op.name: op for op in OPS}
 assert len(OP_BY_NAME) == len(OPS), 'op names must be unique'

@@ -553,6 +553,29 @@ def eigh_samples(rng):
             Sample((F64(rng, 3, 3),), desc='f64')]
 
 
+def eig_fn(lib, x):
+    """Eigenvalues (as real pairs) and the eigenvectors' moduli: independent of the
+    eigenvectors' phases, which only the decomposition's convention fixes."""
+    w, v = lib.linalg.eig(x)
+    return lib.view_as_real(w), v.abs()
+
+
+def eigvals_fn(lib, x):
+    return lib.view_as_real(lib.linalg.eigvals(x))
+
+
+def eig_samples(rng):
+    # well-separated eigenvalues (a dominant diagonal): finite differences stay well posed
+    def gapped(*shape, dtype=np.float32):
+        return np.asarray(R(rng, *shape) * 0.3 + np.diag(np.arange(1.0, shape[-1] + 1)),
+                          dtype)
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]], np.float32) + R(rng, 2, 2) * 0.1
+    return [Sample((gapped(3, 3),), desc='3x3'),
+            Sample((gapped(2, 3, 3),), desc='batched'),
+            Sample((rotation,), desc='complex_pair'),
+            Sample((gapped(4, 4, dtype=np.float64),), desc='f64')]
+
+
 def eigh_raw_samples(rng):
     """The raw (non-symmetrised) input: both libraries read one triangle."""
     return [Sample((SQ(rng, 3, 3),), desc='lower', gradcheck=False),
@@ -773,6 +796,8 @@ OPS = [
     OpInfo('linalg.eigh', eigh_fn, eigh_samples, errors=eigh_errors),
     OpInfo('linalg.eigh_raw', eigh_raw_fn, eigh_raw_samples),
     OpInfo('linalg.eigvalsh', eigvalsh_fn, eigh_samples, errors=eigh_errors),
+    OpInfo('linalg.eig', eig_fn, composite(eig_samples)),
+    OpInfo('linalg.eigvals', eigvals_fn, composite(eig_samples)),
     OpInfo('linalg.pinv', linalg('pinv'), pinv_samples, errors=pinv_errors),
     OpInfo('pinverse', None, pinverse_samples, method='pinverse'),
     OpInfo('linalg.lstsq', linalg('lstsq'), lstsq_samples, errors=lstsq_errors),

@@ -192,3 +192,24 @@ def test_gradgradcheck(row):
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     inputs = _inputs(dynagrad, [_values(s, rng) for s in specs], np.complex128)
     assert dynagrad.autograd.gradgradcheck(lambda *xs: fn(dynagrad, *xs), inputs)
+
+
+@pytest.mark.parametrize('row', ROWS, ids=ROW_IDS)
+def test_forward_mode_tangent_matches_torch(row):
+    name, fn, specs = row
+    rng = np.random.default_rng(zlib.crc32(name.encode()) + 1)
+    arrays = [_values(s, rng) for s in specs]
+    tangents = [_values(('r' if s[0] in 'rp' else 'c', s[1]), rng) for s in specs]
+    results = []
+    for lib, fw in ((dynagrad, dynagrad.autograd.forward_ad), (torch, torch.autograd.forward_ad)):
+        primals = _inputs(lib, arrays, np.complex128)
+        duals = _inputs(lib, tangents, np.complex128)
+        with fw.dual_level():
+            out = fn(lib, *[fw.make_dual(p.detach(), t.detach())
+                            for p, t in zip(primals, duals)])
+            tangent = fw.unpack_dual(out).tangent
+        results.append(None if tangent is None else _numpy(tangent))
+    ours, theirs = results
+    assert (ours is None) == (theirs is None)
+    if ours is not None:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)

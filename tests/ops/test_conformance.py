@@ -266,7 +266,8 @@ def test_forward(op, sample, i):
 TORCH_WARNS_ONCE = ("Using padding='same' with even kernel lengths",
                     'The reduce argument of ', 'torch.triangular_solve is deprecated',
                     'torch.qr is deprecated', 'torch.cholesky is deprecated',
-                    'at::nuclear_norm is deprecated', 'torch.lu is deprecated')
+                    'at::nuclear_norm is deprecated', 'torch.lu is deprecated',
+                    'The length of signal is shorter than the length parameter')
 
 
 def _warnings_of(call, lib, args, kwargs):

@@ -282,7 +282,10 @@ def _double_vjp(cls, inputs, params, tangents):
             total = None
             for g, v in zip(gx, vs):
                 if g is not None and g._requires_grad:
-                    term = (g * v).sum()
+                    # the real inner product <J^T g, v>: for complex values Re(conj(u) v),
+                    # whose gradient in g (PyTorch's convention) is J v again
+                    term = (g * v).sum() if not g.dtype.is_complex else \
+                        (g.conj() * v).real.sum()
                     total = term if total is None else total + term
             if total is not None:
                 higher = keeps_graph or any(v._requires_grad for v in vs)

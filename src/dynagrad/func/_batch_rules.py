@@ -36,7 +36,7 @@ from ..ops import shape as _shape, reduction as _reduction, indexing as _indexin
 from ..ops import arithmetic as _arith, clamping as _clamping, linalg_products as _lp
 from ..ops import linalg_decompositions as _ld, linalg_norms as _ln, random as _random
 from ..ops import strided as _strided, special as _special, creation as _creation
-from ..ops import conversion as _conversion
+from ..ops import conversion as _conversion, spectral as _spectral, linalg_eig as _eig
 import dynagrad.nn.functional  # noqa: F401  (the modules below, not its functions)
 _act, _attn, _conv, _dist, _drop, _lin, _loss, _norm, _pool, _vision = (
     sys.modules[f'dynagrad.nn.functional.{name}'] for name in (
@@ -689,7 +689,8 @@ RULES = {
     _lp.Einsum: _einsum, _lp.Cross: dims('dim'),
     **{c: leading for c in (_ld.Cholesky, _ld.Det, _ld.Eigh, _ld.Eigvalsh, _ld.Inv, _ld.Pinv,
                             _ld.Qr, _ld.Slogdet, _ld.Svd, _ld.Svdvals, _ld._PowerZero)},
-    _ld.Solve: _solve,
+    _ld.Solve: _solve, _eig.Eig: leading,
+    **{c: dims('dims') for c in (_spectral.FftC2C, _spectral.FftR2C, _spectral.FftC2R)},
     # neural-network ops
     _conv.Convolution: _convolution,
     **{c: merge for c in (_pool.MaxPoolOp, _pool.AvgPoolOp, _pool.AdaptiveMaxPoolOp,

@@ -56,8 +56,9 @@ class Unary(Op):
             df = own['df']
             cls.backward = df if cls.saves is None else _backward_saved(df.__func__)
             # elementwise, so the Jacobian is diagonal: df applied to the tangent is the
-            # forward-mode derivative too
-            cls.jvp = staticmethod(_jvp_from_df(df.__func__, cls.saves))
+            # forward-mode derivative too (unless the op writes its own: abs of complex)
+            if 'jvp' not in own:
+                cls.jvp = staticmethod(_jvp_from_df(df.__func__, cls.saves))
         super().__init_subclass__(**kwargs)   # Op's: wraps a quiet_fp forward
 
 

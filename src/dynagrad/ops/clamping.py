@@ -285,8 +285,8 @@ class LerpTensor(Op):
 
 class Cast(Op):
     node_name = 'ToCopyBackward0'
-
     supports_complex = True
+    linear = True
 
     def forward(self, x, dtype):
         self.in_dtype = x.dtype
@@ -301,6 +301,9 @@ class Cast(Op):
 
 
 class Clone(Op):
+    linear = True
+    supports_complex = True
+
     def forward(self, x):
         return x.copy()
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from .. import _dtype
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.batched import vmap_function
+from ..autograd.function import Op, autocast_args, autocast_state
 from ..tensor import Tensor, method
 from . import formula as fm
 from ._elementwise import _need_tensor
@@ -133,6 +134,7 @@ Tensor.real = _PartAttribute(real)
 Tensor.imag = _PartAttribute(imag)
 
 
+@vmap_function('physical')
 def view_as_real(input):
     data = _tensor_input('view_as_real', input)._data
     if data.dtype.kind != 'c':
@@ -145,8 +147,12 @@ def view_as_real(input):
     return ViewAsReal.apply(input)
 
 
+@vmap_function('physical')
 def view_as_complex(input):
-    data = _tensor_input('view_as_complex', input)._data
+    _tensor_input('view_as_complex', input)
+    if autocast_state.active:       # PyTorch's autocast computes it from float32 pairs
+        input, = autocast_args('fp32', input)
+    data = input._data
     if data.dtype not in _REAL_TO_COMPLEX:
         name = _dtype.type_name(input.dtype)
         extra = (' (dynagrad has no complex32: NumPy has no such type)'

@@ -12,11 +12,13 @@ normalisation mode swapped ('backward' <-> 'forward', 'ortho' stays): the backwa
 are the ops themselves, run on the gradient, so higher derivatives come free. Zero-padding
 or trimming to ``n``/``s`` is undone on the gradient (trimmed, or padded with zeros).
 """
+import warnings
+
 import numpy as np
 
 from .. import _dtype
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.function import Op, autocast_args, autocast_state
 from ..tensor import Tensor, method, wrap
 from . import formula as fm
 from .shape import _wrap, roll
@@ -132,12 +134,20 @@ def _check_points(n):
         raise RuntimeError(f'Invalid number of data points ({n}) specified')
 
 
+# The transforms on autocast's float32 list (PyTorch's CPU list lacks the n-dimensional
+# Hermitian ones, which then refuse bfloat16 as outside autocast)
+_AUTOCAST_FP32 = {'fft', 'ifft', 'fft2', 'ifft2', 'fftn', 'ifftn', 'rfft', 'irfft', 'rfft2',
+                  'irfft2', 'rfftn', 'irfftn', 'hfft', 'ihfft', 'stft'}
+
+
 def _input(op, input, want_real=False):
     """The input as a tensor of a dtype the transforms compute in (integers become the
     default float dtype), refusing what PyTorch refuses."""
     if not isinstance(input, Tensor):
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not "
                         f'{type(input).__name__}')
+    if autocast_state.active and op in _AUTOCAST_FP32:
+        input, = autocast_args('fp32', input)
     d = input._data.dtype
     if d.kind in 'fV' and d not in _COMPLEX_OF:
         raise RuntimeError(f'Unsupported dtype {_dtype.type_name(input.dtype)}')
@@ -385,6 +395,16 @@ def _call(name, input, n_fft, hop_length, win_length, window, extra):
             f'hop_length={hop_length}, win_length={win_length}, window={win}{extra}) : ')
 
 
+def _common_dtype(input, window):
+    """The signal and the window in their promoted dtype, as PyTorch computes them."""
+    if window is None or not isinstance(window, Tensor) or not isinstance(input, Tensor):
+        return input, window
+    common = _dtype.promote_types(input.dtype, window.dtype)
+    window_dtype = common.to_real() if not window.is_complex() else common
+    return (input if input.dtype is common else input.to(common),
+            window if window.dtype is window_dtype else window.to(window_dtype))
+
+
 def _stft_window(window, win_length, n_fft, like, prefix):
     """The window (ones when None) zero-padded on both sides to ``n_fft``, centred."""
     from .creation import ones, zeros
@@ -435,7 +455,6 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
          align_to_window=None):
     """The short-time Fourier transform: ``(n_freq, n_frames)`` (a batch in front for a 2-D
     input), frames ``hop_length`` apart, each multiplied by ``window``."""
-    import warnings
     hop_length = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
     is_complex = input.is_complex() or (window is not None and window.is_complex())
@@ -450,6 +469,7 @@ def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tru
                       'spectral leakage.To suppress this warning and use a rectangular window, '
                       'explicitly set `window=torch.ones(n_fft, device=<device>)`.',
                       UserWarning, stacklevel=2)
+    input, window = _common_dtype(input, window)
     x = _input('stft', input)
     if center:
         if x.ndim not in (1, 2):
@@ -496,6 +516,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     if not isinstance(input, Tensor) or not input.is_complex():
         raise RuntimeError('istft requires a complex-valued input tensor matching the output '
                            'from stft with return_complex=True.')
+    input, window = _common_dtype(input, window)
     hop_length = n_fft // 4 if hop_length is None else hop_length
     win_length = n_fft if win_length is None else win_length
     prefix = _call('istft', input, n_fft, hop_length, win_length, window,
@@ -546,6 +567,9 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
         raise RuntimeError(prefix + f'window overlap add min: {low:g}')
     signal = signal / envelope
     if length is not None and signal.shape[-1] < length:
+        warnings.warn('The length of signal is shorter than the length parameter. Result is '
+                      'being padded with zeros in the tail. Please check your center and '
+                      'hop_length settings.', UserWarning, stacklevel=2)
         signal = _resize(signal, signal.shape[:-1] + (length,), (signal.ndim - 1,))
     return signal
 

@@ -96,6 +96,13 @@ class Abs(Unary):
         return xp.abs(x)
     def df(g, x): return g * fm.sgn(x)      # z / |z| for a complex z
 
+    @staticmethod
+    def jvp(tangents, inputs, out, **params):
+        t, x = tangents[0], inputs[0]
+        if x._data.dtype.kind == 'c':       # not holomorphic: Re(conj(sgn z) t)
+            return (t * x.sgn().conj()).real
+        return t * fm.sgn(x)
+
     @classmethod
     def apply_(cls, target, *others, **params):
         if target._data.dtype.kind == 'c':
