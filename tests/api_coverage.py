@@ -42,7 +42,6 @@ JIT = 'TorchScript/JIT and torch.compile internals (the compile issue, 19)'
 COMPLEX32 = ('complex32 (chalf): NumPy has no complex type of two float16 halves, and '
              'PyTorch itself calls its support experimental')
 SPARSE = 'sparse tensors (the numerics issue, 18)'
-LINALG = 'the remaining linalg and its legacy top-level forms (the numerics issue, 18)'
 DEVICE = 'devices, streams, serialization internals (the real-programs and CUDA issues, 14/20)'
 INTERNAL = "PyTorch's internals (not documented API)"
 NO_DTYPE = ('sub-byte and bit-packed dtypes: PyTorch itself can only allocate tensors of them '
@@ -117,9 +116,6 @@ LEFT_OUT = {
         ('assert_int_or_pair', INTERNAL),
     ],
     'torch.nn.Module': [('compile', JIT)],
-    'torch.nn.utils.parametrizations': [
-        ('orthogonal', LINALG + ': it is built on matrix_exp and householder_product'),
-    ],
 }
 
 # Within issue 16's scope and not done yet: the issue stays open while these remain.

@@ -92,6 +92,9 @@ ROWS = [
     ('addmm', lambda L, a, b, c: L.addmm(a, b, c, beta=0.5), [C((2, 2)), C((2, 3)), C((3, 2))]),
     ('linear', lambda L, x, w: L.nn.functional.linear(x, w), [C((2, 3)), C((4, 3))]),
     ('mH', lambda L, a: a.mH @ a, [C((3, 2))]),
+    ('inv', lambda L, a: L.linalg.inv(a + 3 * L.eye(3)), [C((2, 3, 3))]),
+    ('solve', lambda L, a, b: L.linalg.solve(a + 3 * L.eye(3), b), [C((3, 3)), C((3, 2))]),
+    ('matrix_exp', lambda L, a: L.linalg.matrix_exp(a * 0.3), [C((2, 3, 3))]),
     ('adjoint', lambda L, a: a.adjoint() * 2, [C((3, 2))]),
     # shapes and indexing
     ('reshape', lambda L, a: a.reshape(3, 2) * 1j, [C((2, 3))]),

@@ -46,7 +46,7 @@ def _check_float(op, A, name='input', complex_ok=False):
         raise NotImplementedError(
             f'{op}: dynagrad does not compute this decomposition or solver on complex '
             f'matrices yet (got {_tname(A)}); its complex linear algebra is matmul and its '
-            'relatives, linalg.eig, linalg.eigvals and the norms')
+            'relatives, inv, solve, matrix_exp, eig, eigvals and the norms')
     if kind.kind not in 'fVc':
         raise RuntimeError(f'{op}: Expected a floating point or complex tensor as {name}. '
                            f'Got {_tname(A)}')

@@ -288,6 +288,13 @@ class Cast(Op):
     supports_complex = True
     linear = True
 
+    @classmethod
+    def apply(cls, x, dtype):
+        if dtype.kind not in 'fVc' and cls.differentiable:
+            # an integer or boolean result has no gradient (and no node), as in PyTorch
+            return _IntegerCast.apply(x, dtype=dtype)
+        return super().apply(x, dtype=dtype)
+
     def forward(self, x, dtype):
         self.in_dtype = x.dtype
         if x.dtype.kind == 'c' and dtype.kind != 'c':
@@ -298,6 +305,10 @@ class Cast(Op):
 
     def backward(self, g):
         return real_grad_as(g, self.in_dtype)
+
+
+class _IntegerCast(Cast):
+    differentiable = False
 
 
 class Clone(Op):

@@ -48,8 +48,14 @@ class _autocast_off:
 
 
 def _no_half(kernel, *ts):
-    """PyTorch's LAPACK-backed kernels take no float16 or bfloat16."""
+    """PyTorch's LAPACK-backed kernels take no float16 or bfloat16 (and dynagrad's here
+    take no complex matrices yet)."""
     for t in ts:
+        if isinstance(t, Tensor) and t._data.dtype.kind == 'c':
+            raise NotImplementedError(
+                f'{kernel}: dynagrad computes this on real matrices only (got '
+                f'{_tname(t)}); its complex linear algebra is matmul and its relatives, inv, '
+                'solve, matrix_exp, eig, eigvals and the norms')
         name = str(t.dtype)
         if name in ('dynagrad.float16', 'dynagrad.bfloat16'):
             kind = 'Half' if name.endswith('float16') and 'b' not in name else 'BFloat16'
@@ -312,7 +318,7 @@ class MatrixExp(Op):
 @method('matrix_exp')
 def matrix_exp(A):
     _tensors('linalg.matrix_exp', A)
-    if not A.dtype.is_floating_point:
+    if not A.dtype.is_inexact:
         raise RuntimeError(f'linalg.matrix_exp: Expected a floating point or complex tensor as '
                            f'input. Got {_tname(A)}')
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:    # (half precision allowed, as in PyTorch)
