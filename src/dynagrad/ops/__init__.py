@@ -18,8 +18,10 @@ from .linalg import *  # noqa: F401,F403
 from .random import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
+from . import sparse  # noqa: E402  (sparse COO tensors: after the dense ops they extend)
+from .sparse import *  # noqa: F401,F403
 
 # The elementwise families (``pointwise`` gathers them under its old name), then the rest.
 FAMILIES = (arithmetic, unary, comparison, clamping, reduction, shape, strided, indexing, linalg,
             random, statistics)
-__all__ = [name for module in FAMILIES + (creation,) for name in module.__all__]
+__all__ = [name for module in FAMILIES + (creation, sparse) for name in module.__all__]
