@@ -113,6 +113,16 @@ class COO:
     def __getitem__(self, index):
         raise SparseRefused('index')
 
+    def _refuse_operator(self, *other):
+        raise SparseRefused()
+
+    # operators too: a dense forward's ``a * 2`` meets them (NumPy's ufuncs meet the above)
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse_operator
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = _refuse_operator
+    __pow__ = __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __pos__ = _refuse_operator
+    __abs__ = __invert__ = __and__ = __or__ = __xor__ = _refuse_operator
+    __lt__ = __le__ = __gt__ = __ge__ = _refuse_operator
+
     def __len__(self):
         return self.shape[0]
 

@@ -19,7 +19,7 @@ from ..tensor import Tensor, bump_version, wrap
 from .graph import AccumulateGrad, grad_accumulator
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, run_checked
-from .._coo import COO, SparseRefused, add_grads
+from .._coo import COO, SparseRefused, add_grads, to_dense as coo_to_dense
 
 __all__ = ['run_backward']
 
@@ -321,9 +321,11 @@ def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, acc
                     if nxt is None:
                         continue
                     if g is not None:
-                        if not create_graph and g.__class__ is not _ndarray \
-                                and g.__class__ is not COO:
-                            g = xp.asarray(g)  # NumPy gives scalars for 0-d results
+                        if not create_graph and g.__class__ is not _ndarray:
+                            if g.__class__ is not COO:
+                                g = xp.asarray(g)  # NumPy gives scalars for 0-d results
+                            elif not nxt.takes_sparse_grads:
+                                g = coo_to_dense(g)  # a dense op's formula takes arrays
                         buf = buffers.get(nxt)
                         if buf is None:
                             buffers[nxt] = [g] if nr == 0 else [None] * nr + [g]

@@ -54,6 +54,7 @@ class SparseOp(Op):
     """Base of the sparse ops: no dtype rule of the mechanism (each does its own), and
     backward formulas that run on arrays (under create_graph, on the tensors' arrays)."""
     widens_bfloat16 = False
+    takes_sparse_grads = True
 
     def _run_backward(self, grads, as_tensors):
         result = super()._run_backward(tuple(None if g is None else _plain(g)
@@ -175,11 +176,8 @@ class Values(SparseOp):
 
 class SparseMask(SparseOp):
     def forward(self, x, mask):
-        if x.__class__ is COO:
-            self.dense = False
-            return _sparse_mask(x, mask)
-        self.dense = True
-        return _sparse_mask(x, mask)
+        self.dense = x.__class__ is not COO
+        return COO(mask.indices, gather(x, mask), mask.shape, mask.coalesced)
 
     def backward(self, g):
         return (_dense(g) if self.dense else g), None
@@ -903,10 +901,9 @@ def sparse_sum(input, dim=None, dtype=None):
     if not is_sparse(input):
         from .reduction import sum as _sum
         return _sum(input, dim, dtype=dtype) if dim is not None else _sum(input, dtype=dtype)
-    if dim is None:
-        if input._requires_grad:
-            return SparseSum.apply(input, dims=tuple(range(input.ndim)), dtype=np_dtype)
-        return SparseSumAll.apply(input, dtype=np_dtype)
+    if dim is None:     # recorded as SumBackward0, with a sparse gradient (as PyTorch)
+        return SparseSum.named('SumBackward0').apply(input, dims=tuple(range(input.ndim)),
+                                                     dtype=np_dtype)
     return SparseSum.apply(input, dims=_dims_of(dim, input.ndim), dtype=np_dtype)
 
 

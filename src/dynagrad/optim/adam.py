@@ -50,6 +50,10 @@ class Adam(Optimizer):
     _capturable_checked_first = True
 
     @_use_grad_for_differentiable
+    def _sparse_grad(self, p, g, maximize, wd):
+        raise RuntimeError('Adam does not support sparse gradients, please consider SparseAdam '
+                           'instead')
+
     def step(self, closure=None):
         loss = self._eval_closure(closure)
         for group, p, g, state in self._params_with_grad():
