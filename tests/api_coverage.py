@@ -39,7 +39,10 @@ NAMESPACES = [
 OUT_OF_SCOPE = 'out of scope (issue 16): quantized tensors, nested tensors, cuDNN/MKLDNN/FBGEMM'
 JIT = 'TorchScript/JIT and torch.compile internals (the compile issue, 19)'
 COMPLEX = 'complex dtypes (the numerics issue, 18)'
-SPARSE = 'sparse tensors (the numerics issue, 18)'
+COMPRESSED = ('compressed sparse layouts (CSR, CSC, BSR, BSC): dynagrad has sparse COO tensors '
+              'only; their constructors, conversions and index accessors are not done')
+SEGMENT = ('segment_reduce: a reduction over segments of a dense tensor, not a sparse-tensor op, '
+           'and not done')
 FFT = 'torch.fft / stft (the numerics issue, 18)'
 LINALG = 'the remaining linalg and its legacy top-level forms (the numerics issue, 18)'
 DEVICE = 'devices, streams, serialization internals (the real-programs and CUDA issues, 14/20)'
@@ -94,9 +97,12 @@ LEFT_OUT = {
         *[(n, COMPLEX) for n in ('complex', 'complex32', 'complex64', 'complex128', 'cfloat',
                                  'cdouble', 'chalf', 'polar', 'view_as_complex*',
                                  'view_as_real*', 'Complex*Storage')],
-        *[(n, SPARSE) for n in ('sparse_*', 'spmm', 'smm', 'hsmm', 'dsmm', 'sspaddmm',
-                                'saddmm', 'hspmm', '*indices_copy', 'values_copy',
-                                'resize_as_sparse_', 'segment_reduce')],
+        *[(n, COMPRESSED) for n in ('sparse_csr_tensor', 'sparse_csc_tensor',
+                                    'sparse_bsr_tensor', 'sparse_bsc_tensor',
+                                    'sparse_compressed_tensor', 'ccol_indices_copy',
+                                    'col_indices_copy', 'crow_indices_copy',
+                                    'row_indices_copy')],
+        ('segment_reduce', SEGMENT),
         *[(n, FFT) for n in ('stft', 'istft')],
         *[(n, LINALG) for n in ('lobpcg', 'pca_lowrank', 'svd_lowrank')],
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
@@ -105,10 +111,9 @@ LEFT_OUT = {
                                 'PyTorchFileWriter')],
     ],
     'torch.Tensor': [
-        *[(n, SPARSE) for n in ('ccol_indices', 'col_indices', 'crow_indices', 'row_indices',
-                                'coalesce', 'is_coalesced', 'dense_dim', 'sparse_dim',
-                                'indices', 'values', 'sparse_mask', 'sparse_resize_*',
-                                'resize_as_sparse_', 'smm', 'sspaddmm', 'to_sparse*')],
+        *[(n, COMPRESSED) for n in ('ccol_indices', 'col_indices', 'crow_indices',
+                                    'row_indices', 'to_sparse_csr', 'to_sparse_csc',
+                                    'to_sparse_bsr', 'to_sparse_bsc')],
         *[(n, OUT_OF_SCOPE) for n in ('dequantize', 'int_repr', 'q_*', 'qscheme',
                                       'to_mkldnn', 'to_padded_tensor')],
         *[(n, COMPLEX) for n in ('cfloat', 'cdouble', 'chalf')],

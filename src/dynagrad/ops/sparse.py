@@ -224,13 +224,6 @@ def to_sparse_coo(self):
     return to_sparse(self)
 
 
-def _refuse_compressed(name):
-    def refuse(self, *args, **kwargs):
-        raise NotImplementedError(f'{name}: {_COMPRESSED}')
-    refuse.__name__ = name
-    return refuse
-
-
 def _layout_error(name, self):
     return RuntimeError(f'{name} expected sparse coordinate tensor layout but got Strided')
 
@@ -356,9 +349,6 @@ def resize_as_sparse_(self, the_template):
     return sparse_resize_(self, t.shape, t.sparse_dim, t.dense_dim)
 
 
-for _name in ('to_sparse_csr', 'to_sparse_csc', 'to_sparse_bsr', 'to_sparse_bsc',
-              'crow_indices', 'col_indices', 'ccol_indices', 'row_indices'):
-    method(_name)(_refuse_compressed(_name))
 
 
 # ---------------------------------------------------------------------------------------
