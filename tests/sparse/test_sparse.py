@@ -310,3 +310,28 @@ def test_optimizers_refuse_sparse_gradients_as_torch(opt, message):
         emb(lib.tensor([1, 2])).sum().backward()
         with pytest.raises(RuntimeError, match=message):
             o.step()
+
+
+@pytest.mark.parametrize('mode', ['sum', 'mean'])
+def test_embedding_bag_sparse_gradient_as_torch(mode):
+    rng = np.random.default_rng(6)
+    w0 = rng.standard_normal((7, 3)).astype(np.float32)
+    idx, offsets = rng.integers(0, 7, size=9), np.array([0, 3, 3, 5])
+
+    def run(lib):
+        bag = lib.nn.EmbeddingBag(7, 3, mode=mode, sparse=True)
+        with lib.no_grad():
+            bag.weight.copy_(lib.tensor(w0))
+        out = bag(lib.tensor(idx), lib.tensor(offsets))
+        (out * lib.arange(12.).reshape(4, 3)).sum().backward()
+        return bag.weight.grad
+    t, d = both(run)
+    assert t.is_sparse and d.is_sparse
+    np.testing.assert_allclose(dense(d), dense(t), rtol=1e-5, atol=1e-6)
+
+
+def test_embedding_bag_max_refuses_sparse_as_torch():
+    for lib in (torch, dynagrad):
+        bag = lib.nn.EmbeddingBag(5, 2, mode='max', sparse=True)
+        with pytest.raises(ValueError, match='max mode does not support sparse weights'):
+            bag(lib.tensor([1, 2, 3]), lib.tensor([0, 2]))

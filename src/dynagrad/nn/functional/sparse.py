@@ -157,8 +157,9 @@ class EmbeddingBagOp(Op):
     widens_half = True
     node_name = 'EmbeddingBagBackward0'
 
-    def forward(self, weight, psw, idx, bag, n_bags, mode, scale, freq=None):
+    def forward(self, weight, psw, idx, bag, n_bags, mode, scale, freq=None, sparse=False):
         self.idx, self.bag, self.mode, self.wshape = idx, bag, mode, weight.shape
+        self.sparse = sparse
         self.freq = freq
         d = weight.shape[1]
         rows = weight[idx]
@@ -216,6 +217,11 @@ class EmbeddingBagOp(Op):
             factor = self.freq if factor is None else factor * self.freq
         if factor is not None:
             per_entry = per_entry * factor.reshape((-1, 1))
+        if self.sparse and self.needs_input_grad[0]:
+            # sparse=True: one gradient row per entry read, as a sparse COO (uncoalesced)
+            rows = per_entry if fm.is_array(per_entry) else per_entry._data
+            return COO(self.idx.astype(np.int64)[None], np.ascontiguousarray(rows),
+                       self.wshape), gpsw
         gw = IndexScatter.run(per_entry, key=self.idx, shape=self.wshape) \
             if self.needs_input_grad[0] else None
         return gw, gpsw
@@ -305,8 +311,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         # documented 1 / frequency, which its embedding and CUDA kernels give.
         counts = xp.bincount(input._data.reshape(-1), minlength=num)
         freq = (1.0 / counts[idx]).astype(dtype)
+    if sparse and mode == 'max':
+        raise ValueError('max mode does not support sparse weights')
     return EmbeddingBagOp.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode,
-                                scale=scale, freq=freq)
+                                scale=scale, freq=freq, sparse=sparse)
 
 
 @vmap_function('one_hot')
