@@ -148,7 +148,7 @@ def coalesce(c):
     """Indices sorted row-major, duplicates summed (values of the same index added)."""
     if c.coalesced:
         return c
-    k, nnz = c.indices.shape
+    nnz = c.indices.shape[1]
     if nnz <= 1:
         return COO(c.indices, c.values, c.shape, True)
     lin = linear_index(c.indices, c.shape)

@@ -19,7 +19,7 @@ CLASSES = ['Case_Based', 'Genetic_Algorithms', 'Neural_Networks', 'Probabilistic
 
 def synthetic_cora(nodes=None, words=1433, seed=0):
     """(cora.content, cora.cites) as the texts of the real files."""
-    n = int(nodes or os.environ.get('FAKE_CORA_NODES', 2708))
+    n = int(nodes or os.environ.get('FAKE_CORA_NODES', '2708'))
     rng = np.random.default_rng(seed)
     labels = rng.integers(0, len(CLASSES), n)
     topics = rng.permutation(words)[:len(CLASSES) * 60].reshape(len(CLASSES), 60)

@@ -43,13 +43,6 @@ def _dense(g):
     return _to_dense(g) if g.__class__ is COO else g
 
 
-def _maybe_wrap(result, as_tensors):
-    if not as_tensors:
-        return result
-    return tuple(None if r is None else wrap(r) for r in result) \
-        if result.__class__ is tuple else wrap(result)
-
-
 class SparseOp(Op):
     """Base of the sparse ops: no dtype rule of the mechanism (each does its own), and
     backward formulas that run on arrays (under create_graph, on the tensors' arrays)."""
@@ -206,8 +199,8 @@ def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=N
         raise NotImplementedError(f'to_sparse(layout={layout}): {_COMPRESSED}')
     if self._data.__class__ is COO:
         if sparse_dim is not None and sparse_dim != self._data.sparse_dim:
-            raise RuntimeError(f'to_sparse: conversion from Sparse to Sparse with sparse_dim '
-                               f'argument !=self.sparse_dim() is not supported')
+            raise RuntimeError('to_sparse: conversion from Sparse to Sparse with sparse_dim '
+                               'argument !=self.sparse_dim() is not supported')
         return self
     nd = self.ndim
     if dense_dim is not None:
