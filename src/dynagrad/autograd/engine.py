@@ -205,7 +205,7 @@ def _accumulate_sparse(var, g, handed_out):
     else:
         data = old._data
         if g.nnz:
-            np.add.at(data, tuple(g.indices), g.values.astype(data.dtype, copy=False))
+            xp.add.at(data, tuple(g.indices), g.values.astype(data.dtype, copy=False))
         bump_version(old, 'gradient accumulation into .grad')
 
 

@@ -16,6 +16,7 @@ kernel registered for the op's class instead; an op with no kernel raises PyTorc
 import numpy as np
 
 from .. import _dtype
+from ..backend import xp
 from .._coo import (COO, SparseRefused, coalesce as _coalesce, to_dense as _to_dense,
                     from_dense, spmm as _spmm, transpose as _transpose, gather, sparse_mask as
                     _sparse_mask, add as _add, linear_index)
@@ -75,7 +76,7 @@ def _as_index_array(indices):
         if a.__class__ is COO:
             raise TypeError('indices must be a dense tensor')
     else:
-        a = np.asarray(indices.numpy() if hasattr(indices, 'numpy') and
+        a = xp.asarray(indices.numpy() if hasattr(indices, 'numpy') and
                        not isinstance(indices, np.ndarray) else indices)
     if a.dtype.kind not in 'iub':
         raise RuntimeError(f'indices must be an int64 tensor (got {a.dtype})')
@@ -104,7 +105,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
     dense_shape = tuple(values.shape[1:])
     if nnz and idx.min() < 0:
         raise RuntimeError(f'found negative index {int(idx.min())} for dim '
-                           f'{int(np.argmax((idx < 0).any(1)))}')
+                           f'{int(xp.argmax((idx < 0).any(1)))}')
     if size is None:
         sparse_shape = tuple(int(m) + 1 for m in idx.max(1)) if nnz else (0,) * sparse_dim
         shape = sparse_shape + dense_shape
@@ -320,8 +321,8 @@ def sparse_resize_(self, size, sparse_dim, dense_dim):
         raise RuntimeError('resize_: shrinking a non-empty sparse tensor, or changing its '
                            'sparse_dim or dense_dim, is not supported')
     if not c.nnz:
-        c.indices = np.zeros((sparse_dim, 0), _INT64)
-        c.values = np.zeros((0,) + size[sparse_dim:], c.dtype)
+        c.indices = xp.zeros((sparse_dim, 0), _INT64)
+        c.values = xp.zeros((0,) + size[sparse_dim:], c.dtype)
     c.shape = size
     return self
 
@@ -330,8 +331,8 @@ def sparse_resize_(self, size, sparse_dim, dense_dim):
 def sparse_resize_and_clear_(self, size, sparse_dim, dense_dim):
     c = _need_sparse('sparse_resize_and_clear_', self)
     size = tuple(int(s) for s in size)
-    c.indices = np.zeros((sparse_dim, 0), _INT64)
-    c.values = np.zeros((0,) + size[sparse_dim:], c.dtype)
+    c.indices = xp.zeros((sparse_dim, 0), _INT64)
+    c.values = xp.zeros((0,) + size[sparse_dim:], c.dtype)
     c.shape, c.coalesced = size, True
     return self
 
@@ -355,7 +356,7 @@ def _masked_products(g, d, c, alpha=1):
     if d.ndim == 1:
         vals = g[rows] * d[cols]
     else:
-        vals = np.einsum('ij,ij->i', g[rows], d[cols])
+        vals = xp.einsum('ij,ij->i', g[rows], d[cols])
     if alpha != 1:
         vals = vals * alpha
     return COO(c.indices, vals.astype(c.dtype, copy=False), c.shape, True)
@@ -402,7 +403,7 @@ class SparseDenseMm(SparseOp):
     def backward(self, g):
         g = _dense(g)
         need = self.needs_input_grad
-        gc = (np.outer(g, self.d) if self.d.ndim == 1 else g @ self.d.T) if need[0] else None
+        gc = (xp.outer(g, self.d) if self.d.ndim == 1 else g @ self.d.T) if need[0] else None
         gd = None
         if need[1]:
             gd = _spmm(_transpose(self.c), g[:, None] if g.ndim == 1 else g)
@@ -428,7 +429,7 @@ class DenseSparseMm(SparseOp):
             gd = (_spmm(self.c, g[:, None])[:, 0] if g.ndim == 1
                   else _spmm(self.c, g.T).T.copy())
         if need[1]:
-            gc = np.outer(self.d, g) if self.d.ndim == 1 else self.d.T @ g
+            gc = xp.outer(self.d, g) if self.d.ndim == 1 else self.d.T @ g
         return gd, gc
 
 
@@ -557,7 +558,7 @@ class SparseScale(SparseOp):
         return COO(c.indices, v, c.shape, c.coalesced)
 
     def backward(self, g):
-        s = np.asarray(self.s).item() if not isinstance(self.s, (int, float)) else self.s
+        s = xp.asarray(self.s).item() if not isinstance(self.s, (int, float)) else self.s
         if g.__class__ is COO:
             v = g.values / s if self.divide else g.values * s
             out = COO(g.indices, v.astype(self.in_dtype, copy=False), g.shape, g.coalesced)
@@ -595,7 +596,7 @@ class SparseMulDense(SparseOp):
 def _intersect(a, b):
     a, b = _coalesce(a), _coalesce(b)
     la, lb = linear_index(a.indices, a.shape), linear_index(b.indices, b.shape)
-    _, ia, ib = np.intersect1d(la, lb, assume_unique=True, return_indices=True)
+    _, ia, ib = xp.intersect1d(la, lb, assume_unique=True, return_indices=True)
     return a, b, ia, ib
 
 
@@ -683,10 +684,10 @@ class DenseAddSparse(SparseOp):
     def forward(self, d, c, alpha=1, dtype=None):
         self.alpha = alpha
         self.dtypes = (d.dtype, c.dtype)
-        out = np.array(d, dtype=dtype, copy=True)
+        out = xp.array(d, dtype=dtype, copy=True)
         if c.nnz:
             v = c.values.astype(dtype, copy=False)
-            np.add.at(out, tuple(c.indices), v if alpha == 1 else v * alpha)
+            xp.add.at(out, tuple(c.indices), v if alpha == 1 else v * alpha)
         return out
 
     def backward(self, g):
@@ -742,7 +743,7 @@ class SparseValuesMap(SparseOp):
         node._as_tensors = False
         r = node.backward(gv)
         r = r[0] if r.__class__ is tuple else r
-        return COO(c.indices, np.asarray(r).astype(c.dtype, copy=False), c.shape, c.coalesced)
+        return COO(c.indices, xp.asarray(r).astype(c.dtype, copy=False), c.shape, c.coalesced)
 
 
 def _unary_kernel(cls, x, **params):
@@ -812,10 +813,10 @@ class SparseSumAll(SparseOp):
         self.c = c
         if dtype is None and c.dtype.kind in 'biu':
             dtype = _INT64
-        return np.asarray(c.values.sum(dtype=dtype))
+        return xp.asarray(c.values.sum(dtype=dtype))
 
     def backward(self, g):
-        return np.broadcast_to(np.asarray(g).astype(self.c.dtype), self.c.shape)
+        return xp.broadcast_to(xp.asarray(g).astype(self.c.dtype), self.c.shape)
 
 
 class SparseSum(SparseOp):
@@ -839,7 +840,7 @@ class SparseSum(SparseOp):
         self.keep = keep
         dense_shape = tuple(n for i, n in enumerate(c.shape[k:]) if i + 1 not in ddims)
         if not keep:
-            return np.asarray(v.sum(axis=0))
+            return xp.asarray(v.sum(axis=0))
         shape = tuple(c.shape[d] for d in keep) + dense_shape
         return _coalesce(COO(c.indices[keep], v, shape, False))
 
@@ -850,10 +851,10 @@ class SparseSum(SparseOp):
                           tuple(c.shape[d] for d in self.keep) + g.shape[len(self.keep):])
             gv = gather(g, pattern)
         else:
-            gv = np.broadcast_to(g, (c.nnz,) + np.shape(g))
+            gv = xp.broadcast_to(g, (c.nnz,) + xp.shape(g))
         for axis in sorted(self.ddims):
-            gv = np.expand_dims(gv, axis)
-        gv = np.broadcast_to(gv, c.values.shape).astype(c.dtype)
+            gv = xp.expand_dims(gv, axis)
+        gv = xp.broadcast_to(gv, c.values.shape).astype(c.dtype)
         return COO(c.indices, gv, c.shape, True)
 
 
@@ -895,15 +896,15 @@ def _groups(c, dim):
     every other index) and the number of groups."""
     others = [d for d in range(c.sparse_dim) if d != dim]
     if not others:
-        return np.zeros(c.nnz, np.intp), 1
+        return xp.zeros(c.nnz, np.intp), 1
     lin = linear_index(c.indices[others], tuple(c.shape[d] for d in others))
-    uniq, inv = np.unique(lin, return_inverse=True)
+    uniq, inv = xp.unique(lin, return_inverse=True)
     return inv.reshape(-1), len(uniq)
 
 
 def _group_sum(values, groups, n):
-    out = np.zeros((n,) + values.shape[1:], values.dtype)
-    np.add.at(out, groups, values)
+    out = xp.zeros((n,) + values.shape[1:], values.dtype)
+    xp.add.at(out, groups, values)
     return out
 
 
@@ -920,20 +921,20 @@ class SparseSoftmax(SparseOp):
         if dim >= c.sparse_dim:
             axis = dim - c.sparse_dim + 1
             m = v.max(axis=axis, keepdims=True) if v.size else v
-            e = np.exp(v - m)
+            e = xp.exp(v - m)
             s = e.sum(axis=axis, keepdims=True)
-            y = (v - m - np.log(s)) if self.log else e / s
+            y = (v - m - xp.log(s)) if self.log else e / s
             self.axis = axis
         else:
             self.axis = None
             groups, n = _groups(c, dim)
             self.groups, self.n = groups, n
-            m = np.full((n,) + v.shape[1:], -np.inf, v.dtype)
-            np.maximum.at(m, groups, v)
+            m = xp.full((n,) + v.shape[1:], -np.inf, v.dtype)
+            xp.maximum.at(m, groups, v)
             shifted = v - m[groups]
-            e = np.exp(shifted)
+            e = xp.exp(shifted)
             s = _group_sum(e, groups, n)
-            y = shifted - np.log(s)[groups] if self.log else e / s[groups]
+            y = shifted - xp.log(s)[groups] if self.log else e / s[groups]
         self.y = y
         return COO(c.indices, y, c.shape, True)
 
@@ -942,11 +943,11 @@ class SparseSoftmax(SparseOp):
         gv = gather(g, c).astype(y.dtype, copy=False)
         if self.axis is not None:
             if self.log:
-                gx = gv - np.exp(y) * gv.sum(axis=self.axis, keepdims=True)
+                gx = gv - xp.exp(y) * gv.sum(axis=self.axis, keepdims=True)
             else:
                 gx = y * (gv - (gv * y).sum(axis=self.axis, keepdims=True))
         elif self.log:
-            gx = gv - np.exp(y) * _group_sum(gv, self.groups, self.n)[self.groups]
+            gx = gv - xp.exp(y) * _group_sum(gv, self.groups, self.n)[self.groups]
         else:
             gx = y * (gv - _group_sum(gv * y, self.groups, self.n)[self.groups])
         return COO(c.indices, gx.astype(c.dtype, copy=False), c.shape, True)

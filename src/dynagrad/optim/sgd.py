@@ -6,6 +6,8 @@ so autograd records it (into the initial parameters, the gradients, a tensor ``l
 """
 import numpy as np
 
+from ..backend import xp
+
 from .._coo import COO, add as _coo_add
 from ..tensor import Tensor, wrap
 from .optimizer import (Optimizer, _add_scaled_, _check_fused, _scalar, _state_tensor,
@@ -78,7 +80,7 @@ def _sparse_update(group, p, g, state, lr, momentum):
         g = _coo_add(g, _scaled(buf, momentum)) if group['nesterov'] else buf
     if g.nnz:
         data = p._data
-        np.add.at(data, tuple(g.indices), (g.values * -lr).astype(data.dtype, copy=False))
+        xp.add.at(data, tuple(g.indices), (g.values * -lr).astype(data.dtype, copy=False))
 
 
 def _differentiable_update(group, p, d_p, state):

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from ..backend import xp
+
 from .._coo import COO, coalesce
 from ..tensor import bump_version, wrap
 from .optimizer import Optimizer, _scalar
@@ -45,8 +47,8 @@ class SparseAdam(Optimizer):
                 state = self.state[p]
                 if len(state) == 0:
                     state['step'] = 0
-                    state['exp_avg'] = wrap(np.zeros_like(p._data))
-                    state['exp_avg_sq'] = wrap(np.zeros_like(p._data))
+                    state['exp_avg'] = wrap(xp.zeros_like(p._data))
+                    state['exp_avg_sq'] = wrap(xp.zeros_like(p._data))
                 state['step'] += 1
                 g = p.grad._data
                 if group['maximize']:
@@ -70,7 +72,7 @@ def _update(p, g, state, lr, beta1, beta2, eps):
     update_v = (values * values - old_v) * (1 - beta2)
     v[index] += update_v
     numer = update_m + old_m
-    denom = np.sqrt(update_v + old_v) + eps
+    denom = xp.sqrt(update_v + old_v) + eps
     step = state['step']
     step_size = lr * math.sqrt(1 - beta2 ** step) / (1 - beta1 ** step)
     p._data[index] += (-step_size * (numer / denom)).astype(p._data.dtype, copy=False)

@@ -142,7 +142,7 @@ class SparseEmbeddingOp(EmbeddingOp):
         if self.padding_idx is not None:
             keep = idx != self.padding_idx
             idx, rows = idx[keep], rows[keep]
-        grad = COO(idx.astype(np.int64)[None], np.ascontiguousarray(rows), (n, d))
+        grad = COO(idx.astype(np.int64)[None], xp.ascontiguousarray(rows), (n, d))
         return grad if self._as_tensors is False else wrap(grad)
 
 
@@ -220,7 +220,7 @@ class EmbeddingBagOp(Op):
         if self.sparse and self.needs_input_grad[0]:
             # sparse=True: one gradient row per entry read, as a sparse COO (uncoalesced)
             rows = per_entry if fm.is_array(per_entry) else per_entry._data
-            return COO(self.idx.astype(np.int64)[None], np.ascontiguousarray(rows),
+            return COO(self.idx.astype(np.int64)[None], xp.ascontiguousarray(rows),
                        self.wshape), gpsw
         gw = IndexScatter.run(per_entry, key=self.idx, shape=self.wshape) \
             if self.needs_input_grad[0] else None
