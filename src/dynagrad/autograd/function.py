@@ -395,7 +395,7 @@ Op._input_meta = None
 SPARSE_KERNELS = {}
 
 
-def _aten_name(cls):
+def aten_name(cls):
     name = cls._node_name
     name = name[:name.rfind('Backward')] if 'Backward' in name else name
     return ''.join('_' + c.lower() if c.isupper() and i else c.lower()
@@ -407,7 +407,7 @@ def _sparse_kernel(cls, inputs, params):
         kernel = SPARSE_KERNELS.get(k)
         if kernel is not None:
             return kernel(cls, *inputs, **params)
-    raise SparseRefused(_aten_name(cls)) from None
+    raise SparseRefused(aten_name(cls)) from None
 
 
 def _fp_quiet(forward):

@@ -755,8 +755,8 @@ def _unary_kernel(cls, x, **params):
 
 
 def _aten(cls):
-    from ..autograd.function import _aten_name
-    return _aten_name(cls)
+    from ..autograd.function import aten_name
+    return aten_name(cls)
 
 
 class SparseTranspose(SparseOp):
