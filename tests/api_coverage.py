@@ -41,7 +41,10 @@ OUT_OF_SCOPE = 'out of scope (issue 16): quantized tensors, nested tensors, cuDN
 JIT = 'TorchScript/JIT and torch.compile internals (the compile issue, 19)'
 COMPLEX32 = ('complex32 (chalf): NumPy has no complex type of two float16 halves, and '
              'PyTorch itself calls its support experimental')
-SPARSE = 'sparse tensors (the numerics issue, 18)'
+COMPRESSED = ('compressed sparse layouts (CSR, CSC, BSR, BSC): dynagrad has sparse COO tensors '
+              'only; their constructors, conversions and index accessors are not done')
+SEGMENT = ('segment_reduce: a reduction over segments of a dense tensor, not a sparse-tensor op, '
+           'and not done')
 DEVICE = 'devices, streams, serialization internals (the real-programs and CUDA issues, 14/20)'
 INTERNAL = "PyTorch's internals (not documented API)"
 NO_DTYPE = ('sub-byte and bit-packed dtypes: PyTorch itself can only allocate tensors of them '
@@ -92,19 +95,21 @@ LEFT_OUT = {
                                   'int4', 'int5', 'int6', 'int7', 'uint1', 'uint2', 'uint3',
                                   'uint4', 'uint5', 'uint6', 'uint7')],
         *[(n, COMPLEX32) for n in ('complex32', 'chalf')],
-        *[(n, SPARSE) for n in ('sparse_*', 'spmm', 'smm', 'hsmm', 'dsmm', 'sspaddmm',
-                                'saddmm', 'hspmm', '*indices_copy', 'values_copy',
-                                'resize_as_sparse_', 'segment_reduce')],
+        *[(n, COMPRESSED) for n in ('sparse_csr_tensor', 'sparse_csc_tensor',
+                                    'sparse_bsr_tensor', 'sparse_bsc_tensor',
+                                    'sparse_compressed_tensor', 'ccol_indices_copy',
+                                    'col_indices_copy', 'crow_indices_copy',
+                                    'row_indices_copy')],
+        ('segment_reduce', SEGMENT),
         *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
                                 'DeserializationStorageContext',
                                 'SerializationStorageContext', 'PyTorchFileReader',
                                 'PyTorchFileWriter')],
     ],
     'torch.Tensor': [
-        *[(n, SPARSE) for n in ('ccol_indices', 'col_indices', 'crow_indices', 'row_indices',
-                                'coalesce', 'is_coalesced', 'dense_dim', 'sparse_dim',
-                                'indices', 'values', 'sparse_mask', 'sparse_resize_*',
-                                'resize_as_sparse_', 'smm', 'sspaddmm', 'to_sparse*')],
+        *[(n, COMPRESSED) for n in ('ccol_indices', 'col_indices', 'crow_indices',
+                                    'row_indices', 'to_sparse_csr', 'to_sparse_csc',
+                                    'to_sparse_bsr', 'to_sparse_bsc')],
         *[(n, OUT_OF_SCOPE) for n in ('dequantize', 'int_repr', 'q_*', 'qscheme',
                                       'to_mkldnn', 'to_padded_tensor')],
         ('chalf', COMPLEX32),

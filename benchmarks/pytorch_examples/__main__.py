@@ -6,8 +6,8 @@ Needs a copy of https://github.com/pytorch/examples (or PYTORCH_EXAMPLES=/path) 
 installed (the test extra); without a copy it says so and exits 0 having checked nothing.
 
 Each example runs in a scratch copy of its folder, with small sizes through its own options
-and synthetic data in place of downloads (a stand-in ``torchvision`` in this folder, used by
-both libraries). PyTorch runs it SEEDS times with its seed shifted (seeded.py) to measure its
+and synthetic data in place of downloads (stand-ins for ``torchvision`` and ``requests`` in
+this folder, used by both libraries). PyTorch runs it SEEDS times with its seed shifted (seeded.py) to measure its
 own run-to-run spread; dynagrad runs it once through ``python -m dynagrad.run``. dynagrad
 passes when its final figure lies within PyTorch's range widened by that spread (and by 2%
 of the value, so that a nearly deterministic program is not held to zero).
@@ -112,6 +112,15 @@ EXAMPLES = {
         args=['--upscale_factor', '3', '--batchSize', '4', '--testBatchSize', '4',
               '--nEpochs', '2', '--lr', '0.001', '--threads', '0'],
         metric=r'Avg\. PSNR: ([\d.]+) dB'),
+    # Cora comes from the stand-in ``requests`` in this folder (a synthetic Cora-like graph)
+    'gcn': dict(folder='gcn', script='main.py', args=['--epochs', '200'],
+                metric=r'Test set results: loss [\d.]+ accuracy ([\d.]+)'),
+    # gat's attention is dense (heads x nodes x nodes): a smaller graph and model keep it
+    # to seconds per run (its split needs over 1,600 nodes)
+    'gat': dict(folder='gat', script='main.py',
+                args=['--epochs', '25', '--num-heads', '2', '--hidden-dim', '16'],
+                env={'FAKE_CORA_NODES': '1800'},
+                metric=r'Test set results: loss [\d.]+ accuracy ([\d.]+)'),
     'dcgan': dict(folder='dcgan', script='main.py',
                   args=['--dataset', 'fake', '--niter', '1', '--batchSize', '32'],
                   env={'FAKE_DATA_SIZE': '128'}, metric=r'Loss_D: ([\d.]+)'),

@@ -6,7 +6,8 @@ from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64
                      float8_e5m2fnuz, float8_e8m0fnu, complex64, complex128, cfloat, cdouble)
 from .size import Size  # noqa: F401
 from ._layout import (layout, strided, memory_format, contiguous_format,  # noqa: F401
-                      channels_last, channels_last_3d, preserve_format)
+                      channels_last, channels_last_3d, preserve_format, sparse_coo,
+                      sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from .backend import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: F401
                       get_num_interop_threads)
@@ -23,7 +24,7 @@ from ._tensor_str import set_printoptions, get_printoptions  # noqa: F401
 from .legacy_types import (FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor,  # noqa
                            LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor,
                            BoolTensor)
-from . import autograd, nn, optim, linalg, random  # noqa: F401,E402
+from . import autograd, nn, optim, linalg, random, sparse  # noqa: F401,E402
 from . import multiprocessing, functional  # noqa: F401,E402
 from . import cuda, accelerator, mps, backends  # noqa: F401,E402
 from .backends import (set_float32_matmul_precision,  # noqa: F401,E402

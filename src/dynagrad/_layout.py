@@ -1,13 +1,16 @@
 """``layout`` and ``memory_format``: the objects PyTorch programs pass around as
 ``torch.strided`` or ``torch.channels_last``.
 
-dynagrad tensors are dense, strided NumPy arrays, so ``strided`` is the only layout a
-tensor has; the sparse layouts belong to the sparse-tensor work. Memory formats describe
+A dense tensor is a strided NumPy array (``strided``); a sparse COO tensor
+(``dynagrad.ops.sparse``) has the layout ``sparse_coo``. The compressed sparse layouts
+(``sparse_csr``, ``sparse_csc``, ``sparse_bsr``, ``sparse_bsc``) exist as names to compare
+against; no dynagrad tensor has them. Memory formats describe
 the order of a 4-D (5-D) tensor's dimensions in memory: ``channels_last`` is NHWC strides
 behind NCHW indexing, which a NumPy array expresses directly.
 """
 
-__all__ = ['layout', 'strided', 'memory_format', 'contiguous_format', 'channels_last',
+__all__ = ['layout', 'strided', 'sparse_coo', 'sparse_csr', 'sparse_csc', 'sparse_bsr',
+           'sparse_bsc', 'memory_format', 'contiguous_format', 'channels_last',
            'channels_last_3d', 'preserve_format']
 
 
@@ -38,6 +41,11 @@ class memory_format:
 
 
 strided = layout('strided')
+sparse_coo = layout('sparse_coo')
+sparse_csr = layout('sparse_csr')
+sparse_csc = layout('sparse_csc')
+sparse_bsr = layout('sparse_bsr')
+sparse_bsc = layout('sparse_bsc')
 contiguous_format = memory_format('contiguous_format')
 channels_last = memory_format('channels_last')
 channels_last_3d = memory_format('channels_last_3d')

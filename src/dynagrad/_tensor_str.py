@@ -420,3 +420,45 @@ def format_legacy(array, *, type_name):
         body = _legacy_slices(values, fmt, summarize)
     size = 'x'.join(str(n) for n in array.shape)
     return f'\n{body}[{type_name} of size {size}]\n'
+
+
+# --------------------------------------------------------------------------
+# Sparse COO tensors
+# --------------------------------------------------------------------------
+
+def _plain_body(array, dtype_name, indent):
+    """The bracketed elements alone (``_tensor_str`` in torch), plus ``, size=`` when empty."""
+    array = _as_printable(array, dtype_name)
+    if array.size == 0:
+        return '[], size=' + str(tuple(array.shape))
+    summarize = array.size > _OPTS['threshold']
+    shown = _summarized(array, _OPTS['edgeitems']) if summarize else array
+    fmt = _ElementFormat(shown.ravel().tolist(), array.dtype.kind == 'f',
+                         _OPTS['precision'], _OPTS['sci_mode'])
+    return _layout(array, indent, summarize, fmt)
+
+
+def format_sparse(coo, *, dtype_name, suffixes=(), default_dtype_name='float32'):
+    """``repr`` of a sparse COO tensor, as torch prints one: its indices and values, then
+    size, nnz, dtype (unless implicit), layout and the autograd suffixes."""
+    indent = len('tensor(')
+    indices = 'indices=tensor(' + _plain_body(coo.indices, 'int64', indent + 15) + ')'
+    values = 'values=tensor(' + _plain_body(coo.values, dtype_name, indent + 14) + ')'
+    own = ['size=' + str(tuple(coo.shape)), f'nnz={coo.indices.shape[1]}']
+    if dtype_name not in (default_dtype_name,) + _IMPLICIT_DTYPES:
+        own.append('dtype=dynagrad.' + dtype_name)
+    own.append('layout=dynagrad.sparse_coo')
+    text = 'tensor(' + indices + ',\n' + ' ' * indent + values
+    # torch's _add_suffixes with force_newline: the first suffix always starts a line
+    used = len(text) - text.rfind('\n') + 1
+    force = True
+    for suffix in own + list(suffixes):
+        n = _torch_len(suffix)
+        if force or used + n + 2 > _OPTS['linewidth']:
+            text += ',\n' + ' ' * indent + suffix
+            used = indent + n
+            force = False
+        else:
+            text += ', ' + suffix
+            used += n + 2
+    return text + ')'

@@ -12,8 +12,9 @@ from . import _dtype
 from ._device import backend_of, as_device, device_of_type, resolve
 from ._device import CPU, check_device  # noqa: F401  (re-exported: ops and serialization use them)
 from .size import Size
-from ._layout import (strided, contiguous_format, preserve_format, memory_order,
+from ._layout import (strided, sparse_coo, contiguous_format, preserve_format, memory_order,
                       MEMORY_ORDERS)
+from ._coo import COO
 
 __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
            'grad_mode', 'legacy', 'INFERENCE_COUNTER', 'inference_blocks',
@@ -322,12 +323,16 @@ class Tensor:
 
     @property
     def layout(self):
-        return strided
+        return sparse_coo if self._data.__class__ is COO else strided
 
-    # Kinds of tensor dynagrad does not have (sparse, quantized, nested, vendor layouts):
-    # programs ask before taking a special path, and the answer is always no.
-    is_sparse = is_sparse_csr = is_quantized = is_nested = is_mkldnn = property(
-        lambda self: False)
+    @property
+    def is_sparse(self):
+        """Whether this is a sparse COO tensor (``_data`` a ``COO``: dynagrad.ops.sparse)."""
+        return self._data.__class__ is COO
+
+    # Kinds of tensor dynagrad does not have (compressed sparse, quantized, nested, vendor
+    # layouts): programs ask before taking a special path, and the answer is always no.
+    is_sparse_csr = is_quantized = is_nested = is_mkldnn = property(lambda self: False)
     is_vulkan = is_xla = is_maia = property(lambda self: False)
 
     def is_pinned(self, device=None):
@@ -335,10 +340,6 @@ class Tensor:
 
     def is_distributed(self):
         return False
-
-    def to_dense(self, dtype=None, *, masked_grad=None):
-        """A dense tensor is its own dense form."""
-        return self if dtype is None else self.to(dtype)
 
     def dim_order(self, *, ambiguity_check=False):
         """The dims from outermost to innermost in memory (by stride, ties in order)."""
@@ -574,6 +575,9 @@ class Tensor:
                 and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                'tensor.detach().numpy() instead.')
+        if self._data.__class__ is COO:
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use "
+                            'Tensor.to_dense() first.')
         dt = self._data.dtype
         if dt.kind == 'V' or (dt.kind == 'f' and dt.itemsize == 1):
             # PyTorch's error: NumPy itself has no bfloat16 or float8 (convert with .float())
@@ -590,7 +594,7 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         if (self._requires_grad and (grad_mode.grad_enabled or grad_mode.grad_in_inference)
-                or self._data.dtype.kind == 'V'):
+                or self._data.dtype.kind == 'V' or self._data.__class__ is COO):
             self.numpy()  # raises PyTorch's error
         if dtype is not None:
             return self._data.astype(dtype, copy=False)
@@ -810,6 +814,10 @@ class Tensor:
         tangent = self.__dict__.get('_fw_grad')   # forward mode: shown as PyTorch shows it
         if tangent is not None:
             suffixes.append(f'tangent={tangent!r}')
+        if self._data.__class__ is COO:
+            return _tensor_str.format_sparse(self._data, dtype_name=self.dtype.name,
+                                             suffixes=suffixes,
+                                             default_dtype_name=_dtype.get_default_dtype().name)
         return _tensor_str.format_tensor(self._data, dtype_name=self.dtype.name,
                                          suffixes=suffixes,
                                          default_dtype_name=_dtype.get_default_dtype().name)

@@ -1,5 +1,6 @@
-"""SparseAdam: PyTorch's constructor, checks, state dict and refusal of dense gradients
-(every gradient dynagrad makes is dense)."""
+"""SparseAdam: PyTorch's constructor, checks, state dict and refusal of dense gradients (its
+update with the sparse gradients of Embedding(sparse=True) is checked against torch in
+tests/sparse/test_sparse.py)."""
 import pytest
 import torch
 

@@ -19,6 +19,7 @@ from ..tensor import Tensor, bump_version, wrap
 from .graph import AccumulateGrad, grad_accumulator, real_grad_as
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, run_checked
+from .._coo import COO, SparseRefused, add_grads, to_dense as coo_to_dense
 
 __all__ = ['run_backward']
 
@@ -165,6 +166,8 @@ def _accumulate(var, g, create_graph, handed_out):
         else:
             var._grad = var._grad + g
         return
+    if g.__class__ is COO or (var._grad is not None and var._grad._data.__class__ is COO):
+        return _accumulate_sparse(var, g, handed_out)
     old = var._grad
     wanted = var._grad_dtype
     if wanted is False:         # the default: .grad in the leaf's own dtype
@@ -181,6 +184,31 @@ def _accumulate(var, g, create_graph, handed_out):
         var._grad = wrap(old._data + g)
     else:
         old._data += g
+        bump_version(old, 'gradient accumulation into .grad')
+
+
+def _accumulate_sparse(var, g, handed_out):
+    """PyTorch's AccumulateGrad where a gradient is sparse: a first sparse gradient becomes
+    ``.grad`` as it is; sparse onto sparse makes a sparse sum; sparse onto a dense ``.grad``
+    adds into it in place; dense onto a sparse ``.grad`` makes a dense one."""
+    wanted = var._grad_dtype
+    wanted = var._data.dtype if wanted is False else None if wanted is None else wanted.numpy
+    if wanted is not None and g.dtype != wanted:
+        g = g.astype(wanted)
+    old = var._grad
+    if old is None:
+        if id(g) in handed_out:
+            g = g.copy()
+        handed_out.add(id(g))
+        var._grad = wrap(g)
+    elif old._data.__class__ is COO:
+        var._grad = wrap(add_grads(old._data, g))
+    elif old._requires_grad:
+        var._grad = wrap(add_grads(old._data, g))
+    else:
+        data = old._data
+        if g.nnz:
+            xp.add.at(data, tuple(g.indices), g.values.astype(data.dtype, copy=False))
         bump_version(old, 'gradient accumulation into .grad')
 
 
@@ -297,14 +325,20 @@ def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, acc
                         continue
                     if g is not None:
                         if not create_graph and g.__class__ is not _ndarray:
-                            g = xp.asarray(g)  # NumPy gives scalars for 0-d results
+                            if g.__class__ is not COO:
+                                g = xp.asarray(g)  # NumPy gives scalars for 0-d results
+                            elif not nxt.takes_sparse_grads:
+                                g = coo_to_dense(g)  # a dense op's formula takes arrays
                         buf = buffers.get(nxt)
                         if buf is None:
                             buffers[nxt] = [g] if nr == 0 else [None] * nr + [g]
                         else:
                             if len(buf) <= nr:
                                 buf.extend([None] * (nr + 1 - len(buf)))
-                            buf[nr] = g if buf[nr] is None else buf[nr] + g
+                            try:
+                                buf[nr] = g if buf[nr] is None else buf[nr] + g
+                            except SparseRefused:   # a sparse gradient meets another
+                                buf[nr] = add_grads(buf[nr], g)
                     count = deps[nxt] - 1
                     deps[nxt] = count
                     if count == 0:
@@ -357,7 +391,7 @@ def _leaf(node, grads_out, create_graph, handed_out, targets, capture, accumulat
         _capture(node, grads_out, targets, capture)
     g = grads_out[0]
     if accumulate and g is not None:
-        if not create_graph and g.__class__ is not _ndarray:
+        if not create_graph and g.__class__ is not _ndarray and g.__class__ is not COO:
             g = xp.asarray(g)
         _accumulate(var, g, create_graph, handed_out)
         if node._hooks:

@@ -48,6 +48,7 @@ from .anomaly import state as _anomaly, note_forward, capture_stack
 from .forward_ad import state as _forward_ad, apply_dual, apply_dual_inplace
 from .batched import state as _vmap, dispatch as _vmap_dispatch
 from .batched import dispatch_inplace as _vmap_dispatch_inplace
+from .._coo import COO, SparseRefused
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
 
@@ -244,10 +245,12 @@ class Op(Node):
             out = node.forward(*arrays, **params) if params else node.forward(*arrays)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
+        except SparseRefused:   # a sparse input: the op's sparse kernel, if it has one
+            return _sparse_kernel(cls, inputs, params)
         if out.__class__ is not _ndarray:
             if out.__class__ is tuple:
                 return _wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
-            result = xp.asarray(out)
+            result = out if out.__class__ is COO else xp.asarray(out)
         else:
             result = out
         if record:
@@ -419,6 +422,28 @@ def _conjugated_backward(node, grads):
     if result.__class__ is not tuple:
         return None if result is None else _conj(result)
     return tuple(None if r is None else _conj(r) for r in result)
+
+
+# Sparse kernels: op class -> fn(cls, *inputs, **params), registered by dynagrad.ops.sparse.
+# A dense forward meeting a sparse input raises SparseRefused (see dynagrad._coo), and
+# apply runs the kernel registered for the op's class (or a base of it) instead: dense
+# calls pay nothing for it.
+SPARSE_KERNELS = {}
+
+
+def aten_name(cls):
+    name = cls._node_name
+    name = name[:name.rfind('Backward')] if 'Backward' in name else name
+    return ''.join('_' + c.lower() if c.isupper() and i else c.lower()
+                   for i, c in enumerate(name))
+
+
+def _sparse_kernel(cls, inputs, params):
+    for k in cls.__mro__:
+        kernel = SPARSE_KERNELS.get(k)
+        if kernel is not None:
+            return kernel(cls, *inputs, **params)
+    raise SparseRefused(aten_name(cls)) from None
 
 
 def _fp_quiet(forward):
@@ -692,6 +717,8 @@ def _promote(cls, inputs, arrays):
             if a.dtype != np_target:
                 arrays[i] = a.astype(np_target)
                 cast = True
+        elif a.__class__ is COO:    # a sparse operand: its kernel casts (see _sparse_kernel)
+            continue
         elif number_as_float8:
             arrays[i] = xp.asarray(a, dtype=np_target)
         elif cls.promotes and target.category == 2 and not isinstance(a, float):

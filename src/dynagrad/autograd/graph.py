@@ -215,6 +215,9 @@ class Node:
     _tensor_hooks = _retain_refs = _hooks = _pre_hooks = _metadata = _trace = None
     _output_meta = None  # (shape, dtype) per output, for nodes with several outputs
     _hooked = False      # any hook or retain_grad before the node: the engine's slow path
+    # whether backward takes a sparse gradient (a COO) as it is: the sparse ops and leaves
+    # do; other nodes get it densified by the engine
+    takes_sparse_grads = False
 
     def name(self):
         return self._node_name
@@ -305,6 +308,7 @@ class AccumulateGrad(Node):
     """The node that deposits a leaf's gradient into its ``.grad``."""
     __slots__ = ('variable',)
     _node_name = 'AccumulateGrad'
+    takes_sparse_grads = True
 
     def __init__(self, variable):
         self.variable = variable

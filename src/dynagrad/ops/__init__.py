@@ -20,11 +20,13 @@ from .random import *  # noqa: F401,F403
 from .creation import *  # noqa: F401,F403
 from .statistics import *  # noqa: F401,F403
 from .complex_numbers import *  # noqa: F401,F403
+from . import sparse  # noqa: E402  (sparse COO tensors: after the dense ops they extend)
+from .sparse import *  # noqa: F401,F403
 
 # The elementwise families (``pointwise`` gathers them under its old name), then the rest.
 FAMILIES = (arithmetic, unary, comparison, clamping, reduction, shape, strided, indexing, linalg,
             random, statistics, complex_numbers)
-__all__ = [name for module in FAMILIES + (creation,) for name in module.__all__]
+__all__ = [name for module in FAMILIES + (creation, sparse) for name in module.__all__]
 # torch.stft and torch.istft are top-level; the rest of the spectral ops is dynagrad.fft
 from . import spectral  # noqa: E402
 from .spectral import stft, istft  # noqa: E402

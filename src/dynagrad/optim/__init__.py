@@ -1,7 +1,8 @@
 """dynagrad.optim: optimizers and learning-rate schedulers, following torch.optim.
 
-``SparseAdam`` refuses dense gradients as PyTorch's does, and dynagrad has no sparse ones
-yet (the numerics issue), so its update waits for them.
+``SparseAdam`` updates with the sparse gradients of ``nn.Embedding(sparse=True)`` (lazily,
+as PyTorch's) and refuses dense ones; ``SGD`` takes sparse gradients too, and the others
+refuse them with PyTorch's messages.
 """
 from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta

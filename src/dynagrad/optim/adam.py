@@ -49,6 +49,10 @@ class Adam(Optimizer):
     _supports_differentiable = True
     _capturable_checked_first = True
 
+    def _sparse_grad(self, p, g, maximize, wd):
+        raise RuntimeError('Adam does not support sparse gradients, please consider SparseAdam '
+                           'instead')
+
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)

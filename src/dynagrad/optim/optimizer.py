@@ -22,6 +22,7 @@ from ..autograd.graph import RemovableHandle, HookDict
 from .._dtype import is_floating
 from ..backend import xp
 from ..ops.blocked import BLOCK, run_blocked
+from .._coo import COO
 from ..tensor import Tensor, bump_version, wrap
 
 __all__ = [
@@ -438,11 +439,29 @@ class Optimizer:
                     yield group, p, g, state
                     continue
                 g = grad._data
-                if maximize:
-                    g = -g
-                g = _weight_decay(p, g, lr, wd, decoupled)
+                if g.__class__ is COO:      # a sparse gradient (Embedding(sparse=True))
+                    g = self._sparse_grad(p, g, maximize, wd)
+                else:
+                    if maximize:
+                        g = -g
+                    g = _weight_decay(p, g, lr, wd, decoupled)
                 yield group, p, g, state
                 bump_version(p, 'optimizer.step')
+
+    def _sparse_grad(self, p, g, maximize, wd):
+        """A sparse gradient (a ``COO``) as the update takes it. Most optimizers refuse
+        one, as PyTorch's do; SGD takes it (and PyTorch's sparse + dense error where weight
+        decay would add the parameter to it)."""
+        if not self._takes_sparse_grads:
+            raise RuntimeError(f'{type(self).__name__} does not support sparse gradients')
+        if maximize:
+            g = COO(g.indices, -g.values, g.shape, g.coalesced)
+        if wd != 0:
+            raise RuntimeError('add(sparse, dense) is not supported. Use add(dense, sparse) '
+                               'instead.')
+        return g
+
+    _takes_sparse_grads = False
 
     # -- hooks ---------------------------------------------------------------------------
     @staticmethod

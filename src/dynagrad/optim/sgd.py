@@ -4,7 +4,12 @@
 run the same single-tensor update; ``differentiable=True`` runs the update as dynagrad ops,
 so autograd records it (into the initial parameters, the gradients, a tensor ``lr``).
 """
-from ..tensor import Tensor
+import numpy as np
+
+from ..backend import xp
+
+from .._coo import COO, add as _coo_add
+from ..tensor import Tensor, wrap
 from .optimizer import (Optimizer, _add_scaled_, _check_fused, _scalar, _state_tensor,
                         _use_grad_for_differentiable)
 
@@ -26,6 +31,7 @@ class SGD(Optimizer):
                                       maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
 
+    _takes_sparse_grads = True     # PyTorch's SGD updates with sparse gradients too
     _foreach_refuses_differentiable = False    # PyTorch's SGD then loops per tensor
     _supports_differentiable = True
 
@@ -40,6 +46,9 @@ class SGD(Optimizer):
                 _differentiable_update(group, p, d_p, state)
                 continue
             lr, momentum = _scalar(group['lr']), group['momentum']
+            if d_p.__class__ is COO:
+                _sparse_update(group, p, d_p, state, lr, momentum)
+                continue
             if momentum != 0:
                 buf = state.get('momentum_buffer')
                 if buf is None:
@@ -52,6 +61,26 @@ class SGD(Optimizer):
                 d_p = d_p + momentum * buf if group['nesterov'] else buf
             _add_scaled_(p._data, d_p, -lr)
         return loss
+
+
+def _scaled(c, s):
+    return c if s == 1 else COO(c.indices, c.values * s, c.shape, c.coalesced)
+
+
+def _sparse_update(group, p, g, state, lr, momentum):
+    """SGD's step with a sparse gradient (a COO), as PyTorch's: the momentum buffer is
+    sparse too, and only the rows the gradient holds are written."""
+    if momentum != 0:
+        buf = state.get('momentum_buffer')
+        if buf is None:
+            buf = g.copy()
+        else:
+            buf = _coo_add(_scaled(buf._data, momentum), _scaled(g, 1 - group['dampening']))
+        state['momentum_buffer'] = wrap(buf)
+        g = _coo_add(g, _scaled(buf, momentum)) if group['nesterov'] else buf
+    if g.nnz:
+        data = p._data
+        xp.add.at(data, tuple(g.indices), (g.values * -lr).astype(data.dtype, copy=False))
 
 
 def _differentiable_update(group, p, d_p, state):

@@ -13,6 +13,7 @@ from ...autograd.function import Op
 from ...backend import xp
 from ...ops import formula as fm
 from ...ops.indexing import IndexScatter
+from ..._coo import COO
 from ...tensor import bump_version, legacy_type_name, wrap
 
 
@@ -106,9 +107,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     _check_indices(input, 'embedding')
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
-    if sparse:
-        raise NotImplementedError('embedding(sparse=True): dynagrad has no sparse gradients; '
-                                  'use sparse=False')
     num = weight.shape[0]
     padding_idx = _padding_idx(padding_idx, num)
     idx = input._data
@@ -118,7 +116,34 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
     factor = _grad_factor(idx, num, padding_idx, scale_grad_by_freq, weight._data.dtype)
+    if sparse:
+        return SparseEmbeddingOp.apply(weight, indices=idx, factor=factor,
+                                       padding_idx=padding_idx)
     return EmbeddingOp.apply(weight, indices=idx, factor=factor)
+
+
+class SparseEmbeddingOp(EmbeddingOp):
+    """``embedding(sparse=True)``: the weight's gradient is a sparse COO tensor holding one
+    row per index read (uncoalesced, padding entries left out), as PyTorch's
+    embedding_sparse_backward makes it."""
+    widens_half = False
+
+    def forward(self, weight, indices, factor=None, padding_idx=None):
+        self.padding_idx = padding_idx
+        return super().forward(weight, indices, factor)
+
+    def backward(self, g):
+        g = g._data if not fm.is_array(g) else g
+        n, d = self.wshape
+        idx = self.indices.reshape(-1)
+        rows = g.reshape((idx.shape[0], d))
+        if self.factor is not None:
+            rows = rows * self.factor.reshape((-1, 1))
+        if self.padding_idx is not None:
+            keep = idx != self.padding_idx
+            idx, rows = idx[keep], rows[keep]
+        grad = COO(idx.astype(np.int64)[None], xp.ascontiguousarray(rows), (n, d))
+        return grad if self._as_tensors is False else wrap(grad)
 
 
 class EmbeddingBagOp(Op):
@@ -132,8 +157,9 @@ class EmbeddingBagOp(Op):
     widens_half = True
     node_name = 'EmbeddingBagBackward0'
 
-    def forward(self, weight, psw, idx, bag, n_bags, mode, scale, freq=None):
+    def forward(self, weight, psw, idx, bag, n_bags, mode, scale, freq=None, sparse=False):
         self.idx, self.bag, self.mode, self.wshape = idx, bag, mode, weight.shape
+        self.sparse = sparse
         self.freq = freq
         d = weight.shape[1]
         rows = weight[idx]
@@ -191,6 +217,11 @@ class EmbeddingBagOp(Op):
             factor = self.freq if factor is None else factor * self.freq
         if factor is not None:
             per_entry = per_entry * factor.reshape((-1, 1))
+        if self.sparse and self.needs_input_grad[0]:
+            # sparse=True: one gradient row per entry read, as a sparse COO (uncoalesced)
+            rows = per_entry if fm.is_array(per_entry) else per_entry._data
+            return COO(self.idx.astype(np.int64)[None], xp.ascontiguousarray(rows),
+                       self.wshape), gpsw
         gw = IndexScatter.run(per_entry, key=self.idx, shape=self.wshape) \
             if self.needs_input_grad[0] else None
         return gw, gpsw
@@ -280,8 +311,10 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2,
         # documented 1 / frequency, which its embedding and CUDA kernels give.
         counts = xp.bincount(input._data.reshape(-1), minlength=num)
         freq = (1.0 / counts[idx]).astype(dtype)
+    if sparse and mode == 'max':
+        raise ValueError('max mode does not support sparse weights')
     return EmbeddingBagOp.apply(weight, psw, idx=idx, bag=bag, n_bags=n_bags, mode=mode,
-                                scale=scale, freq=freq)
+                                scale=scale, freq=freq, sparse=sparse)
 
 
 @vmap_function('one_hot')
