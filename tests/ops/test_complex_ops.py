@@ -81,6 +81,12 @@ ROWS = [
     ('vector_norm_1', lambda L, a: L.linalg.vector_norm(a, 1, dim=1), [N((2, 3))]),
     ('vector_norm_3', lambda L, a: L.linalg.vector_norm(a, 3), [N((2, 3))]),
     ('trace', lambda L, a: a.trace(), [C((3, 3))]),
+    ('logsumexp', lambda L, a: L.logsumexp(a, 1), [C((2, 3))]),
+    ('trapezoid', lambda L, a: L.trapezoid(a), [C((2, 3))]),
+    ('cov', lambda L, a: L.cov(a), [C((2, 4))]),
+    ('corrcoef', lambda L, a: L.corrcoef(a), [C((2, 4))]),
+    ('matrix_norm', lambda L, a: L.linalg.matrix_norm(a), [C((2, 3))]),
+    ('vecdot', lambda L, a, b: L.linalg.vecdot(a, b), [C((2, 3)), C((2, 3))]),
     # products
     ('matmul', lambda L, a, b: a @ b, [C((2, 3)), C((3, 4))]),
     ('mv', lambda L, a, b: a @ b, [C((2, 3)), C((3,))]),

@@ -5,8 +5,9 @@ import warnings
 import numpy as np
 
 from ..backend import xp
-from ..tensor import Tensor, method
+from ..tensor import Tensor, method, wrap
 from ..autograd.graph import real_grad_as
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.function import Op, widened
 from .. import _dtype
 from . import formula as fm
@@ -403,6 +404,12 @@ fmin = _binary(Fmin, 'fmin', tensors_only=True)
 
 @method
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    if isinstance(input, Tensor) and input._data.dtype.kind == 'c':
+        if input._requires_grad and is_grad_enabled():
+            raise RuntimeError('nan_to_num does not support automatic differentiation for '
+                               'outputs with complex dtype.')
+        data = xp.nan_to_num(input._data, copy=True, nan=nan, posinf=posinf, neginf=neginf)
+        return wrap(data)
     return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -506,7 +513,8 @@ def _torch_dtype_name(np_dtype):
     """The C++ type name PyTorch's dtype-mismatch messages use ('float', 'double', ...)."""
     return {'float32': 'float', 'float64': 'double', 'float16': 'c10::Half', 'int64': 'long int',
             'int32': 'int', 'int16': 'short int', 'int8': 'signed char',
-            'uint8': 'unsigned char', 'bool': 'bool'}[np.dtype(np_dtype).name]
+            'uint8': 'unsigned char', 'bool': 'bool', 'complex64': 'c10::complex<float>',
+            'complex128': 'c10::complex<double>'}[np.dtype(np_dtype).name]
 
 
 @method

@@ -89,7 +89,7 @@ def matrix_norm(A, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
     if A.ndim < 2:
         raise RuntimeError('linalg.matrix_norm: The input tensor A must have at least 2 '
                            'dimensions.')
-    if A._data.dtype.kind not in 'fV':
+    if A._data.dtype.kind not in 'fVc':
         raise RuntimeError(f'linalg.matrix_norm: Expected a floating point or complex tensor '
                            f'as input. Got {_tname(A)}')
     if dtype is not None:

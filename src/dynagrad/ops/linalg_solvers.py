@@ -254,7 +254,7 @@ def vecdot(x, y, *, dim=-1):
     if x.dtype != y.dtype:
         raise RuntimeError(f'linalg.vecdot: Expected x and y to have the same dtype, but found '
                            f'x of type {_tname(x)} and y of type {_tname(y)} instead')
-    return (x * y).sum(dim)
+    return (x.conj() * y).sum(dim)
 
 
 def cond(A, p=None):

@@ -784,10 +784,12 @@ class Logsumexp(Op):
     widens_half = True
     quiet_fp = True
     float_result = True
+    supports_complex = True
 
     def forward(self, x, dims, keepdim):
         self.dims, self.keepdim = dims, keepdim
-        m = xp.max(x, axis=dims, keepdims=True, initial=-np.inf)
+        # the shift keeps exp from overflowing: the largest real part, for complex x too
+        m = xp.max(x.real, axis=dims, keepdims=True, initial=-np.inf)
         m = xp.where(xp.isfinite(m), m, 0).astype(x.dtype, copy=False)
         out = xp.log(xp.sum(xp.exp(x - m), axis=dims, keepdims=True)) + m
         if not keepdim:

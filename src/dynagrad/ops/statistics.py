@@ -207,7 +207,7 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
                       'than the number of observations.', UserWarning, stacklevel=2)
         norm = norm * 0 if isinstance(norm, Tensor) else 0.0
     xm = x - avg.unsqueeze(1)
-    prod = (xm if w is None else xm * w) @ xm.mT
+    prod = (xm if w is None else xm * w) @ xm.mH    # the conjugate for complex data
     if isinstance(norm, Tensor):
         c = prod / norm.to(prod.dtype)
     else:
@@ -227,6 +227,9 @@ def corrcoef(input):
     std = c.diagonal().sqrt()
     c = c / std.unsqueeze(1)
     c = c / std.unsqueeze(0)
+    if c.is_complex():      # PyTorch clips the real and imaginary parts each
+        from .complex_numbers import complex as make_complex
+        return make_complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     return c.clamp(-1, 1)
 
 
@@ -364,7 +367,7 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
 def _trapezoid_args(y, x, dim, op):
     _check_tensor(op, 'y', y)
     axis = _dim1(dim, y.ndim, op)
-    if y._data.dtype.kind not in 'fV':
+    if y._data.dtype.kind not in 'fVc':
         y = y.to(_dtype.get_default_dtype())
     return y, axis
 
