@@ -1474,10 +1474,28 @@ def _move_level_last(a, level):
 
 class _OnceDifferentiableBackward(Op):
     node_name = 'OnceDifferentiableBackward'
+    message = ('trying to differentiate twice a function that was marked with '
+               '@once_differentiable')
 
     def backward(self, *grads):
-        raise RuntimeError('trying to differentiate twice a function that was marked with '
-                           '@once_differentiable')
+        raise RuntimeError(self.message)
+
+
+def guard_second_derivative(results, edges, message=None):
+    """``results`` (a backward formula's, computed without history) as tensors whose
+    backward raises: differentiating them again, towards any of ``edges`` (the incoming
+    gradients' and the op's inputs'), is refused instead of silently missing terms."""
+    edges = tuple(e for e in edges if e[0] is not None)
+    if not edges:
+        return results
+    guard = _new(_OnceDifferentiableBackward)
+    if message is not None:
+        guard.message = message
+    guard._saved = ()
+    guard.next_functions = edges
+    return tuple(Tensor._make(r._data, True, guard, 0, None, Tensor)
+                 if isinstance(r, Tensor) and r._data.dtype.kind in 'fVc' else r
+                 for r in results)
 
 
 def once_differentiable(backward):
@@ -1491,13 +1509,8 @@ def once_differentiable(backward):
             return results
         single = not isinstance(results, tuple)
         results = (results,) if single else results
-        guard = _new(_OnceDifferentiableBackward)
-        guard._saved = ()
-        guard.next_functions = tuple(_edge(g) if isinstance(g, Tensor) and g._requires_grad
-                                     else _NO_EDGE for g in grads)
-        wrapped = tuple(
-            Tensor._make(r._data, True, guard, 0, None, Tensor)
-            if isinstance(r, Tensor) and r._data.dtype.kind in 'fVc' else r for r in results)
+        wrapped = guard_second_derivative(
+            results, [_edge(g) for g in grads if isinstance(g, Tensor) and g._requires_grad])
         return wrapped[0] if single else wrapped
     return wrapper
 

@@ -21,7 +21,8 @@ from .._coo import (COO, SparseRefused, coalesce as _coalesce, to_dense as _to_d
                     from_dense, spmm as _spmm, transpose as _transpose, gather, sparse_mask as
                     _sparse_mask, add as _add, linear_index)
 from .._layout import sparse_coo, strided
-from ..autograd.function import Op, SPARSE_KERNELS
+from ..autograd.function import Op, SPARSE_KERNELS, guard_second_derivative
+from ..autograd.graph import grad_accumulator
 from ..tensor import Tensor, method, wrap, size_args
 
 __all__ = ['sparse_coo_tensor', 'spmm', 'smm', 'hspmm', 'hsmm', 'dsmm', 'sspaddmm', 'saddmm',
@@ -53,7 +54,17 @@ class SparseOp(Op):
     def _run_backward(self, grads, as_tensors):
         result = super()._run_backward(tuple(None if g is None else _plain(g)
                                              for g in grads), False)
-        return tuple(None if r is None else wrap(r) for r in result) if as_tensors else result
+        if not as_tensors:
+            return result
+        # create_graph: the formulas ran on arrays, so their results carry no history; a
+        # second derivative through them is refused rather than silently missing terms
+        edges = [(g._grad_fn, g._output_nr) if g._grad_fn is not None else
+                 (grad_accumulator(g), 0) for g in grads
+                 if isinstance(g, Tensor) and g._requires_grad] + list(self.next_functions)
+        return guard_second_derivative(
+            tuple(None if r is None else wrap(r) for r in result), edges,
+            f'{type(self).__name__}: dynagrad differentiates sparse ops once only; a '
+            'second derivative through this one is not implemented')
 
 
 # ---------------------------------------------------------------------------------------
