@@ -340,7 +340,7 @@ def test_embedding_bag_max_refuses_sparse_as_torch():
 def test_a_second_derivative_through_a_sparse_op_is_refused_not_wrong():
     i = dynagrad.tensor([[0, 1, 1], [2, 0, 2]])
     v = dynagrad.tensor([3.0, 4.0, 5.0], requires_grad=True)
-    dense = dynagrad.tensor(np.arange(6.0).reshape(3, 2), requires_grad=True)
+    dense = dynagrad.tensor(np.arange(6.0, dtype=np.float32).reshape(3, 2), requires_grad=True)
     loss = dynagrad.sparse.mm(dynagrad.sparse_coo_tensor(i, v, (2, 3)), dense).pow(2).sum()
     g, = dynagrad.autograd.grad(loss, dense, create_graph=True)
     with pytest.raises(RuntimeError, match='differentiates sparse ops once only'):
