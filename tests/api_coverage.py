@@ -67,7 +67,7 @@ LEFT_OUT = {
             'StaticModule', 'StreamObjType', 'StringType', 'TensorType', 'TracingState',
             'TupleType', 'Type', 'UnionType', 'Use', 'Value', 'import_ir_module*',
             'merge_type_from_type_comment', 'parse_ir', 'parse_schema', 'parse_type_comment',
-            'unify_type_list', 'fork', 'wait', 'compile', 'while_loop', 'cond', 'Sym*', 'Node',
+            'unify_type_list', 'fork', 'wait', 'while_loop', 'cond', 'Sym*', 'Node',
             'sym_*', 'classproperty', 'PRIVATE_OPS', 'TYPE_CHECKING',
             'profiler_allow_cudagraph_cupti_lazy_reinit_cuda12')],
         # dispatcher, build and loader internals
@@ -120,7 +120,6 @@ LEFT_OUT = {
     'torch.nn.functional': [
         ('assert_int_or_pair', INTERNAL),
     ],
-    'torch.nn.Module': [('compile', JIT)],
 }
 
 # Within issue 16's scope and not done yet: the issue stays open while these remain.

@@ -41,16 +41,27 @@ class _Level:
 
 
 class _State:
-    __slots__ = ('active', 'stack', 'counter', 'rules')
+    __slots__ = ('active', 'stack', 'counter', 'rules', 'capture')
 
     def __init__(self):
-        self.active = False    # some vmap level is open (the op mechanism's one test)
+        self.active = False    # some vmap level is open, or a capture records (the op
+        #                        mechanism's one test for both)
         self.stack = []        # the open levels, innermost last
         self.counter = 0       # levels are numbered in order of creation, never reused
         self.rules = None      # the dispatcher, installed by dynagrad.func on first use
+        # dynagrad.compiler's recorder while it traces a call (it sees every op first)
+        self.capture = None
 
 
 state = _State()
+
+
+def set_capture(recorder):
+    """Route every op through ``recorder.record`` (None: stop); returns the previous one."""
+    previous = state.capture
+    state.capture = recorder
+    state.active = recorder is not None or bool(state.stack)
+    return previous
 
 
 def enter_level(size, randomness):
@@ -240,6 +251,8 @@ def has_batched(values):
 def dispatch(cls, inputs, params):
     """Run ``cls`` on batched inputs through its batching rule; NotImplemented when none of
     the inputs is batched (the op runs as usual)."""
+    if state.capture is not None:
+        return state.capture.record(cls, inputs, params)
     for x in inputs:
         if x.__class__ is BatchedTensor:
             return state.rules.apply(cls, inputs, params)
@@ -250,6 +263,8 @@ def dispatch(cls, inputs, params):
 
 
 def dispatch_inplace(cls, target, others, params):
+    if state.capture is not None:
+        return state.capture.record_inplace(cls, target, others, params)
     if target.__class__ is BatchedTensor or has_batched(others) or has_batched(params.values()):
         return state.rules.apply_inplace(cls, target, others, params)
     return NotImplemented

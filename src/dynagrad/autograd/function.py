@@ -645,6 +645,18 @@ def _enable_bfloat16():
             cls._casts = 6
 
 
+def forward_arrays(cls, inputs):
+    """What ``cls.apply(*inputs)`` hands its forward: the op class that runs (a widened
+    variant for half precision) and the arrays after PyTorch's promotion. For code that
+    replays ops on arrays (dynagrad.compiler)."""
+    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+    if cls._casts:
+        meta = _promote(cls, inputs, arrays)
+        if meta is not None and meta is not True:
+            return forward_arrays(meta, inputs)
+    return cls, arrays
+
+
 def _complex_refused(cls, array):
     name = getattr(cls, 'aten', '') or cls._node_name
     name = name[:-9].lower() if name.endswith('Backward0') else name

@@ -368,6 +368,18 @@ class Module:
                         m._buffers[name] = convert(b)
         return self
 
+    def compile(self, *args, **kwargs):
+        """Compile this module's forward in place (``torch.nn.Module.compile``): calls then
+        go through ``dynagrad.compile``'s captured programs; options as ``dynagrad.compile``
+        takes them."""
+        from ..compiler.api import CompiledFunction
+        options = dict(zip(('fullgraph', 'dynamic', 'backend', 'mode', 'options'), args))
+        options.update(kwargs)
+        if options.pop('disable', False):
+            return
+        forward = type(self).forward.__get__(self)
+        self.__dict__['forward'] = CompiledFunction(forward, module=self, **options)
+
     def to(self, *args, **kwargs):
         """``to(device)``, ``to(dtype)``, ``to(device, dtype)``, ``to(tensor)``: parameters and
         buffers move in place (floating ones change dtype); returns self.

@@ -1,0 +1,270 @@
+"""``dynagrad.compile``: torch.compile's API over capture (capture.py) and replay
+(program.py).
+
+A compiled callable keeps a cache of programs keyed by its guards: the shapes, dtypes and
+``requires_grad`` of the tensor arguments, the other arguments' values, grad mode, and for a
+module the training flags of its submodules and the identity, shape and dtype of its
+parameters and buffers. A call whose key is new is captured: it runs eagerly while the
+recorder writes its tape. The second call with that key is captured again, and the two tapes
+must agree (ops, parameters, constants): a value computed outside the ops (a mask drawn by
+Python, a shape read from data) would differ and sends that key to eager for good. From the
+third call the program replays. A capture that breaks (capture.py) also sends its key to
+eager, with the reason kept for ``explain``; ``fullgraph=True`` raises instead.
+"""
+import functools
+import warnings
+
+from ..autograd.grad_mode import is_grad_enabled
+from ..nn.module import Module
+from ..tensor import Tensor
+from .capture import GraphBreak, Recorder
+from .program import Program, call
+
+BACKENDS = ('inductor', 'default', 'eager', 'aot_eager')
+MODES = (None, 'default', 'reduce-overhead', 'max-autotune', 'max-autotune-no-cudagraphs')
+CACHE_SIZE_LIMIT = 8     # torch._dynamo.config.cache_size_limit's default
+
+
+class _Eager:
+    """A cache entry: this key runs eagerly, for ``reason``."""
+    __slots__ = ('reason',)
+
+    def __init__(self, reason):
+        self.reason = reason
+
+
+class _FirstCapture:
+    __slots__ = ('recorder', 'outputs', 'treedef')
+
+    def __init__(self, recorder, outputs, treedef):
+        self.recorder, self.outputs, self.treedef = recorder, outputs, treedef
+
+
+# -- pytrees of results ------------------------------------------------------------------------
+
+def _flatten(obj, leaves):
+    """(treedef, leaves) of nested tuples/lists/dicts with tensors (or anything) at leaves."""
+    if isinstance(obj, Tensor):
+        leaves.append(obj)
+        return ('T',)
+    if isinstance(obj, (tuple, list)) and not hasattr(obj, '_fields'):
+        return (type(obj), tuple(_flatten(o, leaves) for o in obj))
+    if isinstance(obj, dict):
+        return (type(obj), tuple((k, _flatten(v, leaves)) for k, v in obj.items()))
+    return ('V', obj)
+
+
+def _unflatten(treedef, leaves):
+    it = iter(leaves)
+
+    def build(d):
+        kind = d[0]
+        if kind == 'T':
+            return next(it)
+        if kind == 'V':
+            return d[1]
+        if issubclass(kind, dict):
+            return kind((k, build(v)) for k, v in d[1])
+        return kind(build(v) for v in d[1])
+    return build(treedef)
+
+
+# -- the compiled callable ---------------------------------------------------------------------
+
+class CompiledFunction:
+    """``fn`` compiled; for a module, ``module`` holds the parameters and buffers it reads."""
+
+    def __init__(self, fn, *, module=None, fullgraph=False, dynamic=None, backend='inductor',
+                 mode=None, options=None):
+        if backend not in BACKENDS:
+            raise RuntimeError(f'Invalid backend: {backend!r}; dynagrad.compile takes one of '
+                               f'{", ".join(BACKENDS)}')
+        if mode not in MODES:
+            raise RuntimeError(f'Unrecognized mode={mode}, should be one of: '
+                               f'{", ".join(m for m in MODES if m)}')
+        self.fn = fn
+        self.module = module
+        self.fullgraph = fullgraph
+        self.dynamic = dynamic
+        self.backend = backend
+        self.cache = {}
+        self.events = []       # (key, what happened): what explain() reports
+        self._places = None
+        functools.update_wrapper(self, fn)
+
+    # -- guards --------------------------------------------------------------------------
+    def _structure(self):
+        """The module's submodules and where each parameter and buffer lives (a dict and a
+        name), found once: reading them each call is then a few lookups. A parameter
+        assigned anew is seen (the lookup finds it, its id changes the key); a submodule or
+        parameter added after the first call is not."""
+        if self._places is None:
+            modules, places, seen = [], [], set()
+            for m in self.module.modules():
+                modules.append(m)
+                for store in (m._parameters, m._buffers):
+                    for name, t in store.items():
+                        if t is not None and id(t) not in seen:
+                            seen.add(id(t))
+                            places.append((store, name))
+            self._submodules, self._places = modules, places
+        return self._submodules, self._places
+
+    def _module_tensors(self):
+        if self.module is None:
+            return []
+        return [store[name] for store, name in self._structure()[1]]
+
+    def _key(self, args, kwargs):
+        parts = [is_grad_enabled()]
+        for a in args:
+            parts.append(_guard_value(a))
+        if kwargs:
+            for k in sorted(kwargs):
+                parts.append((k, _guard_value(kwargs[k])))
+        if self.module is not None:
+            modules, places = self._structure()
+            parts.append(tuple([m.training for m in modules]))
+            parts.append(tuple([_tensor_guard(store[name]) for store, name in places]))
+        return tuple(parts)
+
+    # -- calling ---------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        if self.backend == 'eager':
+            return self.fn(*args, **kwargs)
+        key = self._key(args, kwargs)
+        entry = self.cache.get(key)
+        if entry is None:
+            if len(self.cache) >= CACHE_SIZE_LIMIT:
+                warnings.warn(f'dynagrad.compile: {getattr(self.fn, "__name__", self.fn)} '
+                              f'reached the cache size limit ({CACHE_SIZE_LIMIT} programs); '
+                              'new guards run eagerly', UserWarning, stacklevel=2)
+                self.cache[key] = entry = _Eager('cache size limit reached')
+                return self.fn(*args, **kwargs)
+            return self._capture(key, args, kwargs, None)
+        if entry.__class__ is Program:
+            tensors = _tensor_leaves(args, kwargs) + self._module_tensors()
+            return _unflatten(entry.treedef, call(entry, tensors, is_grad_enabled()))
+        if entry.__class__ is _FirstCapture:
+            return self._capture(key, args, kwargs, entry)
+        return self.fn(*args, **kwargs)
+
+    def _capture(self, key, args, kwargs, first):
+        tensors = _tensor_leaves(args, kwargs) + self._module_tensors()
+        known = {}
+        for i, t in enumerate(tensors):
+            known.setdefault(id(t), i)
+        recorder = Recorder(known, self.fullgraph)
+        recorder.arrays = {i: t._data for i, t in enumerate(tensors)}
+        with recorder:
+            result = self.fn(*args, **kwargs)
+            leaves = []
+            treedef = _flatten(result, leaves)
+            outputs = [recorder.output_ref(x) if recorder.broken is None else None
+                       for x in leaves]
+        if recorder.broken is not None:
+            self.cache[key] = _Eager(recorder.broken)
+            self.events.append((key, 'graph break: ' + recorder.broken))
+            return result
+        if first is None:
+            self.cache[key] = _FirstCapture(recorder, outputs, treedef)
+            self.events.append((key, f'captured {len(recorder.steps)} ops'))
+            return result
+        if not _same_tape(first, recorder, outputs, treedef):
+            reason = ('the captured program changed between two calls with the same guards '
+                      '(a value computed outside the ops: data-dependent Python, a random '
+                      'draw outside an op)')
+            self.cache[key] = _Eager(reason)
+            self.events.append((key, reason))
+            if self.fullgraph:
+                raise GraphBreak(f'dynagrad.compile(fullgraph=True): {reason}')
+            return result
+        self.cache[key] = Program(recorder.steps, recorder.constants, len(tensors),
+                                  recorder.n_slots, outputs, treedef)
+        self.events.append((key, f'compiled {len(recorder.steps)} ops'))
+        return result
+
+    # -- what it did -----------------------------------------------------------------------
+    def programs(self):
+        return [p for p in self.cache.values() if p.__class__ is Program]
+
+    def reset(self):
+        self.cache.clear()
+        self.events.clear()
+
+
+def _tensor_leaves(args, kwargs):
+    leaves = []
+    for a in args:
+        _flatten(a, leaves)
+    for k in sorted(kwargs):
+        _flatten(kwargs[k], leaves)
+    return [x for x in leaves if isinstance(x, Tensor)]
+
+
+def _tensor_guard(t):
+    data = t._data
+    return (id(t), data.shape, data.dtype, t._requires_grad)
+
+
+def _guard_value(a):
+    if isinstance(a, Tensor):
+        return ('T', a._data.shape, a._data.dtype, a._requires_grad,
+                a._data.__class__.__name__)
+    if isinstance(a, (tuple, list)):
+        return (type(a).__name__,) + tuple(_guard_value(x) for x in a)
+    if isinstance(a, dict):
+        return ('dict',) + tuple((k, _guard_value(v)) for k, v in sorted(a.items()))
+    try:
+        hash(a)
+        return ('V', type(a).__name__, a)
+    except TypeError:
+        return ('id', id(a))
+
+
+def _same_tape(first, recorder, outputs, treedef):
+    a, b = first.recorder, recorder
+    if len(a.steps) != len(b.steps) or first.outputs != outputs or \
+            repr(first.treedef) != repr(treedef) or len(a.constants) != len(b.constants):
+        return False
+    if any(x.signature() != y.signature() for x, y in zip(a.steps, b.steps)):
+        return False
+    return all(x.shape == y.shape and x.dtype == y.dtype and (x == y).all()
+               for x, y in zip(a.constants, b.constants))
+
+
+class OptimizedModule(Module):
+    """A module compiled: it behaves as the module (parameters, ``state_dict`` under
+    ``_orig_mod.``, ``train()``/``eval()``, hooks) and calls it through the compiled path."""
+
+    def __init__(self, mod, **options):
+        super().__init__()
+        self._orig_mod = mod
+        self.__dict__['_compiled'] = CompiledFunction(mod.__call__, module=mod, **options)
+
+    def forward(self, *args, **kwargs):
+        return self.__dict__['_compiled'](*args, **kwargs)
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._modules['_orig_mod'], name)
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mode=None,
+            options=None, disable=False):
+    """Compile a function or module as ``torch.compile`` does (see the module docstring);
+    also a decorator, with or without arguments."""
+    options_ = dict(fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                    options=options)
+    if model is None:
+        return lambda m: compile(m, disable=disable, **options_)
+    if disable:
+        return model
+    if isinstance(model, Module):
+        return OptimizedModule(model, **options_)
+    if not callable(model):
+        raise RuntimeError('dynagrad.compile expects a callable (a function or a Module), '
+                           f'got {type(model).__name__}')
+    return CompiledFunction(model, **options_)

@@ -1,0 +1,207 @@
+"""Capture: record the ops one eager call runs, as a tape an array-level program replays.
+
+The recorder sits where vmap's batching rules do (``dynagrad.autograd.batched``): while it
+is installed, every ``Op.apply`` reaches it first. It runs the op eagerly (so the call being
+captured computes and differentiates exactly as eager does) and writes a ``Step``: the op
+class that ran (its half-precision variant if any), its parameters, where each input comes
+from (a slot: an input of the call, a parameter, an earlier step's output; or a constant),
+the dtype casts its promotion made, which inputs needed a gradient, and the shapes and
+dtypes its gradients are fitted to.
+
+What a tape cannot replay ends the capture (a graph break) and the call finishes eagerly:
+an in-place write, a value read by Python (``.item()``, ``bool(t)``, ``.tolist()``,
+``.numpy()``), a tensor reaching an op without one (``.detach()``, ``.data``), autocast,
+forward-mode AD or vmap inside the call.
+"""
+import traceback
+
+import numpy as np
+
+from ..autograd import batched
+from ..autograd.function import forward_arrays
+from ..autograd.forward_ad import state as _forward_ad
+from ..amp.autocast_mode import is_autocast_enabled
+from ..tensor import Tensor
+
+_PACKAGE_DIR = __file__.rsplit('/compiler/', 1)[0]
+
+
+class GraphBreak(RuntimeError):
+    """Raised by ``fullgraph=True`` where the capture would break (and, inside the recorder,
+    to end a capture)."""
+
+
+def user_line():
+    """``file:line`` of the innermost frame outside dynagrad (the user's code)."""
+    for frame in reversed(traceback.extract_stack()[:-1]):
+        if not frame.filename.startswith(_PACKAGE_DIR):
+            return f'{frame.filename}:{frame.lineno}'
+    return '<unknown>'
+
+
+class Step:
+    """One op of a tape (see the module docstring)."""
+    __slots__ = ('cls', 'params', 'refs', 'casts', 'needs', 'meta', 'outs', 'multi')
+
+    def __init__(self, cls, params, refs, casts, needs, meta, outs, multi):
+        self.cls, self.params, self.refs, self.casts = cls, params, refs, casts
+        self.needs, self.meta, self.outs, self.multi = needs, meta, outs, multi
+
+    def signature(self):
+        """What two captures of one program must agree on."""
+        return (self.cls, _comparable(self.params), self.refs, self.casts, self.needs,
+                self.meta, self.outs, self.multi)
+
+
+def _comparable(value):
+    if isinstance(value, dict):
+        return tuple((k, _comparable(v)) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return tuple(_comparable(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return ('array', value.shape, str(value.dtype), value.tobytes())
+    if isinstance(value, Tensor):
+        return ('tensor', _comparable(value._data))
+    return value
+
+
+# The Tensor methods that hand a value to Python: each ends a capture (the program could not
+# replay the decision Python takes on it).
+_VALUE_READS = ('item', 'tolist', 'numpy', '__bool__', '__float__', '__int__', '__index__',
+                '__array__', '__complex__')
+
+
+class Recorder:
+    """Records one call. ``known`` maps id(tensor) -> slot for the call's inputs and the
+    module's parameters and buffers (slots 0..n-1)."""
+
+    def __init__(self, known, fullgraph):
+        self.known = dict(known)
+        self.arrays = {}                 # slot -> the array it held in this call (inputs)
+        self.n_slots = len(known)
+        self.steps = []
+        self.constants = []
+        self.keep = []                   # tensors whose ids are in ``known``: kept alive
+        self.fullgraph = fullgraph
+        self.broken = None               # the reason and place the capture ended, if it did
+        self._patched = {}
+
+    # -- installing ------------------------------------------------------------------------
+    def __enter__(self):
+        self.previous = batched.set_capture(self)
+        for name in _VALUE_READS:
+            original = Tensor.__dict__.get(name)
+            if original is not None:
+                self._patched[name] = original
+                setattr(Tensor, name, self._reading(name, original))
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    def stop(self):
+        if batched.state.capture is self:
+            batched.set_capture(self.previous if self.previous is not self else None)
+        for name, original in self._patched.items():
+            setattr(Tensor, name, original)
+        self._patched = {}
+
+    def _reading(self, name, original):
+        recorder = self
+
+        def read(tensor, *args, **kwargs):
+            if batched.state.capture is recorder:
+                recorder.breaks(f'Tensor.{name}() hands a value to Python')
+            return original(tensor, *args, **kwargs)
+        read.__name__ = name
+        return read
+
+    def breaks(self, reason):
+        """End the capture here: the rest of the call runs eagerly."""
+        where = user_line()
+        self.broken = f'{reason} (at {where})'
+        self.stop()
+        if self.fullgraph:
+            raise GraphBreak(f'dynagrad.compile(fullgraph=True): the call cannot be captured '
+                             f'whole: {self.broken}')
+
+    # -- recording ---------------------------------------------------------------------------
+    def _ref(self, x):
+        if not isinstance(x, Tensor):
+            return ('v', x)
+        slot = self.known.get(id(x))
+        if slot is not None:
+            return ('s', slot)
+        data = x._data
+        for array in self.arrays.values():
+            if np.may_share_memory(data, array):
+                raise _Unreplayable('a tensor reached an op without one (.detach(), .data or '
+                                    'a view made outside the ops)')
+        self.constants.append(data.copy())
+        return ('c', len(self.constants) - 1)
+
+    def record(self, cls, inputs, params):
+        if is_autocast_enabled('cpu') or _forward_ad.propagate or batched.state.stack:
+            self.breaks('autocast, forward-mode AD or vmap inside the call')
+            return cls.apply(*inputs, **params)
+        try:
+            variant, arrays = forward_arrays(cls, inputs)
+            # a number enters as promotion made it (1 -> 1.0 beside a float tensor)
+            refs = tuple(self._ref(x) if isinstance(x, Tensor) else ('v', a)
+                         for x, a in zip(inputs, arrays))
+        except _Unreplayable as e:
+            self.breaks(str(e))
+            return cls.apply(*inputs, **params)
+        batched.set_capture(None)
+        try:
+            out = cls.apply(*inputs, **params)
+        finally:
+            if self.broken is None:
+                batched.set_capture(self)
+        casts = tuple(a.dtype if isinstance(x, Tensor) and a.dtype != x._data.dtype else None
+                      for x, a in zip(inputs, arrays))
+        outputs = out if isinstance(out, tuple) else (out,)
+        node = next((o._grad_fn for o in outputs
+                     if isinstance(o, Tensor) and o._grad_fn is not None), None)
+        if node is not None and isinstance(node, cls):   # the op recorded a node
+            needs = tuple(e[0] is not None for e in node.next_functions)
+            meta = node._input_meta
+        else:
+            needs = meta = None
+        slots = []
+        for o in outputs:
+            if isinstance(o, Tensor):
+                self.known[id(o)] = self.n_slots
+                self.arrays[self.n_slots] = o._data
+                self.keep.append(o)
+                slots.append(self.n_slots)
+                self.n_slots += 1
+            else:
+                slots.append(None)
+        self.steps.append(Step(variant, dict(params), refs, casts, needs, meta, tuple(slots),
+                               isinstance(out, tuple)))
+        return out
+
+    def record_inplace(self, cls, target, others, params):
+        self.breaks(f'an in-place op ({cls._node_name}): compiled programs do not replay '
+                    'in-place writes yet')
+        return cls.apply_(target, *others, **params)
+
+    def output_ref(self, x):
+        try:
+            return self._ref(x)
+        except _Unreplayable as e:
+            self.breaks(str(e))
+            return None
+
+
+class _Unreplayable(Exception):
+    pass
+
+
+def is_capturing():
+    return batched.state.capture is not None
+
+
+__all__ = ['GraphBreak', 'Recorder', 'Step', 'is_capturing']

@@ -1,0 +1,197 @@
+"""Replay: a captured tape run as a flat program over arrays.
+
+Forward runs each step's op forward on arrays (no Tensor, no graph node per op, no dtype or
+version checks: the guards established them once); under autograd the whole program is one
+node of the eager graph, whose backward runs the steps' backward formulas in reverse on
+arrays and hands the engine one gradient per input. So ``loss.backward()`` after a compiled
+call, ``.grad`` accumulation, hooks on parameters and ``retain_graph`` are eager's.
+"""
+import numpy as np
+
+from ..backend import xp
+from ..autograd.function import Function, once_differentiable
+from ..tensor import Tensor, wrap
+
+_new = object.__new__
+_ndarray = np.ndarray
+_NEEDED = (object(), 0)      # an edge that only says "this input needs a gradient"
+_NOT_NEEDED = (None, 0)
+
+
+class Program:
+    """``steps`` over ``n_slots`` slots; slots ``0..n_inputs-1`` are the call's input arrays
+    (its tensor arguments, then the module's parameters and buffers); ``outputs`` the refs of
+    the call's result's tensors, ``treedef`` how to rebuild the result."""
+
+    def __init__(self, steps, constants, n_inputs, n_slots, outputs, treedef):
+        self.steps = steps
+        self.constants = constants
+        self.n_inputs = n_inputs
+        self.n_slots = n_slots
+        self.outputs = outputs
+        self.treedef = treedef
+        self.edges = [None if s.needs is None else
+                      tuple(_NEEDED if n else _NOT_NEEDED for n in s.needs) for s in steps]
+        # the outputs the replay node hands out: computed slots (inputs and constants are
+        # returned as themselves)
+        self.computed = [ref[1] for ref in outputs
+                         if ref is not None and ref[0] == 's' and ref[1] >= n_inputs]
+        self._forward = self._backward = None
+        self.source = None
+
+    # -- running ------------------------------------------------------------------------------
+    # The tape becomes two straight-line Python functions (``source``): no loop over steps,
+    # no per-op dispatch, each op's forward and backward called directly on arrays.
+    def run_forward(self, arrays, keep_nodes):
+        if self._forward is None:
+            self._generate()
+        return self._forward(arrays, keep_nodes)
+
+    def run_backward(self, nodes, output_grads):
+        """Gradients of the input slots from the gradients of the computed outputs."""
+        return self._backward(nodes, output_grads)
+
+    def _generate(self):
+        namespace = {'_new': _new, '_ndarray': _ndarray, '_asarray': xp.asarray,
+                     '_acc': _acc}
+        fwd = ['def forward(inputs, keep):']
+        if self.n_inputs:
+            fwd.append(f'    {", ".join(f"v{i}" for i in range(self.n_inputs))}, = inputs')
+        kept = []
+        for k, (step, edges) in enumerate(zip(self.steps, self.edges)):
+            namespace[f'C{k}'] = step.cls
+            namespace[f'N{k}'] = _NO_EDGES_FOR(len(step.refs))
+            args = []
+            for j, ((kind, v), cast) in enumerate(zip(step.refs, step.casts)):
+                if kind == 's':
+                    text = f'v{v}'
+                elif kind == 'c':
+                    namespace[f'c{v}'] = self.constants[v]
+                    text = f'c{v}'
+                else:
+                    namespace[f'k{k}_{j}'] = v
+                    text = f'k{k}_{j}'
+                if cast is not None:
+                    namespace[f'T{k}_{j}'] = cast
+                    text = f'{text}.astype(T{k}_{j})'
+                args.append(text)
+            if step.params:
+                namespace[f'P{k}'] = step.params
+                args.append(f'**P{k}')
+            name = getattr(step.cls, '__qualname__', step.cls.__name__)
+            fwd.append(f'    # {name} ({step.cls._node_name})')
+            fwd.append(f'    n{k} = _new(C{k}); n{k}._saved = ()')
+            if edges is not None:
+                namespace[f'E{k}'] = edges
+                namespace[f'M{k}'] = step.meta
+                fwd.append(f'    n{k}.next_functions = E{k} if keep else N{k}')
+            else:
+                fwd.append(f'    n{k}.next_functions = N{k}')
+            call = f'n{k}.forward({", ".join(args)})'
+            outs = [f'v{o}' if o is not None else '_' for o in step.outs]
+            if step.multi:
+                fwd.append(f'    {", ".join(outs)}, = {call}')
+            else:
+                fwd.append(f'    {outs[0]} = {call}')
+            for o in step.outs:
+                if o is not None:
+                    fwd.append(f'    if v{o}.__class__ is not _ndarray: v{o} = _asarray(v{o})')
+            if edges is not None:
+                fwd.append(f'    n{k}._input_meta = M{k}')
+                kept.append(k)
+        values = ', '.join(f'v{i}' for i in range(self.n_slots))
+        fwd.append(f'    values = [{values}]' if self._all_slots_assigned() else
+                   '    values = [' + ', '.join(
+                       f'v{i}' if self._assigned(i) else 'None' for i in range(self.n_slots))
+                   + ']')
+        fwd.append(f'    return values, ({", ".join(f"n{k}" for k in kept)}{"," if kept else ""})'
+                   ' if keep else ()')
+
+        bwd = ['def backward(nodes, output_grads):']
+        if kept:
+            bwd.append(f'    {", ".join(f"n{k}" for k in kept)}, = nodes')
+        slots = sorted({o for s in self.steps for o in s.outs if o is not None}
+                       | set(range(self.n_inputs)))
+        bwd.append('    ' + ' = '.join(f'g{i}' for i in slots) + ' = None')
+        for i, slot in enumerate(self.computed):
+            bwd.append(f'    g{slot} = _acc(g{slot}, output_grads[{i}])')
+        for k in reversed(kept):
+            step = self.steps[k]
+            outs = [f'g{o}' if o is not None else 'None' for o in step.outs]
+            grads = f'({", ".join(outs)},)' if step.multi else f'({outs[0]},)'
+            present = ' or '.join(f'{g} is not None' for g in outs if g != 'None') or 'False'
+            bwd.append(f'    # {step.cls._node_name}')
+            bwd.append(f'    if {present}:')
+            bwd.append(f'        r = n{k}._run_backward({grads}, False)')
+            for j, ((kind, v), need) in enumerate(zip(step.refs, step.needs)):
+                if kind == 's' and need:
+                    bwd.append(f'        if len(r) > {j}: g{v} = _acc(g{v}, r[{j}])')
+        bwd.append(f'    return [{", ".join(f"g{i}" for i in range(self.n_inputs))}]')
+        self.source = '\n'.join(fwd) + '\n\n\n' + '\n'.join(bwd) + '\n'
+        exec(compile(self.source, '<dynagrad.compile program>', 'exec'), namespace)
+        self._forward, self._backward = namespace['forward'], namespace['backward']
+
+    def _assigned(self, slot):
+        return slot < self.n_inputs or any(slot in s.outs for s in self.steps)
+
+    def _all_slots_assigned(self):
+        return all(self._assigned(i) for i in range(self.n_slots))
+    def code(self):
+        """The generated forward and backward (what replays), as Python source."""
+        if self.source is None:
+            self._generate()
+        return self.source
+
+
+def _acc(have, g):
+    if g is None:
+        return have
+    return g if have is None else have + g
+
+
+_EDGES_CACHE = {}
+
+
+def _NO_EDGES_FOR(n):
+    edges = _EDGES_CACHE.get(n)
+    if edges is None:
+        edges = _EDGES_CACHE[n] = (_NOT_NEEDED,) * max(n, 16)
+    return edges
+
+
+class Replay(Function):
+    """The whole program as one node of the eager graph."""
+
+    @staticmethod
+    def forward(ctx, program, *tensors):
+        values, nodes = program.run_forward([t._data for t in tensors], True)
+        ctx.program, ctx.nodes = program, nodes
+        return tuple(wrap(values[s]) for s in program.computed)
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, *grads):
+        arrays = [None if g is None else g._data for g in grads]
+        result = ctx.program.run_backward(ctx.nodes, arrays)
+        return (None,) + tuple(None if g is None else wrap(g) for g in result)
+
+
+def call(program, tensors, grad_enabled):
+    """Run ``program`` on the call's input tensors; the result's tensor leaves in order."""
+    if grad_enabled and any(t._requires_grad for t in tensors):
+        computed = Replay.apply(program, *tensors)
+        if isinstance(computed, Tensor):
+            computed = (computed,)
+        by_slot = dict(zip(program.computed, computed))
+    else:
+        values, _ = program.run_forward([t._data for t in tensors], False)
+        by_slot = {s: wrap(values[s]) for s in program.computed}
+    leaves = []
+    for ref in program.outputs:
+        if ref is None:
+            leaves.append(None)
+        elif ref[0] == 's':
+            leaves.append(by_slot[ref[1]] if ref[1] >= program.n_inputs else tensors[ref[1]])
+        else:
+            leaves.append(wrap(program.constants[ref[1]].copy()))
+    return leaves

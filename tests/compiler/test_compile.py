@@ -1,0 +1,223 @@
+"""dynagrad.compile: compiled programs give eager's values and gradients (training
+trajectories equal step by step), guards recapture when what a program assumed changes,
+graph breaks fall back to eager (or raise with fullgraph=True) and say why, and the
+module wrapper behaves as the module."""
+import warnings
+
+import numpy as np
+import pytest
+
+import dynagrad as dg
+from dynagrad.compiler import GraphBreak
+
+
+def _mlp(seed=0, dropout=False):
+    dg.manual_seed(seed)
+    layers = [dg.nn.Linear(10, 32), dg.nn.Tanh(), dg.nn.Linear(32, 32), dg.nn.ReLU()]
+    if dropout:
+        layers.append(dg.nn.Dropout(0.3))
+    return dg.nn.Sequential(*layers, dg.nn.Linear(32, 4))
+
+
+def _train(model, steps=20, compiled=False, optimizer='sgd'):
+    run = dg.compile(model) if compiled else model
+    params = list(model.parameters())
+    opt = (dg.optim.SGD(params, lr=0.1, momentum=0.9) if optimizer == 'sgd'
+           else dg.optim.Adam(params, lr=0.01))
+    rng = np.random.default_rng(0)
+    losses = []
+    for _ in range(steps):
+        x = dg.tensor(rng.standard_normal((16, 10)), dtype=dg.float32)
+        y = dg.tensor(rng.integers(0, 4, 16))
+        opt.zero_grad()
+        loss = dg.nn.functional.cross_entropy(run(x), y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses, [p.detach().numpy().copy() for p in params], run
+
+
+@pytest.mark.parametrize('optimizer', ['sgd', 'adam'])
+def test_training_trajectory_equals_eager(optimizer):
+    eager, eager_params, _ = _train(_mlp(), optimizer=optimizer)
+    compiled, compiled_params, run = _train(_mlp(), compiled=True, optimizer=optimizer)
+    assert compiled == eager                     # bit for bit: the same kernels, same order
+    for a, b in zip(compiled_params, eager_params):
+        np.testing.assert_array_equal(a, b)
+    assert len(run.__dict__['_compiled'].programs()) == 1   # one program, replayed 18 times
+
+
+def test_a_function_with_several_outputs_and_gradients():
+    def f(x, w, scale=2.0):
+        h = (x @ w).tanh()
+        return {'out': h * scale, 'norm': (h * h).sum()}, h.mean(0)
+    cf = dg.compile(f)
+    rng = np.random.default_rng(1)
+    w = dg.tensor(rng.standard_normal((5, 3)), requires_grad=True)
+    for step in range(4):
+        x = dg.tensor(rng.standard_normal((4, 5)))
+        (a, b), expected = cf(x, w, scale=3.0), f(x, w, scale=3.0)
+        np.testing.assert_allclose(a['out'].detach().numpy(), expected[0]['out'].detach().numpy())
+        g, = dg.autograd.grad(a['norm'] + b.sum(), w)
+        e, = dg.autograd.grad(expected[0]['norm'] + expected[1].sum(), w)
+        np.testing.assert_allclose(g.numpy(), e.numpy(), rtol=1e-12)
+    assert len(cf.programs()) == 1
+
+
+def test_decorator_forms_and_backend_eager():
+    @dg.compile
+    def f(x):
+        return x * 2
+
+    @dg.compile(fullgraph=True, mode='max-autotune')
+    def g(x):
+        return x.exp()
+
+    eager_backend = dg.compile(lambda x: x + 1, backend='eager')
+    x = dg.ones(3)
+    for _ in range(3):
+        assert f(x).tolist() == [2.0] * 3 and eager_backend(x).tolist() == [2.0] * 3
+        np.testing.assert_allclose(g(x).numpy(), np.e)
+    with pytest.raises(RuntimeError, match='Invalid backend'):
+        dg.compile(f, backend='tvm')
+    assert dg.compile(f, disable=True) is f
+
+
+def test_guards_recapture_on_new_shapes_grad_mode_and_training_flag():
+    model = _mlp(dropout=False)
+    run = dg.compile(model)
+    compiled = run.__dict__['_compiled']
+    for shape in ((8, 10), (3, 10)):
+        for _ in range(3):
+            out = run(dg.randn(*shape))
+            assert tuple(out.shape) == (shape[0], 4)
+    assert len(compiled.programs()) == 2
+    with dg.no_grad():
+        for _ in range(3):
+            out = run(dg.randn(8, 10))
+    assert out.grad_fn is None and len(compiled.programs()) == 3
+    run.eval()
+    for _ in range(3):
+        run(dg.randn(8, 10))
+    assert len(compiled.programs()) == 4
+
+
+def test_new_parameters_are_seen():
+    model = dg.nn.Linear(3, 2)
+    run = dg.compile(model)
+    x = dg.ones(1, 3)
+    for _ in range(3):
+        run(x)
+    model.weight = dg.nn.Parameter(dg.zeros(2, 3))
+    model.bias = dg.nn.Parameter(dg.ones(2))
+    assert run(x).tolist() == [[1.0, 1.0]]
+
+
+def test_a_value_read_by_python_breaks_the_graph_and_runs_eagerly():
+    def f(x):
+        y = x * 2
+        if y.sum().item() > 0:       # data-dependent control flow
+            return y + 1
+        return y - 1
+    cf = dg.compile(f)
+    for values in ([1.0, 2.0], [-5.0, 1.0], [3.0, 3.0]):
+        assert cf(dg.tensor(values)).tolist() == f(dg.tensor(values)).tolist()
+    report = dg.compiler.explain(f, dg.tensor([1.0, 2.0]))
+    assert report.graph_count == 0 and report.graph_break_count >= 1
+    assert 'Tensor.item() hands a value to Python' in report.break_reasons[0]
+    assert 'test_compile.py' in report.break_reasons[0]
+    with pytest.raises(GraphBreak, match=r'fullgraph=True.*Tensor.item\(\)'):
+        dg.compile(f, fullgraph=True)(dg.tensor([1.0, 2.0]))
+
+
+def test_in_place_ops_and_detach_break_the_graph_safely():
+    def inplace(x):
+        y = x * 2
+        y.add_(1)
+        return y
+
+    def detached(x, w):
+        return (x * w).detach() * w
+    w = dg.ones(2, requires_grad=True)
+    ci, cd = dg.compile(inplace), dg.compile(detached)
+    for k in range(3):
+        x = dg.tensor([float(k), 1.0])
+        assert ci(x).tolist() == inplace(x).tolist()
+        assert cd(x, w).tolist() == detached(x, w).tolist()
+    assert 'in-place' in ci.events[0][1] and 'without one' in cd.events[0][1]
+
+
+def test_values_made_outside_the_ops_that_change_send_the_call_to_eager():
+    rng = np.random.default_rng(0)
+
+    def noisy(x):           # a mask drawn by NumPy, outside dynagrad's ops
+        return x * dg.tensor(rng.random(x.shape) > 0.5, dtype=x.dtype)
+    cf = dg.compile(noisy)
+    x = dg.ones(50)
+    outs = [cf(x) for _ in range(4)]
+    assert len({tuple(o.tolist()) for o in outs}) == 4       # a new mask every call
+    assert not cf.programs() and 'changed between two calls' in cf.events[-1][1]
+
+
+def test_random_ops_replay_the_generator_as_eager():
+    def f(x):
+        return x + dg.nn.functional.dropout(x, 0.5, training=True)
+    cf = dg.compile(f)
+    x = dg.ones(40)
+    dg.manual_seed(3)
+    compiled = [cf(x).tolist() for _ in range(4)]
+    dg.manual_seed(3)
+    eager = [f(x).tolist() for _ in range(4)]
+    assert compiled == eager
+
+
+def test_hooks_retain_graph_and_accumulation():
+    model = dg.nn.Linear(4, 2)
+    seen = []
+    model.weight.register_hook(lambda g: seen.append(g.shape))
+    run = dg.compile(model)
+    x = dg.randn(3, 4)
+    for _ in range(3):
+        model.zero_grad()
+        loss = run(x).pow(2).sum()
+        loss.backward(retain_graph=True)
+        loss.backward()
+    expected = model.weight.grad.numpy().copy()
+    model.zero_grad()
+    loss = model(x).pow(2).sum()
+    loss.backward()
+    np.testing.assert_allclose(expected, 2 * model.weight.grad.numpy(), rtol=1e-6)
+    assert len(seen) == 6 + 1
+
+
+def test_the_wrapper_behaves_as_the_module():
+    model = _mlp()
+    run = dg.compile(model)
+    assert isinstance(run, dg.nn.Module) and run._orig_mod is model
+    assert list(run.state_dict()) == ['_orig_mod.' + k for k in model.state_dict()]
+    assert [id(p) for p in run.parameters()] == [id(p) for p in model.parameters()]
+    model.note = 'kept'
+    assert run.note == 'kept'           # attributes reach the module
+    run.eval()
+    assert not model.training
+
+
+def test_module_compile_in_place():
+    model = _mlp()
+    eager, _, _ = _train(_mlp(), steps=5)
+    model.compile()
+    compiled, _, _ = _train(model, steps=5)
+    assert compiled == eager and model.forward.programs()
+
+
+def test_show_code_and_cache_limit():
+    cf = dg.compile(lambda x: (x * 3).sin())
+    for _ in range(3):
+        cf(dg.ones(2, requires_grad=True)).sum().backward()
+    text = dg.compiler.show_code(cf)
+    assert 'def forward' in text and 'def backward' in text and 'Sin' in text
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        for n in range(1, 12):
+            cf(dg.ones(n))
+    assert any('cache size limit' in str(w.message) for w in caught)
