@@ -30,6 +30,9 @@ REPEATS = {
 # Issue 3's targets: (workload, row name prefix, [(what, bound, label), ...]).
 # 'torch'/'numpy': dynagrad's ratio to that library; 'value': dynagrad's own figure.
 TARGETS = [
+    # Issue 19's (dynagrad.compile)
+    ('per_op', 'compiled: fwd+bwd', [('numpy', 1.5, '<= 1.5x NumPy')]),
+    ('mlp', 'compiled: train step', [('numpy', 1.0, '<= 1.0x NumPy')]),
     ('per_op', 'fwd+bwd', [('torch', 1.0, '<= 1.0x PyTorch'),
                            ('numpy', 2.0, 'stretch: <= 2x NumPy')]),
     ('per_op', 'fwd, no_grad', [('torch', 1.0, '<= 1.0x PyTorch')]),
@@ -205,9 +208,11 @@ def table(results):
             values = {lib: next((r['value'] for r in by_lib[lib]['rows'] if r['name'] == name),
                                 None) if lib in by_lib else None for lib in LIBS}
             targets = targets_for(workload, name)
-            # a library that ran and reported no rows has no version of this workload
-            shown = ['—' if lib in by_lib and not by_lib[lib].get('rows')
-                     and not by_lib[lib].get('failed') else fmt(values[lib]) for lib in LIBS]
+            # a library that ran and reported no rows has no version of this workload, and
+            # one that reported others has none of this row (PyTorch's compiled rows)
+            shown = ['—' if lib in by_lib and not by_lib[lib].get('failed') and (
+                not by_lib[lib].get('rows') or values[lib] is None) else fmt(values[lib])
+                for lib in LIBS]
             lines.append('| ' + ' | '.join([
                 workload, name, unit, *shown,
                 ratio(values['dynagrad'], values['torch'], unit),

@@ -119,9 +119,18 @@ def per_op_autograd(T, cfg, repeats):
     def fwd():
         chain(x, w, n)
 
-    return [row('fwd+bwd', 'us/op', median_time(fwd_bwd, repeats, inner=10) * us),
+    rows = [row('fwd+bwd', 'us/op', median_time(fwd_bwd, repeats, inner=10) * us),
             row('fwd, grad on', 'us/op', median_time(fwd, repeats, inner=10) * us),
             row('fwd, no_grad', 'us/op', median_time(no_grad, repeats, inner=10) * us)]
+    if T.__name__ == 'dynagrad':     # torch.compile needs a C++ toolchain on the CPU
+        compiled = T.compile(lambda x, w: chain(x, w, n).sum())
+
+        def compiled_fwd_bwd():
+            x.grad = w.grad = None
+            compiled(x, w).backward()
+        rows.append(row('compiled: fwd+bwd', 'us/op',
+                        median_time(compiled_fwd_bwd, repeats, inner=10) * us))
+    return rows
 
 
 def per_op_numpy(cfg, repeats):
@@ -158,9 +167,11 @@ def per_op_numpy(cfg, repeats):
             h = np.tanh(h * 1.0001 + 0.5) * w
 
     us = 1e6 / n
-    return [row('fwd+bwd', 'us/op', median_time(fwd_bwd, repeats, inner=10) * us),
+    floor = median_time(fwd_bwd, repeats, inner=10) * us
+    return [row('fwd+bwd', 'us/op', floor),
             row('fwd, grad on', 'us/op', median_time(lambda: forward([]), repeats, inner=10) * us),
-            row('fwd, no_grad', 'us/op', median_time(no_grad, repeats, inner=10) * us)]
+            row('fwd, no_grad', 'us/op', median_time(no_grad, repeats, inner=10) * us),
+            row('compiled: fwd+bwd', 'us/op', floor)]   # the floor compiled code aims at
 
 
 # -- 2. MLP training step, also used by the memory workload -----------------------------------
@@ -188,6 +199,22 @@ def mlp_autograd(T, batch):
         loss.backward()
         opt.step()
         return loss.item()
+
+    def loss_of(X, y):
+        h = X
+        for i, layer in enumerate(layers):
+            h = layer(h)
+            if i < len(layers) - 1:
+                h = h.relu()
+        return cross_entropy(h, y)
+
+    def compiled_step(compiled=T.compile(loss_of) if T.__name__ == 'dynagrad' else None):
+        opt.zero_grad()
+        loss = compiled(X, y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+    step.compiled = compiled_step if T.__name__ == 'dynagrad' else None
     return step
 
 
@@ -242,7 +269,13 @@ def step_rows(step, repeats, name):
 
 
 def mlp_rows(step, cfg, repeats):
-    return step_rows(step, repeats, 'train step')
+    rows = step_rows(step, repeats, 'train step')
+    compiled = getattr(step, 'compiled', False)
+    if compiled is False:       # NumPy: the floor compiled code aims at
+        rows.append(row('compiled: train step', 'ms/step', rows[-1]['value']))
+    elif compiled is not None:
+        rows.append(row('compiled: train step', 'ms/step', median_time(compiled, repeats) * 1e3))
+    return rows
 
 
 # -- 3. large matmul chain: ((A@B).tanh() @ C).sum(), forward and backward -----------------------

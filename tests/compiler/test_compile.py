@@ -221,3 +221,34 @@ def test_show_code_and_cache_limit():
         for n in range(1, 12):
             cf(dg.ones(n))
     assert any('cache size limit' in str(w.message) for w in caught)
+
+
+def test_parameters_read_through_a_closure_are_inputs_not_constants():
+    dg.manual_seed(0)
+    layers = [dg.nn.Linear(6, 8), dg.nn.Linear(8, 3)]
+    params = [p for layer in layers for p in layer.parameters()]
+    opt = dg.optim.SGD(params, lr=0.5)
+
+    @dg.compile
+    def loss_fn(x, y):
+        return dg.nn.functional.cross_entropy(layers[1](layers[0](x).relu()), y)
+    x, y = dg.randn(10, 6), dg.randint(0, 3, (10,))
+    losses = []
+    for _ in range(6):
+        opt.zero_grad()
+        loss = loss_fn(x, y)
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert len(loss_fn.programs()) == 1 and losses == sorted(losses, reverse=True)
+    dg.manual_seed(0)
+    layers = [dg.nn.Linear(6, 8), dg.nn.Linear(8, 3)]
+    opt = dg.optim.SGD([p for layer in layers for p in layer.parameters()], lr=0.5)
+    eager = []
+    for _ in range(6):
+        opt.zero_grad()
+        loss = dg.nn.functional.cross_entropy(layers[1](layers[0](x).relu()), y)
+        loss.backward()
+        opt.step()
+        eager.append(loss.item())
+    assert losses == eager

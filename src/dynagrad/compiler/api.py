@@ -143,7 +143,10 @@ class CompiledFunction:
                 return self.fn(*args, **kwargs)
             return self._capture(key, args, kwargs, None)
         if entry.__class__ is Program:
-            tensors = _tensor_leaves(args, kwargs) + self._module_tensors()
+            if entry.lifted and not _lifted_unchanged(entry):
+                self.cache[key] = None
+                return self._capture(key, args, kwargs, None)
+            tensors = _tensor_leaves(args, kwargs) + self._module_tensors() + entry.lifted
             return _unflatten(entry.treedef, call(entry, tensors, is_grad_enabled()))
         if entry.__class__ is _FirstCapture:
             return self._capture(key, args, kwargs, entry)
@@ -179,8 +182,7 @@ class CompiledFunction:
             if self.fullgraph:
                 raise GraphBreak(f'dynagrad.compile(fullgraph=True): {reason}')
             return result
-        self.cache[key] = Program(recorder.steps, recorder.constants, len(tensors),
-                                  recorder.n_slots, outputs, treedef)
+        self.cache[key] = _program(recorder, len(tensors), outputs, treedef)
         self.events.append((key, f'compiled {len(recorder.steps)} ops'))
         return result
 
@@ -222,8 +224,38 @@ def _guard_value(a):
         return ('id', id(a))
 
 
+def _program(recorder, n_args, outputs, treedef):
+    """The program of a capture, its lifted tensors (refs ('p', i)) made input slots
+    ``n_args + i`` and the computed slots moved up past them."""
+    lifted = len(recorder.lifted)
+
+    def move(ref):
+        if ref is None:
+            return None
+        kind, v = ref
+        if kind == 'p':
+            return ('s', n_args + v)
+        if kind == 's' and v >= n_args:
+            return ('s', v + lifted)
+        return ref
+    for step in recorder.steps:
+        step.refs = tuple(move(r) for r in step.refs)
+        step.outs = tuple(None if o is None else o + lifted for o in step.outs)
+    program = Program(recorder.steps, recorder.constants, n_args + lifted,
+                      recorder.n_slots + lifted, [move(r) for r in outputs], treedef)
+    program.lifted = list(recorder.lifted)
+    program.lifted_guard = [_tensor_guard(t) for t in recorder.lifted]
+    return program
+
+
+def _lifted_unchanged(program):
+    return all(_tensor_guard(t) == g for t, g in zip(program.lifted, program.lifted_guard))
+
+
 def _same_tape(first, recorder, outputs, treedef):
     a, b = first.recorder, recorder
+    if [id(t) for t in a.lifted] != [id(t) for t in b.lifted]:
+        return False
     if len(a.steps) != len(b.steps) or first.outputs != outputs or \
             repr(first.treedef) != repr(treedef) or len(a.constants) != len(b.constants):
         return False

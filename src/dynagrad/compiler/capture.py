@@ -85,6 +85,10 @@ class Recorder:
         self.fullgraph = fullgraph
         self.broken = None               # the reason and place the capture ended, if it did
         self._patched = {}
+        # leaves requiring grad the call reads without taking them as arguments (a closure's
+        # or a global's parameters): inputs of the program too, read afresh at every call
+        self.lifted = []
+        self.lifted_ids = {}
 
     # -- installing ------------------------------------------------------------------------
     def __enter__(self):
@@ -133,6 +137,12 @@ class Recorder:
         slot = self.known.get(id(x))
         if slot is not None:
             return ('s', slot)
+        if x._requires_grad and x._grad_fn is None:
+            index = self.lifted_ids.get(id(x))
+            if index is None:
+                index = self.lifted_ids[id(x)] = len(self.lifted)
+                self.lifted.append(x)
+            return ('p', index)
         data = x._data
         for array in self.arrays.values():
             if np.may_share_memory(data, array):

@@ -38,6 +38,7 @@ class Program:
                          if ref is not None and ref[0] == 's' and ref[1] >= n_inputs]
         self._forward = self._backward = None
         self.source = None
+        self.lifted = []        # tensors read through closures: the last input slots
 
     # -- running ------------------------------------------------------------------------------
     # The tape becomes two straight-line Python functions (``source``): no loop over steps,
@@ -174,6 +175,17 @@ class Replay(Function):
         arrays = [None if g is None else g._data for g in grads]
         result = ctx.program.run_backward(ctx.nodes, arrays)
         return (None,) + tuple(None if g is None else wrap(g) for g in result)
+
+
+def _release_replay(node, release=Replay._backward_cls._release_saved):
+    """After the backward pass (unless the graph is retained), the program's nodes drop what
+    they saved, as eager's nodes do."""
+    for inner in getattr(node, 'nodes', ()):
+        inner._saved = None
+    release(node)
+
+
+Replay._backward_cls._release_saved = _release_replay
 
 
 def call(program, tensors, grad_enabled):
