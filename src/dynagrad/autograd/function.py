@@ -401,7 +401,7 @@ class Op(Node):
             result = (result,)
         meta = self._input_meta
         if meta is not None:
-            result = tuple(_fit_grad(g, m) for g, m in zip(result, meta))
+            result = tuple(fit_grad(g, m) for g, m in zip(result, meta))
         return result
 
     def _backward_tensors(self, grads):
@@ -869,7 +869,8 @@ def _input_meta(inputs, arrays, out_shape, cast):
                  for x in inputs)
 
 
-def _fit_grad(g, meta):
+def fit_grad(g, meta):
+    """A gradient fitted to its input's shape (summed over broadcast dims) and dtype."""
     if g is None or meta is None:
         return g
     shape, dtype = meta

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..autograd import batched
 from ..autograd.function import forward_arrays
+from ..autograd.graph import SavedTensor
 from ..autograd.forward_ad import state as _forward_ad
 from ..amp.autocast_mode import is_autocast_enabled
 from ..tensor import Tensor
@@ -41,16 +42,20 @@ def user_line():
 
 class Step:
     """One op of a tape (see the module docstring)."""
-    __slots__ = ('cls', 'params', 'refs', 'casts', 'needs', 'meta', 'outs', 'multi')
+    __slots__ = ('cls', 'params', 'refs', 'casts', 'needs', 'meta', 'outs', 'multi',
+                 'real', 'inplace')
 
-    def __init__(self, cls, params, refs, casts, needs, meta, outs, multi):
+    def __init__(self, cls, params, refs, casts, needs, meta, outs, multi, real=True,
+                 inplace=False):
         self.cls, self.params, self.refs, self.casts = cls, params, refs, casts
         self.needs, self.meta, self.outs, self.multi = needs, meta, outs, multi
+        self.real = real        # no complex output: its gradients need no conjugation
+        self.inplace = inplace  # writes its result into its first input's array
 
     def signature(self):
         """What two captures of one program must agree on."""
         return (self.cls, _comparable(self.params), self.refs, self.casts, self.needs,
-                self.meta, self.outs, self.multi)
+                self.meta, self.outs, self.multi, self.inplace)
 
 
 def _comparable(value):
@@ -89,6 +94,7 @@ class Recorder:
         # or a global's parameters): inputs of the program too, read afresh at every call
         self.lifted = []
         self.lifted_ids = {}
+        self.eager_nodes = []            # the graph nodes the captured call recorded
 
     # -- installing ------------------------------------------------------------------------
     def __enter__(self):
@@ -177,6 +183,7 @@ class Recorder:
         if node is not None and isinstance(node, cls):   # the op recorded a node
             needs = tuple(e[0] is not None for e in node.next_functions)
             meta = node._input_meta
+            self.eager_nodes.append(node)
         else:
             needs = meta = None
         slots = []
@@ -189,14 +196,72 @@ class Recorder:
                 self.n_slots += 1
             else:
                 slots.append(None)
+        real = all(o._data.dtype.kind != 'c' for o in outputs if isinstance(o, Tensor))
         self.steps.append(Step(variant, dict(params), refs, casts, needs, meta, tuple(slots),
-                               isinstance(out, tuple)))
+                               isinstance(out, tuple), real))
         return out
 
     def record_inplace(self, cls, target, others, params):
-        self.breaks(f'an in-place op ({cls._node_name}): compiled programs do not replay '
-                    'in-place writes yet')
-        return cls.apply_(target, *others, **params)
+        """An in-place op writing a tensor the program knows (an argument, a parameter or
+        buffer, an op's result) that is not a view and has no views: replayed as a write
+        into the same array. Writes through views (whose histories PyTorch rebuilds) end the
+        capture."""
+        inputs = (target,) + others
+        slot = self.known.get(id(target))
+        problem = None
+        if is_autocast_enabled('cpu') or _forward_ad.propagate or batched.state.stack:
+            problem = 'autocast, forward-mode AD or vmap inside the call'
+        elif slot is None or target._base is not None or any(
+                t._base is target for t in self.keep):
+            problem = (f'an in-place op ({cls._node_name}) on a view, a tensor with views or '
+                       'one made outside the ops')
+        elif self._saved_by_earlier_op(target):
+            # eager's version check would refuse the backward; a replay has no such check
+            problem = (f'an in-place op ({cls._node_name}) on a tensor an earlier op saved '
+                       'for backward')
+        if problem is None:
+            try:
+                variant, arrays = forward_arrays(cls, inputs)
+                refs = tuple(self._ref(x) if isinstance(x, Tensor) else ('v', a)
+                             for x, a in zip(inputs, arrays))
+            except _Unreplayable as e:
+                problem = str(e)
+            else:
+                if arrays[0] is not target._data:
+                    problem = f'an in-place op ({cls._node_name}) that casts its target'
+        if problem is not None:
+            self.breaks(problem)
+            return cls.apply_(target, *others, **params)
+        batched.set_capture(None)
+        try:
+            out = cls.apply_(target, *others, **params)
+        finally:
+            if self.broken is None:
+                batched.set_capture(self)
+        casts = tuple(a.dtype if isinstance(x, Tensor) and a.dtype != x._data.dtype else None
+                      for x, a in zip(inputs, arrays))
+        node = target._grad_fn
+        if node is not None and isinstance(node, cls):
+            needs = tuple(e[0] is not None for e in node.next_functions)
+            meta = node._input_meta
+            self.eager_nodes.append(node)
+        else:
+            needs = meta = None
+        self.keep.append(target)
+        new_slot = self.known[id(target)] = self.n_slots
+        self.arrays[new_slot] = target._data
+        self.n_slots += 1
+        self.steps.append(Step(variant, dict(params), refs, casts, needs, meta, (new_slot,),
+                               False, target._data.dtype.kind != 'c', inplace=True))
+        return out
+
+    def _saved_by_earlier_op(self, target):
+        vc = target._vc
+        for node in self.eager_nodes:
+            for s in node._saved or ():
+                if s.__class__ is SavedTensor and s.version_counter is vc:
+                    return True
+        return False
 
     def output_ref(self, x):
         try:

@@ -9,7 +9,7 @@ call, ``.grad`` accumulation, hooks on parameters and ``retain_graph`` are eager
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Function, once_differentiable
+from ..autograd.function import Function, Op, fit_grad, once_differentiable
 from ..tensor import Tensor, wrap
 
 _new = object.__new__
@@ -54,7 +54,7 @@ class Program:
 
     def _generate(self):
         namespace = {'_new': _new, '_ndarray': _ndarray, '_asarray': xp.asarray,
-                     '_acc': _acc}
+                     '_acc': _acc, '_fit_all': _fit_all}
         fwd = ['def forward(inputs, keep):']
         if self.n_inputs:
             fwd.append(f'    {", ".join(f"v{i}" for i in range(self.n_inputs))}, = inputs')
@@ -90,15 +90,25 @@ class Program:
                 fwd.append(f'    n{k}.next_functions = N{k}')
             call = f'n{k}.forward({", ".join(args)})'
             outs = [f'v{o}' if o is not None else '_' for o in step.outs]
-            if step.multi:
+            if step.inplace:
+                # as Op.apply_: a saved target is its value before the write, then the write
+                target = args[0]
+                fwd.append(f'    o = {call}')
+                if edges is not None:
+                    fwd.append(f'    if keep and any(s is {target} for s in n{k}._saved): '
+                               f'n{k}._saved = tuple({target}.copy() if s is {target} else s '
+                               f'for s in n{k}._saved)')
+                fwd.append(f'    {target}[...] = o')
+                fwd.append(f'    {outs[0]} = {target}')
+            elif step.multi:
                 fwd.append(f'    {", ".join(outs)}, = {call}')
             else:
                 fwd.append(f'    {outs[0]} = {call}')
             for o in step.outs:
-                if o is not None:
+                if o is not None and not step.inplace:
                     fwd.append(f'    if v{o}.__class__ is not _ndarray: v{o} = _asarray(v{o})')
             if edges is not None:
-                fwd.append(f'    n{k}._input_meta = M{k}')
+                fwd.append(f'    n{k}._input_meta = M{k}; n{k}._as_tensors = False')
                 kept.append(k)
         values = ', '.join(f'v{i}' for i in range(self.n_slots))
         fwd.append(f'    values = [{values}]' if self._all_slots_assigned() else
@@ -123,7 +133,15 @@ class Program:
             present = ' or '.join(f'{g} is not None' for g in outs if g != 'None') or 'False'
             bwd.append(f'    # {step.cls._node_name}')
             bwd.append(f'    if {present}:')
-            bwd.append(f'        r = n{k}._run_backward({grads}, False)')
+            if step.real and step.cls._run_backward is Op._run_backward:
+                # the mechanism's work, done here once: the formula itself, then the fit
+                # of its gradients to broadcast shapes and dtypes where the op needs it
+                bwd.append(f'        r = n{k}.backward{grads}')
+                bwd.append('        if r.__class__ is not tuple: r = (r,)')
+                if step.meta is not None:
+                    bwd.append(f'        r = _fit_all(r, M{k})')
+            else:
+                bwd.append(f'        r = n{k}._run_backward({grads}, False)')
             for j, ((kind, v), need) in enumerate(zip(step.refs, step.needs)):
                 if kind == 's' and need:
                     bwd.append(f'        if len(r) > {j}: g{v} = _acc(g{v}, r[{j}])')
@@ -142,6 +160,10 @@ class Program:
         if self.source is None:
             self._generate()
         return self.source
+
+
+def _fit_all(grads, metas):
+    return tuple(fit_grad(g, m) for g, m in zip(grads, metas))
 
 
 def _acc(have, g):
