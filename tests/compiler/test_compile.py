@@ -289,3 +289,24 @@ def test_parameters_read_through_a_closure_are_inputs_not_constants():
         opt.step()
         eager.append(loss.item())
     assert losses == eager
+
+
+def test_inlined_elementwise_ops_equal_eager_bit_for_bit_with_broadcasting():
+    def f(x, w, b):
+        h = x
+        for _ in range(5):
+            h = (h * w + b).tanh() - h * 0.5
+            h = -h.relu() + h
+        return h.sum()
+    cf = dg.compile(f)
+    rng = np.random.default_rng(2)
+    w = dg.tensor(rng.standard_normal((3, 4)), requires_grad=True)
+    b = dg.tensor(rng.standard_normal(4), requires_grad=True)      # broadcast: summed back
+    for _ in range(4):
+        x = dg.tensor(rng.standard_normal((3, 4)))
+        got = dg.autograd.grad(cf(x, w, b), (w, b))
+        want = dg.autograd.grad(f(x, w, b), (w, b))
+        for a, e in zip(got, want):
+            np.testing.assert_array_equal(a.numpy(), e.numpy())
+    code = cf.programs()[0].code()
+    assert '_tanh(' in code and '_fit(' in code      # written out, with the broadcast fit

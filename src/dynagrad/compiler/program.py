@@ -11,6 +11,7 @@ import numpy as np
 from ..backend import xp
 from ..autograd.function import Function, Op, fit_grad, once_differentiable
 from ..tensor import Tensor, wrap
+from .kernels import NAMESPACE, inline_kernel
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -48,38 +49,39 @@ class Program:
             self._generate()
         return self._forward(arrays, keep_nodes)
 
-    def run_backward(self, nodes, output_grads):
-        """Gradients of the input slots from the gradients of the computed outputs."""
-        return self._backward(nodes, output_grads)
+    def run_backward(self, nodes, values, output_grads):
+        """Gradients of the input slots from the gradients of the computed outputs (the
+        forward's ``values`` are what inlined ops read)."""
+        return self._backward(nodes, values, output_grads)
 
     def _generate(self):
         namespace = {'_new': _new, '_ndarray': _ndarray, '_asarray': xp.asarray,
-                     '_acc': _acc, '_fit_all': _fit_all}
+                     '_acc': _acc, '_fit_all': _fit_all, '_fit': fit_grad, **NAMESPACE}
         fwd = ['def forward(inputs, keep):']
         if self.n_inputs:
             fwd.append(f'    {", ".join(f"v{i}" for i in range(self.n_inputs))}, = inputs')
-        kept = []
+        kept, inline, read_in_backward = [], {}, set()
         for k, (step, edges) in enumerate(zip(self.steps, self.edges)):
+            args = self._arguments(k, step, namespace)
+            name = getattr(step.cls, '__qualname__', step.cls.__name__)
+            kernel = inline_kernel(step)
+            if kernel is not None:
+                # written out: the op's own NumPy expression, no node
+                out = step.outs[0]
+                fwd.append(f'    v{out} = {kernel[0].format(*args)}    # {name}')
+                fwd.append(f'    if v{out}.__class__ is not _ndarray: v{out} = _asarray(v{out})')
+                if edges is not None:
+                    inline[k] = (kernel, args)
+                    if step.meta is not None:
+                        namespace[f'M{k}'] = step.meta
+                    read_in_backward.update(a for a in args if a.startswith('v'))
+                    read_in_backward.add(f'v{out}')
+                continue
             namespace[f'C{k}'] = step.cls
             namespace[f'N{k}'] = _NO_EDGES_FOR(len(step.refs))
-            args = []
-            for j, ((kind, v), cast) in enumerate(zip(step.refs, step.casts)):
-                if kind == 's':
-                    text = f'v{v}'
-                elif kind == 'c':
-                    namespace[f'c{v}'] = self.constants[v]
-                    text = f'c{v}'
-                else:
-                    namespace[f'k{k}_{j}'] = v
-                    text = f'k{k}_{j}'
-                if cast is not None:
-                    namespace[f'T{k}_{j}'] = cast
-                    text = f'{text}.astype(T{k}_{j})'
-                args.append(text)
             if step.params:
                 namespace[f'P{k}'] = step.params
-                args.append(f'**P{k}')
-            name = getattr(step.cls, '__qualname__', step.cls.__name__)
+                args = args + [f'**P{k}']
             fwd.append(f'    # {name} ({step.cls._node_name})')
             fwd.append(f'    n{k} = _new(C{k}); n{k}._saved = ()')
             if edges is not None:
@@ -110,24 +112,37 @@ class Program:
             if edges is not None:
                 fwd.append(f'    n{k}._input_meta = M{k}; n{k}._as_tensors = False')
                 kept.append(k)
-        values = ', '.join(f'v{i}' for i in range(self.n_slots))
-        fwd.append(f'    values = [{values}]' if self._all_slots_assigned() else
-                   '    values = [' + ', '.join(
-                       f'v{i}' if self._assigned(i) else 'None' for i in range(self.n_slots))
-                   + ']')
+        values = ', '.join(f'v{i}' if self._assigned(i) else 'None'
+                           for i in range(self.n_slots))
+        fwd.append(f'    values = [{values}]')
         fwd.append(f'    return values, ({", ".join(f"n{k}" for k in kept)}{"," if kept else ""})'
                    ' if keep else ()')
 
-        bwd = ['def backward(nodes, output_grads):']
+        bwd = ['def backward(nodes, values, output_grads):']
         if kept:
             bwd.append(f'    {", ".join(f"n{k}" for k in kept)}, = nodes')
+        for v in sorted(read_in_backward, key=lambda t: int(t[1:])):
+            bwd.append(f'    {v} = values[{v[1:]}]')
         slots = sorted({o for s in self.steps for o in s.outs if o is not None}
                        | set(range(self.n_inputs)))
         bwd.append('    ' + ' = '.join(f'g{i}' for i in slots) + ' = None')
         for i, slot in enumerate(self.computed):
             bwd.append(f'    g{slot} = _acc(g{slot}, output_grads[{i}])')
-        for k in reversed(kept):
+        for k in reversed(range(len(self.steps))):
             step = self.steps[k]
+            if k in inline:
+                (_, gradients), args = inline[k]
+                out = step.outs[0]
+                bwd.append(f'    if g{out} is not None:    # {step.cls._node_name}')
+                for j, ((kind, v), need) in enumerate(zip(step.refs, step.needs)):
+                    if kind == 's' and need:
+                        expr = gradients[j].format(*args, g=f'g{out}', y=f'v{out}')
+                        if step.meta is not None:
+                            expr = f'_fit({expr}, M{k}[{j}])'
+                        bwd.append(f'        g{v} = _acc(g{v}, {expr})')
+                continue
+            if k not in kept:
+                continue
             outs = [f'g{o}' if o is not None else 'None' for o in step.outs]
             grads = f'({", ".join(outs)},)' if step.multi else f'({outs[0]},)'
             present = ' or '.join(f'{g} is not None' for g in outs if g != 'None') or 'False'
@@ -149,6 +164,24 @@ class Program:
         self.source = '\n'.join(fwd) + '\n\n\n' + '\n'.join(bwd) + '\n'
         exec(compile(self.source, '<dynagrad.compile program>', 'exec'), namespace)
         self._forward, self._backward = namespace['forward'], namespace['backward']
+
+    def _arguments(self, k, step, namespace):
+        """The expressions of step ``k``'s inputs (slots, constants, numbers, casts)."""
+        args = []
+        for j, ((kind, v), cast) in enumerate(zip(step.refs, step.casts)):
+            if kind == 's':
+                text = f'v{v}'
+            elif kind == 'c':
+                namespace[f'c{v}'] = self.constants[v]
+                text = f'c{v}'
+            else:
+                namespace[f'k{k}_{j}'] = v
+                text = f'k{k}_{j}'
+            if cast is not None:
+                namespace[f'T{k}_{j}'] = cast
+                text = f'{text}.astype(T{k}_{j})'
+            args.append(text)
+        return args
 
     def _assigned(self, slot):
         return slot < self.n_inputs or any(slot in s.outs for s in self.steps)
@@ -188,14 +221,14 @@ class Replay(Function):
     @staticmethod
     def forward(ctx, program, *tensors):
         values, nodes = program.run_forward([t._data for t in tensors], True)
-        ctx.program, ctx.nodes = program, nodes
+        ctx.program, ctx.nodes, ctx.values = program, nodes, values
         return tuple(wrap(values[s]) for s in program.computed)
 
     @staticmethod
     @once_differentiable
     def backward(ctx, *grads):
         arrays = [None if g is None else g._data for g in grads]
-        result = ctx.program.run_backward(ctx.nodes, arrays)
+        result = ctx.program.run_backward(ctx.nodes, ctx.values, arrays)
         return (None,) + tuple(None if g is None else wrap(g) for g in result)
 
 
@@ -204,6 +237,7 @@ def _release_replay(node, release=Replay._backward_cls._release_saved):
     they saved, as eager's nodes do."""
     for inner in getattr(node, 'nodes', ()):
         inner._saved = None
+    node.values = None
     release(node)
 
 
