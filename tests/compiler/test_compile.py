@@ -310,3 +310,14 @@ def test_inlined_elementwise_ops_equal_eager_bit_for_bit_with_broadcasting():
             np.testing.assert_array_equal(a.numpy(), e.numpy())
     code = cf.programs()[0].code()
     assert '_tanh(' in code and '_fit(' in code      # written out, with the broadcast fit
+
+
+def test_jit_entry_points():
+    model = _mlp()
+    x = dg.randn(4, 10)
+    traced = dg.jit.trace(model, x)
+    assert len(traced.__dict__['_compiled'].programs()) == 1      # made by the trace
+    np.testing.assert_array_equal(traced(x).detach().numpy(), model(x).detach().numpy())
+    with pytest.raises(RuntimeError, match='no TorchScript compiler. Use dynagrad.compile'):
+        dg.jit.script(model)
+    assert dg.jit.ignore(len) is len and not dg.jit.is_scripting()

@@ -298,8 +298,11 @@ def vmap_function(strategy):
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            if state.active and (has_batched(args) or has_batched(kwargs.values())):
-                return state.rules.function(strategy, fn, args, kwargs)
+            if state.active:
+                if state.capture is not None:       # dynagrad.compiler: an eager island
+                    return state.capture.function(wrapper, fn, args, kwargs)
+                if has_batched(args) or has_batched(kwargs.values()):
+                    return state.rules.function(strategy, fn, args, kwargs)
             return fn(*args, **kwargs)
         return wrapper
     return decorate

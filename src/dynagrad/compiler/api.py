@@ -17,7 +17,7 @@ import warnings
 from ..autograd.grad_mode import is_grad_enabled
 from ..nn.module import Module
 from ..tensor import Tensor
-from .capture import GraphBreak, Recorder
+from .capture import GraphBreak, Recorder, flatten as _flatten, unflatten as _unflatten
 from .program import Program, call
 
 BACKENDS = ('inductor', 'default', 'eager', 'aot_eager')
@@ -38,35 +38,6 @@ class _FirstCapture:
 
     def __init__(self, recorder, outputs, treedef):
         self.recorder, self.outputs, self.treedef = recorder, outputs, treedef
-
-
-# -- pytrees of results ------------------------------------------------------------------------
-
-def _flatten(obj, leaves):
-    """(treedef, leaves) of nested tuples/lists/dicts with tensors (or anything) at leaves."""
-    if isinstance(obj, Tensor):
-        leaves.append(obj)
-        return ('T',)
-    if isinstance(obj, (tuple, list)) and not hasattr(obj, '_fields'):
-        return (type(obj), tuple(_flatten(o, leaves) for o in obj))
-    if isinstance(obj, dict):
-        return (type(obj), tuple((k, _flatten(v, leaves)) for k, v in obj.items()))
-    return ('V', obj)
-
-
-def _unflatten(treedef, leaves):
-    it = iter(leaves)
-
-    def build(d):
-        kind = d[0]
-        if kind == 'T':
-            return next(it)
-        if kind == 'V':
-            return d[1]
-        if issubclass(kind, dict):
-            return kind((k, build(v)) for k, v in d[1])
-        return kind(build(v) for v in d[1])
-    return build(treedef)
 
 
 # -- the compiled callable ---------------------------------------------------------------------

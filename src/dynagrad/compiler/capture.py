@@ -95,6 +95,7 @@ class Recorder:
         self.lifted = []
         self.lifted_ids = {}
         self.eager_nodes = []            # the graph nodes the captured call recorded
+        self.islands = []                # what eager islands returned (see Island)
 
     # -- installing ------------------------------------------------------------------------
     def __enter__(self):
@@ -263,6 +264,41 @@ class Recorder:
                     return True
         return False
 
+    def function(self, wrapper, fn, args, kwargs):
+        """A value-reading function called during the capture: an eager island."""
+        leaves = []
+        treedef = flatten((args, kwargs), leaves)
+        try:
+            refs = tuple(self._ref(t) for t in leaves)
+        except _Unreplayable as e:
+            self.breaks(str(e))
+            return fn(*args, **kwargs)
+        batched.set_capture(None)
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            if self.broken is None:
+                batched.set_capture(self)
+        if self.broken is not None:
+            return out
+        outs = []
+        flatten(out, outs)
+        slots = []
+        for o in outs:
+            self.known[id(o)] = self.n_slots
+            self.arrays[self.n_slots] = o._data
+            self.keep.append(o)
+            slots.append(self.n_slots)
+            self.n_slots += 1
+        from ..autograd.grad_mode import is_grad_enabled
+        needs = tuple(is_grad_enabled() and t._requires_grad for t in leaves)
+        self.steps.append(Step(Island, {'fn': fn, 'treedef': treedef}, refs,
+                               (None,) * len(refs), needs if any(needs) else None, None,
+                               tuple(slots), len(outs) != 1,
+                               all(o._data.dtype.kind != 'c' for o in outs)))
+        self.islands.append((out, outs))
+        return out
+
     def output_ref(self, x):
         try:
             return self._ref(x)
@@ -273,6 +309,77 @@ class Recorder:
 
 class _Unreplayable(Exception):
     pass
+
+
+# -- eager islands ------------------------------------------------------------------------------
+# A function that reads its inputs' values before it reaches an op (a dropout mask drawn, an
+# index read, a class target checked: the functions vmap marks with ``vmap_function``) would
+# bake those values into a tape. It is recorded as one step instead, which calls the function
+# eagerly at every replay (on tensors made of the step's input arrays) and differentiates
+# through the small graph that call made.
+
+def flatten(obj, leaves):
+    """(treedef, leaves) of nested tuples/lists/dicts with tensors (or anything) at leaves."""
+    if isinstance(obj, Tensor):
+        leaves.append(obj)
+        return ('T',)
+    if isinstance(obj, (tuple, list)) and not hasattr(obj, '_fields'):
+        return (type(obj), tuple(flatten(o, leaves) for o in obj))
+    if isinstance(obj, dict):
+        return (type(obj), tuple((k, flatten(v, leaves)) for k, v in obj.items()))
+    return ('V', obj)
+
+
+def unflatten(treedef, leaves):
+    it = iter(leaves)
+
+    def build(d):
+        kind = d[0]
+        if kind == 'T':
+            return next(it)
+        if kind == 'V':
+            return d[1]
+        if issubclass(kind, dict):
+            return kind((k, build(v)) for k, v in d[1])
+        if hasattr(kind, '_make'):
+            return kind._make(build(v) for v in d[1])
+        return kind(build(v) for v in d[1])
+    return build(treedef)
+
+
+class Island:
+    """A step calling a function eagerly (see above); built like an op node by the
+    generated code: ``forward`` on the input arrays, ``_run_backward`` on the gradients."""
+    _node_name = 'EagerIsland'
+    __qualname__ = 'Island'
+
+    def forward(self, *arrays, fn, treedef):
+        from ..autograd.grad_mode import set_grad_enabled
+        from ..tensor import wrap
+        needed = [e[0] is not None for e in self.next_functions[:len(arrays)]]
+        tensors = [wrap(a).requires_grad_() if need else wrap(a)
+                   for a, need in zip(arrays, needed)]
+        args, kwargs = unflatten(treedef, tensors)
+        with set_grad_enabled(any(needed)):
+            out = fn(*args, **kwargs)
+        outs = []
+        flatten(out, outs)
+        self._saved = (tensors, outs)
+        arrays_out = tuple(o._data for o in outs)
+        return arrays_out if len(arrays_out) != 1 else arrays_out[0]
+
+    def _run_backward(self, grads, as_tensors):
+        from ..autograd import grad
+        from ..tensor import wrap
+        tensors, outs = self._saved
+        pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o._requires_grad]
+        wrt = [t for t in tensors if t._requires_grad]
+        if not pairs or not wrt:
+            return (None,) * len(tensors)
+        found = iter(grad([o for o, _ in pairs], wrt, [wrap(g) for _, g in pairs],
+                          allow_unused=True))
+        return tuple((lambda g: None if g is None else g._data)(next(found))
+                     if t._requires_grad else None for t in tensors)
 
 
 def is_capturing():
