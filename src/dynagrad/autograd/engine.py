@@ -216,7 +216,7 @@ class _Passes(threading.local):
     """The backward passes running in this thread (a hook may start another inside one),
     each with the callbacks queued to run when it ends."""
     def __init__(self):
-        self.stack = []     # [(pass id, callbacks)]
+        self.stack = []     # [(pass id, callbacks, whether the graph is retained)]
 
 
 _passes = _Passes()
@@ -226,6 +226,12 @@ _pass_ids = itertools.count()
 def current_pass():
     """An id of the innermost backward pass running in this thread (None outside one)."""
     return _passes.stack[-1][0] if _passes.stack else None
+
+
+def graph_retained():
+    """Whether the innermost backward pass keeps the graph (``retain_graph``): a node that
+    frees what it saved as it goes (dynagrad.compiler's) asks."""
+    return _passes.stack[-1][2] if _passes.stack else True
 
 
 def queue_callback(fn):
@@ -239,7 +245,8 @@ def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                  accumulate=True, allow_unused=False):
     """Backpropagate from ``tensors``; return the gradients of ``inputs`` when not accumulating."""
     callbacks = []
-    _passes.stack.append((next(_pass_ids), callbacks))
+    retained = create_graph if retain_graph is None else retain_graph
+    _passes.stack.append((next(_pass_ids), callbacks, retained))
     try:
         result = _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs,
                                accumulate, allow_unused)

@@ -9,6 +9,7 @@ call, ``.grad`` accumulation, hooks on parameters and ``retain_graph`` are eager
 import numpy as np
 
 from ..backend import xp
+from ..autograd.engine import graph_retained
 from ..autograd.function import Function, Op, fit_grad, once_differentiable
 from ..tensor import Tensor, wrap
 from .kernels import NAMESPACE, inline_kernel
@@ -49,10 +50,11 @@ class Program:
             self._generate()
         return self._forward(arrays, keep_nodes)
 
-    def run_backward(self, nodes, values, output_grads):
+    def run_backward(self, nodes, values, output_grads, free=False):
         """Gradients of the input slots from the gradients of the computed outputs (the
-        forward's ``values`` are what inlined ops read)."""
-        return self._backward(nodes, values, output_grads)
+        forward's ``values`` are what inlined ops read); ``free``: drop what each node saved
+        once it ran."""
+        return self._backward(nodes, values, output_grads, free)
 
     def _generate(self):
         namespace = {'_new': _new, '_ndarray': _ndarray, '_asarray': xp.asarray,
@@ -61,10 +63,32 @@ class Program:
         if self.n_inputs:
             fwd.append(f'    {", ".join(f"v{i}" for i in range(self.n_inputs))}, = inputs')
         kept, inline, read_in_backward = [], {}, set()
+        plan = [(inline_kernel(step), self._arguments(k, step, namespace))
+                for k, step in enumerate(self.steps)]
+        for (kernel, args), step, edges in zip(plan, self.steps, self.edges):
+            if kernel is not None and edges is not None:
+                read_in_backward.update(a for a in args if a.startswith('v'))
+                read_in_backward.add(f'v{step.outs[0]}')
+        # only what the caller returns and inlined backward formulas read stays alive past
+        # its last use (the rest is freed as the forward goes, as eager frees what no node
+        # saved)
+        wanted = {int(v[1:]) for v in read_in_backward} | set(self.computed)
+        last_use = {}
+        for k, step in enumerate(self.steps):
+            for kind, v in step.refs:
+                if kind == 's' and v >= self.n_inputs:
+                    last_use[v] = k
+        dying = {}
+        for slot, k in last_use.items():
+            if slot not in wanted:
+                dying.setdefault(k, []).append(slot)
         for k, (step, edges) in enumerate(zip(self.steps, self.edges)):
-            args = self._arguments(k, step, namespace)
+            kernel, args = plan[k]
             name = getattr(step.cls, '__qualname__', step.cls.__name__)
-            kernel = inline_kernel(step)
+            if k in dying and not step.inplace:
+                frees = [f'v{v}' for v in sorted(dying[k])]
+            else:
+                frees = []
             if kernel is not None:
                 # written out: the op's own NumPy expression, no node
                 out = step.outs[0]
@@ -74,8 +98,8 @@ class Program:
                     inline[k] = (kernel, args)
                     if step.meta is not None:
                         namespace[f'M{k}'] = step.meta
-                    read_in_backward.update(a for a in args if a.startswith('v'))
-                    read_in_backward.add(f'v{out}')
+                if frees:
+                    fwd.append(f'    del {", ".join(frees)}')
                 continue
             namespace[f'C{k}'] = step.cls
             namespace[f'N{k}'] = _NO_EDGES_FOR(len(step.refs))
@@ -112,13 +136,15 @@ class Program:
             if edges is not None:
                 fwd.append(f'    n{k}._input_meta = M{k}; n{k}._as_tensors = False')
                 kept.append(k)
-        values = ', '.join(f'v{i}' if self._assigned(i) else 'None'
+            if frees:
+                fwd.append(f'    del {", ".join(frees)}')
+        values = ', '.join(f'v{i}' if i in wanted and self._assigned(i) else 'None'
                            for i in range(self.n_slots))
         fwd.append(f'    values = [{values}]')
         fwd.append(f'    return values, ({", ".join(f"n{k}" for k in kept)}{"," if kept else ""})'
                    ' if keep else ()')
 
-        bwd = ['def backward(nodes, values, output_grads):']
+        bwd = ['def backward(nodes, values, output_grads, free):']
         if kept:
             bwd.append(f'    {", ".join(f"n{k}" for k in kept)}, = nodes')
         for v in sorted(read_in_backward, key=lambda t: int(t[1:])):
@@ -140,6 +166,7 @@ class Program:
                         if step.meta is not None:
                             expr = f'_fit({expr}, M{k}[{j}])'
                         bwd.append(f'        g{v} = _acc(g{v}, {expr})')
+                bwd.append(f'        g{out} = None')
                 continue
             if k not in kept:
                 continue
@@ -157,6 +184,11 @@ class Program:
                     bwd.append(f'        r = _fit_all(r, M{k})')
             else:
                 bwd.append(f'        r = n{k}._run_backward({grads}, False)')
+            # freed as it goes, as eager's engine frees each node's saved values
+            bwd.append(f'        if free: n{k}._saved = None')
+            for o in step.outs:
+                if o is not None:
+                    bwd.append(f'        g{o} = None')
             for j, ((kind, v), need) in enumerate(zip(step.refs, step.needs)):
                 if kind == 's' and need:
                     bwd.append(f'        if len(r) > {j}: g{v} = _acc(g{v}, r[{j}])')
@@ -228,7 +260,7 @@ class Replay(Function):
     @once_differentiable
     def backward(ctx, *grads):
         arrays = [None if g is None else g._data for g in grads]
-        result = ctx.program.run_backward(ctx.nodes, ctx.values, arrays)
+        result = ctx.program.run_backward(ctx.nodes, ctx.values, arrays, not graph_retained())
         return (None,) + tuple(None if g is None else wrap(g) for g in result)
 
 
