@@ -1,8 +1,12 @@
-"""dynagrad.onnx: importable at a program's top; export says why it cannot run yet."""
+"""dynagrad.onnx.export: a captured forward written as an ONNX graph, checked by running it
+in onnxruntime against dynagrad's own outputs; and what it refuses, before writing."""
+import numpy as np
 import pytest
 import torch
 
 import dynagrad
+
+onnxruntime = pytest.importorskip('onnxruntime')
 
 
 def test_onnx_is_a_submodule_as_in_torch():
@@ -11,8 +15,52 @@ def test_onnx_is_a_submodule_as_in_torch():
     assert issubclass(torch.onnx.OnnxExporterError, RuntimeError)
 
 
-def test_export_raises_clearly_and_writes_nothing(tmp_path):
-    target = tmp_path / 'model.onnx'
-    with pytest.raises(dynagrad.onnx.OnnxExporterError, match='not implemented yet'):
-        dynagrad.onnx.export(dynagrad.nn.Linear(2, 2), (dynagrad.ones(1, 2),), str(target))
+def _mlp():
+    dynagrad.manual_seed(0)
+    return dynagrad.nn.Sequential(
+        dynagrad.nn.Linear(10, 32), dynagrad.nn.ReLU(), dynagrad.nn.Linear(32, 32),
+        dynagrad.nn.Tanh(), dynagrad.nn.Linear(32, 5), dynagrad.nn.LogSoftmax(dim=1))
+
+
+def _run(path, feeds):
+    session = onnxruntime.InferenceSession(str(path), providers=['CPUExecutionProvider'])
+    return session.run(None, feeds)
+
+
+def test_an_mlp_runs_in_onnxruntime_as_in_dynagrad(tmp_path):
+    model = _mlp().eval()
+    x = dynagrad.randn(4, 10)
+    path = tmp_path / 'mlp.onnx'
+    dynagrad.onnx.export(model, (x,), str(path), input_names=['x'], output_names=['logp'],
+                         dynamic_axes={'x': {0: 'batch'}, 'logp': {0: 'batch'}})
+    for batch in (4, 7):      # the batch dimension was exported as dynamic
+        xb = dynagrad.randn(batch, 10)
+        got, = _run(path, {'x': xb.numpy()})
+        np.testing.assert_allclose(got, model(xb).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_function_with_elementwise_ops_and_reshapes(tmp_path):
+    w = dynagrad.randn(6, 4)
+
+    def f(x):
+        h = (x @ w).sigmoid() * 2.0 - x.sum(1, keepdim=True).exp() / 10
+        return h.view(2, 8).transpose(0, 1).softmax(1)
+    x = dynagrad.randn(4, 6)
+    path = tmp_path / 'f.onnx'
+    dynagrad.onnx.export(f, (x,), str(path))
+    got, = _run(path, {'input_0': x.numpy()})
+    np.testing.assert_allclose(got, f(x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_what_it_cannot_write_is_refused_before_writing(tmp_path):
+    conv = dynagrad.nn.Conv2d(1, 2, 3)
+    target = tmp_path / 'conv.onnx'
+    with pytest.raises(dynagrad.onnx.OnnxExporterError, match='no ONNX form for'):
+        dynagrad.onnx.export(conv, (dynagrad.randn(1, 1, 5, 5),), str(target))
+    assert not target.exists()
+
+    def reads(x):
+        return x * x.sum().item()
+    with pytest.raises(dynagrad.onnx.OnnxExporterError, match=r'Tensor.item\(\)'):
+        dynagrad.onnx.export(reads, (dynagrad.ones(2),), str(target))
     assert not target.exists()

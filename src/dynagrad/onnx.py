@@ -1,22 +1,240 @@
-"""``dynagrad.onnx``: importable, as programs import ``torch.onnx`` at their top.
+"""``dynagrad.onnx.export``: a model's forward, captured as ``dynagrad.compile`` captures it,
+written as an ONNX graph with the ``onnx`` package (an optional dependency:
+``pip install 'dynagrad[onnx]'``).
 
-Exporting a model needs its graph captured once, which belongs to ``dynagrad.compile`` (not
-written yet); until then ``export`` raises a clear error instead of writing a wrong file.
+Each captured op becomes the ONNX operators that compute it; the model's parameters and
+buffers (and any constant the forward made) become initializers. Ops with no ONNX
+counterpart written here raise ``OnnxExporterError`` naming the op, before anything is
+written: a file is either a complete graph or not there.
 """
+import contextlib
+
+import numpy as np
 
 __all__ = ['export', 'is_in_onnx_export', 'OnnxExporterError']
+
+_exporting = [False]
 
 
 class OnnxExporterError(RuntimeError):
     """Raised by ``export``: what PyTorch raises when an export fails."""
 
 
-def export(model, args=(), f=None, *extra, **kwargs):
-    raise OnnxExporterError(
-        'dynagrad.onnx.export is not implemented yet: exporting needs the model captured as a '
-        'graph, which comes with dynagrad.compile. Save the weights with dynagrad.save (they '
-        'load in PyTorch, which can export them) in the meantime.')
-
-
 def is_in_onnx_export():
-    return False
+    return _exporting[0]
+
+
+def _onnx():
+    try:
+        import onnx
+        from onnx import helper, numpy_helper
+    except ImportError:
+        raise ModuleNotFoundError(
+            "dynagrad.onnx.export needs the onnx package: pip install 'dynagrad[onnx]' "
+            '(or pip install onnx)') from None
+    return onnx, helper, numpy_helper
+
+
+class _Graph:
+    """The ONNX graph being built: nodes, initializers, and a name for every slot."""
+
+    def __init__(self, helper, numpy_helper):
+        self.helper, self.numpy_helper = helper, numpy_helper
+        self.nodes, self.initializers = [], []
+        self.names = {}
+        self.count = 0
+
+    def fresh(self, hint='t'):
+        self.count += 1
+        return f'{hint}_{self.count}'
+
+    def constant(self, value, dtype=None, hint='c'):
+        array = np.asarray(value, dtype=dtype)
+        name = self.fresh(hint)
+        self.initializers.append(self.numpy_helper.from_array(array, name))
+        return name
+
+    def node(self, op, inputs, attrs=None, outputs=1, hint=None):
+        names = [self.fresh(hint or op.lower()) for _ in range(outputs)]
+        self.nodes.append(self.helper.make_node(op, list(inputs), names, **(attrs or {})))
+        return names[0] if outputs == 1 else names
+
+
+# -- converters: op class name -> fn(graph, step, input names, input arrays) -> output name ------
+
+def _linear(g, step, names, arrays):
+    x, w = names[0], names[1]
+    wt = g.node('Transpose', [w], {'perm': [1, 0]}) if arrays[1].ndim == 2 else w
+    out = g.node('MatMul', [x, wt])
+    if len(names) > 2 and names[2] is not None:
+        out = g.node('Add', [out, names[2]])
+    return out
+
+
+def _elementwise(op):
+    def convert(g, step, names, arrays):
+        return g.node(op, names)
+    return convert
+
+
+def _binary(op):
+    def convert(g, step, names, arrays):
+        alpha = step.params.get('alpha', 1)
+        a, b = names
+        if alpha != 1:
+            b = g.node('Mul', [b, g.constant(alpha, arrays[1].dtype if hasattr(arrays[1], 'dtype')
+                                              else arrays[0].dtype)])
+        return g.node(op, [a, b])
+    return convert
+
+
+def _softmax(op):
+    def convert(g, step, names, arrays):
+        return g.node(op, [names[0]], {'axis': int(step.params['dim'])})
+    return convert
+
+
+def _view(g, step, names, arrays):
+    shape = g.constant(np.asarray(step.params['shape'], np.int64), hint='shape')
+    return g.node('Reshape', [names[0], shape])
+
+
+def _transpose(g, step, names, arrays):
+    ndim = arrays[0].ndim
+    perm = list(range(ndim))
+    a, b = step.params['dim0'] % ndim, step.params['dim1'] % ndim
+    perm[a], perm[b] = perm[b], perm[a]
+    return g.node('Transpose', [names[0]], {'perm': perm})
+
+
+def _matmul(g, step, names, arrays):
+    return g.node('MatMul', names[:2])
+
+
+def _sum(g, step, names, arrays):
+    dim = step.params.get('dim')
+    keep = int(bool(step.params.get('keepdim', False)))
+    if dim is None:
+        return g.node('ReduceSum', [names[0]], {'keepdims': keep})
+    axes = g.constant(np.asarray([dim] if isinstance(dim, int) else list(dim), np.int64))
+    return g.node('ReduceSum', [names[0], axes], {'keepdims': keep})
+
+
+CONVERTERS = {
+    'LinearOp': _linear, 'Relu': _elementwise('Relu'), 'Tanh': _elementwise('Tanh'),
+    'Sigmoid': _elementwise('Sigmoid'), 'Exp': _elementwise('Exp'), 'Log': _elementwise('Log'),
+    'Sqrt': _elementwise('Sqrt'), 'Neg': _elementwise('Neg'), 'Abs': _elementwise('Abs'),
+    'Add': _binary('Add'), 'Sub': _binary('Sub'), 'Mul': _binary('Mul'),
+    'Div': _binary('Div'), 'SoftmaxOp': _softmax('Softmax'),
+    'LogSoftmaxOp': _softmax('LogSoftmax'), 'View': _view, 'UnsafeView': _view,
+    'Transpose': _transpose, 'Matmul': _matmul, 'Sum': _sum,
+}
+
+
+def _converter(step):
+    for cls in step.cls.__mro__:
+        convert = CONVERTERS.get(cls.__qualname__.split('.')[-1])
+        if convert is not None:
+            return convert
+    return None
+
+
+def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
+           dynamic_axes=None, opset_version=None, **kwargs):
+    """Write ``model`` (a Module or function) run on ``args`` to ``f`` (a path or a binary
+    file) as an ONNX graph; returns the ``onnx.ModelProto``. ``dynamic_axes`` names the
+    dimensions that may vary ({input or output name: {dim: label}})."""
+    onnx, helper, numpy_helper = _onnx()
+    from .compiler.api import CompiledFunction
+    from .compiler.capture import GraphBreak
+    from .nn.module import Module
+    from .autograd.grad_mode import no_grad
+    from .tensor import Tensor
+    args = args if isinstance(args, tuple) else (args,)
+    module = model if isinstance(model, Module) else None
+    compiled = CompiledFunction(model.__call__ if module is not None else model, module=module,
+                                fullgraph=True)
+    _exporting[0] = True
+    try:
+        with no_grad():
+            try:
+                for _ in range(2):
+                    result = compiled(*args)
+            except GraphBreak as e:
+                raise OnnxExporterError(f'dynagrad.onnx.export: {e}') from None
+    finally:
+        _exporting[0] = False
+    program = compiled.programs()[0]
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    named = {}
+    if module is not None:
+        for name, t in list(module.named_parameters()) + list(module.named_buffers()):
+            named.setdefault(id(t), name)
+    inputs_all = tensors + compiled._module_tensors() + program.lifted
+    g = _Graph(helper, numpy_helper)
+    input_names = list(input_names or [f'input_{i}' for i in range(len(tensors))])
+    graph_inputs = []
+    for i, t in enumerate(inputs_all):
+        if i < len(tensors):
+            name = input_names[i]
+            shape = list(t.shape)
+            for dim, label in (dynamic_axes or {}).get(name, {}).items():
+                shape[dim] = label
+            graph_inputs.append(helper.make_tensor_value_info(
+                name, helper.np_dtype_to_tensor_dtype(t._data.dtype), shape))
+        else:
+            name = named.get(id(t), f'param_{i}')
+            g.initializers.append(numpy_helper.from_array(np.asarray(t._data), name))
+        g.names[i] = name
+    # what each slot holds (shape, dtype), for the converters that read ranks and dtypes
+    meta = {i: (t._data.shape, t._data.dtype) for i, t in enumerate(inputs_all)}
+    for step in program.steps:
+        for slot, m in zip(step.outs, step.out_meta or ()):
+            if slot is not None:
+                meta[slot] = m
+    for step in program.steps:
+        convert = _converter(step)
+        if convert is None:
+            raise OnnxExporterError(
+                f'dynagrad.onnx.export: no ONNX form for {step.cls._node_name} '
+                f'({getattr(step.cls, "__qualname__", step.cls.__name__)}) yet; the exporter '
+                f'covers {", ".join(sorted(CONVERTERS))}')
+        names, arrays = [], []
+        for (kind, v), cast in zip(step.refs, step.casts):
+            if kind == 's':
+                name, array = g.names[v], np.empty(meta[v][0], meta[v][1])
+            elif kind == 'c':
+                array = program.constants[v]
+                name = g.constant(array)
+            else:
+                array = None if v is None else np.asarray(v)
+                name = None if v is None else g.constant(
+                    v, dtype=meta[step.refs[0][1]][1] if step.refs[0][0] == 's' else None)
+            if cast is not None:
+                name = g.node('Cast', [name], {'to': helper.np_dtype_to_tensor_dtype(cast)})
+                array = array.astype(cast)
+            names.append(name)
+            arrays.append(array)
+        out = convert(g, step, names, arrays)
+        g.names[step.outs[0]] = out
+    leaves = result if isinstance(result, tuple) else (result,)
+    output_names = list(output_names or [f'output_{i}' for i in range(len(leaves))])
+    graph_outputs = []
+    for i, (ref, leaf) in enumerate(zip(program.outputs, leaves)):
+        source = g.names[ref[1]]
+        g.nodes.append(helper.make_node('Identity', [source], [output_names[i]]))
+        shape = list(leaf.shape)
+        for dim, label in (dynamic_axes or {}).get(output_names[i], {}).items():
+            shape[dim] = label
+        graph_outputs.append(helper.make_tensor_value_info(
+            output_names[i], helper.np_dtype_to_tensor_dtype(leaf._data.dtype), shape))
+    graph = helper.make_graph(g.nodes, 'dynagrad', graph_inputs, graph_outputs, g.initializers)
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid('', opset_version or 17)],
+                              producer_name='dynagrad')
+    onnx.checker.check_model(proto)
+    if f is not None:
+        data = proto.SerializeToString()
+        with (open(f, 'wb') if isinstance(f, (str, bytes)) or hasattr(f, '__fspath__')
+              else contextlib.nullcontext(f)) as out:
+            out.write(data)
+    return proto

@@ -43,7 +43,7 @@ def user_line():
 class Step:
     """One op of a tape (see the module docstring)."""
     __slots__ = ('cls', 'params', 'refs', 'casts', 'needs', 'meta', 'outs', 'multi',
-                 'real', 'inplace')
+                 'real', 'inplace', 'out_meta')
 
     def __init__(self, cls, params, refs, casts, needs, meta, outs, multi, real=True,
                  inplace=False):
@@ -51,6 +51,7 @@ class Step:
         self.needs, self.meta, self.outs, self.multi = needs, meta, outs, multi
         self.real = real        # no complex output: its gradients need no conjugation
         self.inplace = inplace  # writes its result into its first input's array
+        self.out_meta = None    # (shape, dtype) of each output, as captured
 
     def signature(self):
         """What two captures of one program must agree on."""
@@ -200,6 +201,8 @@ class Recorder:
         real = all(o._data.dtype.kind != 'c' for o in outputs if isinstance(o, Tensor))
         self.steps.append(Step(variant, dict(params), refs, casts, needs, meta, tuple(slots),
                                isinstance(out, tuple), real))
+        self.steps[-1].out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor)
+                                        else None for o in outputs)
         return out
 
     def record_inplace(self, cls, target, others, params):
@@ -254,6 +257,7 @@ class Recorder:
         self.n_slots += 1
         self.steps.append(Step(variant, dict(params), refs, casts, needs, meta, (new_slot,),
                                False, target._data.dtype.kind != 'c', inplace=True))
+        self.steps[-1].out_meta = ((target._data.shape, target._data.dtype),)
         return out
 
     def _saved_by_earlier_op(self, target):
@@ -296,6 +300,7 @@ class Recorder:
                                (None,) * len(refs), needs if any(needs) else None, None,
                                tuple(slots), len(outs) != 1,
                                all(o._data.dtype.kind != 'c' for o in outs)))
+        self.steps[-1].out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
         self.islands.append((out, outs))
         return out
 
