@@ -52,11 +52,28 @@ def test_a_function_with_elementwise_ops_and_reshapes(tmp_path):
     np.testing.assert_allclose(got, f(x).numpy(), rtol=1e-5, atol=1e-6)
 
 
+def test_a_small_cnn(tmp_path):
+    dynagrad.manual_seed(0)
+    F = dynagrad.nn.functional
+    conv1, conv2 = dynagrad.nn.Conv2d(1, 4, 3, padding=1), dynagrad.nn.Conv2d(4, 6, 3)
+    head = dynagrad.nn.Linear(6 * 2 * 2, 3)
+
+    def cnn(x):
+        h = F.max_pool2d(F.relu(conv1(x)), 2)
+        h = F.max_pool2d(F.relu(conv2(h)), 2, ceil_mode=True)
+        return head(h.flatten(1))
+    x = dynagrad.randn(2, 1, 10, 10)
+    path = tmp_path / 'cnn.onnx'
+    dynagrad.onnx.export(cnn, (x,), str(path))
+    got, = _run(path, {'input_0': x.numpy()})
+    np.testing.assert_allclose(got, cnn(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
 def test_what_it_cannot_write_is_refused_before_writing(tmp_path):
-    conv = dynagrad.nn.Conv2d(1, 2, 3)
-    target = tmp_path / 'conv.onnx'
+    up = dynagrad.nn.ConvTranspose2d(1, 2, 3)
+    target = tmp_path / 'up.onnx'
     with pytest.raises(dynagrad.onnx.OnnxExporterError, match='no ONNX form for'):
-        dynagrad.onnx.export(conv, (dynagrad.randn(1, 1, 5, 5),), str(target))
+        dynagrad.onnx.export(up, (dynagrad.randn(1, 1, 5, 5),), str(target))
     assert not target.exists()
 
     def reads(x):

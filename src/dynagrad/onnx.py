@@ -120,7 +120,35 @@ def _sum(g, step, names, arrays):
     return g.node('ReduceSum', [names[0], axes], {'keepdims': keep})
 
 
+def _convolution(g, step, names, arrays):
+    p = step.params
+    if p.get('transposed') or len(arrays[1].shape) not in (3, 4, 5):
+        return None
+    pads = [a for a, _ in p['pads']] + [b for _, b in p['pads']]
+    inputs = [n for n in names[:3] if n is not None]
+    return g.node('Conv', inputs, {'strides': list(p['stride']), 'pads': pads,
+                                   'dilations': list(p['dilation']), 'group': int(p['groups'])})
+
+
+def _max_pool(g, step, names, arrays):
+    p = step.params
+    if p.get('return_indices'):
+        return None
+    k = list(p['k'])
+    pads = list(p['p']) * 2
+    attrs = {'kernel_shape': k, 'strides': list(p['s']), 'pads': pads,
+             'dilations': list(p['d'])}
+    # the output size dynagrad computed tells floor from ceil mode
+    spatial = arrays[0].shape[-len(k):]
+    floor = [(n + 2 * pad - dil * (kk - 1) - 1) // st + 1 for n, pad, dil, kk, st in
+             zip(spatial, p['p'], p['d'], k, p['s'])]
+    if list(p['out']) != floor:
+        attrs['ceil_mode'] = 1
+    return g.node('MaxPool', [names[0]], attrs)
+
+
 CONVERTERS = {
+    'Convolution': _convolution, 'MaxPoolOp': _max_pool,
     'LinearOp': _linear, 'Relu': _elementwise('Relu'), 'Tanh': _elementwise('Tanh'),
     'Sigmoid': _elementwise('Sigmoid'), 'Exp': _elementwise('Exp'), 'Log': _elementwise('Log'),
     'Sqrt': _elementwise('Sqrt'), 'Neg': _elementwise('Neg'), 'Abs': _elementwise('Abs'),
@@ -216,6 +244,10 @@ def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
             names.append(name)
             arrays.append(array)
         out = convert(g, step, names, arrays)
+        if out is None:
+            raise OnnxExporterError(
+                f'dynagrad.onnx.export: no ONNX form for {step.cls._node_name} with these '
+                f'parameters ({step.params}) yet')
         g.names[step.outs[0]] = out
     leaves = result if isinstance(result, tuple) else (result,)
     output_names = list(output_names or [f'output_{i}' for i in range(len(leaves))])
