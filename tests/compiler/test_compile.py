@@ -321,3 +321,12 @@ def test_jit_entry_points():
     with pytest.raises(RuntimeError, match='no TorchScript compiler. Use dynagrad.compile'):
         dg.jit.script(model)
     assert dg.jit.ignore(len) is len and not dg.jit.is_scripting()
+
+
+def test_a_tensor_passed_twice():
+    lin = dg.nn.Linear(3, 3)
+    run = dg.compile(lambda a, b: lin(a) * b)
+    x = dg.randn(2, 3)
+    for _ in range(4):
+        np.testing.assert_array_equal(run(x, x).detach().numpy(), (lin(x) * x).detach().numpy())
+    assert len(run.programs()) == 1

@@ -128,7 +128,7 @@ class CompiledFunction:
         known = {}
         for i, t in enumerate(tensors):
             known.setdefault(id(t), i)
-        recorder = Recorder(known, self.fullgraph)
+        recorder = Recorder(known, self.fullgraph, len(tensors))
         recorder.arrays = {i: t._data for i, t in enumerate(tensors)}
         with recorder:
             result = self.fn(*args, **kwargs)

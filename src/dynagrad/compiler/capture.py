@@ -81,10 +81,11 @@ class Recorder:
     """Records one call. ``known`` maps id(tensor) -> slot for the call's inputs and the
     module's parameters and buffers (slots 0..n-1)."""
 
-    def __init__(self, known, fullgraph):
+    def __init__(self, known, fullgraph, n_inputs=None):
         self.known = dict(known)
         self.arrays = {}                 # slot -> the array it held in this call (inputs)
-        self.n_slots = len(known)
+        # (a tensor passed twice has one entry in ``known`` but two input slots)
+        self.n_slots = len(known) if n_inputs is None else n_inputs
         self.steps = []
         self.constants = []
         self.keep = []                   # tensors whose ids are in ``known``: kept alive
