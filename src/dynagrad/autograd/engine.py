@@ -435,6 +435,12 @@ def _capture(node, grads_out, targets, capture):
                 capture[i] = grads_out[nr]
 
 
+def fill_missing(grads, output_meta, as_tensors):
+    """Zeros for the outputs of a multi-output node that got no gradient (its formula
+    expects every one)."""
+    return _fill_missing(grads, output_meta, as_tensors)
+
+
 def _fill_missing(grads, output_meta, as_tensors):
     grads = list(grads) + [None] * (len(output_meta) - len(grads))
     for k, g in enumerate(grads):

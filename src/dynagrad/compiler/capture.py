@@ -43,7 +43,7 @@ def user_line():
 class Step:
     """One op of a tape (see the module docstring)."""
     __slots__ = ('cls', 'params', 'refs', 'casts', 'needs', 'meta', 'outs', 'multi',
-                 'real', 'inplace', 'out_meta')
+                 'real', 'inplace', 'out_meta', 'fill')
 
     def __init__(self, cls, params, refs, casts, needs, meta, outs, multi, real=True,
                  inplace=False):
@@ -52,6 +52,7 @@ class Step:
         self.real = real        # no complex output: its gradients need no conjugation
         self.inplace = inplace  # writes its result into its first input's array
         self.out_meta = None    # (shape, dtype) of each output, as captured
+        self.fill = None        # the node's _output_meta: missing gradients become zeros
 
     def signature(self):
         """What two captures of one program must agree on."""
@@ -183,9 +184,11 @@ class Recorder:
         outputs = out if isinstance(out, tuple) else (out,)
         node = next((o._grad_fn for o in outputs
                      if isinstance(o, Tensor) and o._grad_fn is not None), None)
+        fill = None
         if node is not None and isinstance(node, cls):   # the op recorded a node
             needs = tuple(e[0] is not None for e in node.next_functions)
             meta = node._input_meta
+            fill = getattr(node, '_output_meta', None)
             self.eager_nodes.append(node)
         else:
             needs = meta = None
@@ -204,6 +207,7 @@ class Recorder:
                                isinstance(out, tuple), real))
         self.steps[-1].out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor)
                                         else None for o in outputs)
+        self.steps[-1].fill = fill
         return out
 
     def record_inplace(self, cls, target, others, params):

@@ -9,7 +9,7 @@ call, ``.grad`` accumulation, hooks on parameters and ``retain_graph`` are eager
 import numpy as np
 
 from ..backend import xp
-from ..autograd.engine import graph_retained
+from ..autograd.engine import fill_missing, graph_retained
 from ..autograd.function import Function, Op, fit_grad, once_differentiable
 from ..tensor import Tensor, wrap
 from .kernels import NAMESPACE, inline_kernel
@@ -58,7 +58,8 @@ class Program:
 
     def _generate(self):
         namespace = {'_new': _new, '_ndarray': _ndarray, '_asarray': xp.asarray,
-                     '_acc': _acc, '_fit_all': _fit_all, '_fit': fit_grad, **NAMESPACE}
+                     '_acc': _acc, '_fit_all': _fit_all, '_fit': fit_grad,
+                     '_fill_missing': fill_missing, **NAMESPACE}
         fwd = ['def forward(inputs, keep):']
         if self.n_inputs:
             fwd.append(f'    {", ".join(f"v{i}" for i in range(self.n_inputs))}, = inputs')
@@ -175,10 +176,14 @@ class Program:
             present = ' or '.join(f'{g} is not None' for g in outs if g != 'None') or 'False'
             bwd.append(f'    # {step.cls._node_name}')
             bwd.append(f'    if {present}:')
+            if step.fill is not None:
+                # as the engine: a multi-output formula gets zeros for the missing ones
+                namespace[f'F{k}'] = step.fill
+                grads = f'tuple(_fill_missing({grads}, F{k}, False))'
             if step.real and step.cls._run_backward is Op._run_backward:
                 # the mechanism's work, done here once: the formula itself, then the fit
                 # of its gradients to broadcast shapes and dtypes where the op needs it
-                bwd.append(f'        r = n{k}.backward{grads}')
+                bwd.append(f'        r = n{k}.backward(*{grads})')
                 bwd.append('        if r.__class__ is not tuple: r = (r,)')
                 if step.meta is not None:
                     bwd.append(f'        r = _fit_all(r, M{k})')
