@@ -390,11 +390,11 @@ class Op(Node):
     # -- running backward (called by the engine) ---------------------------------------
     def _run_backward(self, grads, as_tensors):
         self._as_tensors = as_tensors
-        for g in grads:
-            if g is not None and (g._data if as_tensors else g).dtype.kind == 'c':
-                if self.holomorphic:
-                    result = _conjugated_backward(self, grads)
-                    break
+        for g in grads:     # a complex gradient: PyTorch's convention (see holomorphic)
+            if g is not None and (g._data if as_tensors else g).dtype.kind == 'c' \
+                    and self.holomorphic:
+                result = _conjugated_backward(self, grads)
+                break
         else:
             result = self.backward(*grads)
         if result.__class__ is not tuple:
