@@ -81,3 +81,16 @@ def test_what_it_cannot_write_is_refused_before_writing(tmp_path):
     with pytest.raises(dynagrad.onnx.OnnxExporterError, match=r'Tensor.item\(\)'):
         dynagrad.onnx.export(reads, (dynagrad.ones(2),), str(target))
     assert not target.exists()
+
+
+def test_the_gpt_workload_in_eval_mode(tmp_path):
+    from benchmarks import workloads as W
+    s = W.GPT_SIZES['smoke']
+    model = W.gpt_model(dynagrad, s, use_sdpa=False).eval()
+    idx = dynagrad.tensor(np.random.default_rng(0).integers(0, s['vocab'], (2, s['context'])))
+    path = tmp_path / 'gpt.onnx'
+    dynagrad.onnx.export(model, (idx,), str(path), input_names=['idx'])
+    got = _run(path, {'idx': idx.numpy()})[0]
+    with dynagrad.no_grad():
+        expected = model(idx)[0].numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)

@@ -147,7 +147,97 @@ def _max_pool(g, step, names, arrays):
     return g.node('MaxPool', [names[0]], attrs)
 
 
+def _identity(g, step, names, arrays):
+    return g.node('Identity', [names[0]])
+
+
+def _equal(g, step, names, arrays):
+    return g.node('Equal', names[:2])
+
+
+def _masked_fill(g, step, names, arrays):
+    value = g.constant(np.asarray(arrays[2], arrays[0].dtype))
+    return g.node('Where', [names[1], value, names[0]])
+
+
+def _gelu(g, step, names, arrays):
+    x, dtype = names[0], arrays[0].dtype
+    half, one = g.constant(0.5, dtype), g.constant(1.0, dtype)
+    if step.params.get('approximate', 'none') == 'tanh':
+        # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        cube = g.node('Mul', [g.node('Mul', [x, x]), x])
+        inner = g.node('Add', [x, g.node('Mul', [cube, g.constant(0.044715, dtype)])])
+        t = g.node('Tanh', [g.node('Mul', [inner, g.constant(np.sqrt(2 / np.pi), dtype)])])
+    else:   # 0.5 x (1 + erf(x / sqrt 2))
+        t = g.node('Erf', [g.node('Div', [x, g.constant(np.sqrt(2.0), dtype)])])
+    return g.node('Mul', [g.node('Mul', [half, x]), g.node('Add', [one, t])])
+
+
+def _slice(g, data, key, ndim):
+    """``data[key]`` for a key of slices with constant bounds (None when it has more)."""
+    key = key if isinstance(key, tuple) else (key,)
+    if not all(isinstance(k, slice) for k in key) or len(key) > ndim:
+        return None
+    axes = [i for i, k in enumerate(key) if k != slice(None)]
+    if not axes:
+        return g.node('Identity', [data])
+    big = np.iinfo(np.int64).max
+    starts = [key[i].start or 0 for i in axes]
+    ends = [big if key[i].stop is None else key[i].stop for i in axes]
+    steps = [key[i].step or 1 for i in axes]
+    return g.node('Slice', [data, g.constant(np.asarray(starts, np.int64)),
+                            g.constant(np.asarray(ends, np.int64)),
+                            g.constant(np.asarray(axes, np.int64)),
+                            g.constant(np.asarray(steps, np.int64))])
+
+
+def _split(g, step, names, arrays):
+    outs = [_slice(g, names[0], key, arrays[0].ndim) for key in step.params['keys']]
+    return None if any(o is None for o in outs) else outs
+
+
+def _island(g, step, names, arrays):
+    """A function called eagerly inside the program: its ONNX form by what it is."""
+    from .compiler.capture import unflatten
+    fn = step.params['fn']
+    args, kwargs = unflatten(step.params['treedef'], names)
+    which = f'{fn.__module__.rsplit(".", 1)[-1]}.{fn.__name__}'
+    bound = {}
+    try:
+        import inspect
+        bound = inspect.signature(fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        bound = bound.arguments
+    except (TypeError, ValueError):
+        return None
+    if which == 'dropout.dropout':
+        if bound['training'] and bound['p'] > 0:
+            return None                 # a random mask: no ONNX form (export in eval mode)
+        return g.node('Identity', [bound['input']])
+    if which == 'sparse.embedding':
+        if bound.get('max_norm') is not None:
+            return None
+        return g.node('Gather', [bound['weight'], bound['input']], {'axis': 0})
+    if which == 'normalization.layer_norm':
+        shape = tuple(bound['normalized_shape']) if not isinstance(
+            bound['normalized_shape'], int) else (bound['normalized_shape'],)
+        dtype = arrays[0].dtype
+        scale = bound['weight'] if bound['weight'] is not None else \
+            g.constant(np.ones(shape, dtype))
+        bias = bound['bias'] if bound['bias'] is not None else g.constant(np.zeros(shape, dtype))
+        return g.node('LayerNormalization', [bound['input'], scale, bias],
+                      {'axis': -len(shape), 'epsilon': float(bound['eps'])})
+    if which == 'indexing.getitem':
+        tensor_keys = [a for a in names[1:]]
+        if tensor_keys:
+            return None
+        return _slice(g, names[0], bound['key'], arrays[0].ndim)
+    return None
+
+
 CONVERTERS = {
+    'Island': _island, 'Split': _split, 'Eq': _equal, 'MaskedFill': _masked_fill,
+    'Clone': _identity, 'Gelu': _gelu,
     'Convolution': _convolution, 'MaxPoolOp': _max_pool,
     'LinearOp': _linear, 'Relu': _elementwise('Relu'), 'Tanh': _elementwise('Tanh'),
     'Sigmoid': _elementwise('Sigmoid'), 'Exp': _elementwise('Exp'), 'Log': _elementwise('Log'),
@@ -245,10 +335,12 @@ def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
             arrays.append(array)
         out = convert(g, step, names, arrays)
         if out is None:
+            what = (step.params['fn'].__name__ if 'fn' in step.params else step.cls._node_name)
             raise OnnxExporterError(
-                f'dynagrad.onnx.export: no ONNX form for {step.cls._node_name} with these '
-                f'parameters ({step.params}) yet')
-        g.names[step.outs[0]] = out
+                f'dynagrad.onnx.export: no ONNX form for {what} with these arguments yet')
+        for slot, name in zip(step.outs, out if isinstance(out, list) else [out]):
+            if slot is not None:
+                g.names[slot] = name
     leaves = result if isinstance(result, tuple) else (result,)
     output_names = list(output_names or [f'output_{i}' for i in range(len(leaves))])
     graph_outputs = []
