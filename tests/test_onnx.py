@@ -94,3 +94,25 @@ def test_the_gpt_workload_in_eval_mode(tmp_path):
     with dynagrad.no_grad():
         expected = model(idx)[0].numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_an_lstm_language_model(tmp_path):
+    dynagrad.manual_seed(0)
+    nn = dynagrad.nn
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.rnn = nn.Embedding(30, 8), nn.LSTM(8, 12, num_layers=2)
+            self.out = nn.Linear(12, 30)
+
+        def forward(self, x):
+            h, _ = self.rnn(self.emb(x))
+            return self.out(h)
+    model = LM().eval()
+    x = dynagrad.tensor(np.random.default_rng(0).integers(0, 30, (7, 3)))
+    path = tmp_path / 'lm.onnx'
+    dynagrad.onnx.export(model, (x,), str(path))
+    got, = _run(path, {'input_0': x.numpy()})
+    with dynagrad.no_grad():
+        np.testing.assert_allclose(got, model(x).numpy(), rtol=1e-4, atol=1e-5)

@@ -235,7 +235,66 @@ def _island(g, step, names, arrays):
     return None
 
 
+def _ints(g, values):
+    return g.constant(np.asarray(values, np.int64))
+
+
+def _unbind(g, step, names, arrays):
+    dim = step.params['dim']
+    outs = []
+    for key in step.params['keys']:
+        if len(key) != 1 or not isinstance(key[0], int):
+            return None
+        outs.append(g.node('Gather', [names[0], g.constant(np.asarray(key[0], np.int64))],
+                           {'axis': dim}))
+    return outs
+
+
+def _stack(g, step, names, arrays):
+    dim = step.params['dim']
+    if dim < 0:
+        dim += arrays[0].ndim + 1
+    parts = [g.node('Unsqueeze', [n, _ints(g, [dim])]) for n in names]
+    return g.node('Concat', parts, {'axis': dim})
+
+
+def _gates_for_onnx(g, w, hidden):
+    """PyTorch's LSTM gate blocks (i, f, g, o) reordered as ONNX's (i, o, f, c)."""
+    i, f, c, o = g.node('Split', [w, _ints(g, [hidden] * 4)], {'axis': 0}, outputs=4)
+    return g.node('Concat', [i, o, f, c], {'axis': 0})
+
+
+def _recurrent(g, step, names, arrays):
+    """An LSTM layer over equal-length sequences as ONNX's LSTM operator."""
+    p = step.params
+    x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = names
+    sizes = p['batch_sizes']
+    if p['mode'] != 'LSTM' or w_hr is not None or len(set(sizes)) != 1:
+        return None
+    steps, batch = len(sizes), sizes[0]
+    hidden = arrays[3].shape[0] // 4
+    seq = g.node('Reshape', [x, _ints(g, [steps, batch, arrays[0].shape[1]])])
+    W = g.node('Unsqueeze', [_gates_for_onnx(g, w_ih, hidden), _ints(g, [0])])
+    R = g.node('Unsqueeze', [_gates_for_onnx(g, w_hh, hidden), _ints(g, [0])])
+    inputs = [seq, W, R]
+    if b_ih is not None:
+        bias = g.node('Concat', [_gates_for_onnx(g, b_ih, hidden), _gates_for_onnx(g, b_hh, hidden)], {'axis': 0})
+        inputs.append(g.node('Unsqueeze', [bias, _ints(g, [0])]))
+    else:
+        inputs.append('')
+    inputs += ['', g.node('Unsqueeze', [h0, _ints(g, [0])]),
+               g.node('Unsqueeze', [c0, _ints(g, [0])])]
+    y, y_h, y_c = g.node('LSTM', inputs, {'hidden_size': hidden,
+                                          'direction': 'reverse' if p['reverse'] else 'forward'},
+                         outputs=3)
+    out = g.node('Reshape', [g.node('Squeeze', [y, _ints(g, [1])]),
+                             _ints(g, [steps * batch, hidden])])
+    return [out, g.node('Squeeze', [y_h, _ints(g, [0])]),
+            g.node('Squeeze', [y_c, _ints(g, [0])])]
+
+
 CONVERTERS = {
+    '_RecurrentLayer': _recurrent, 'Unbind': _unbind, 'Stack': _stack,
     'Island': _island, 'Split': _split, 'Eq': _equal, 'MaskedFill': _masked_fill,
     'Clone': _identity, 'Gelu': _gelu,
     'Convolution': _convolution, 'MaxPoolOp': _max_pool,
