@@ -330,3 +330,20 @@ def test_a_tensor_passed_twice():
     for _ in range(4):
         np.testing.assert_array_equal(run(x, x).detach().numpy(), (lin(x) * x).detach().numpy())
     assert len(run.programs()) == 1
+
+
+def test_dead_code_is_dropped_but_random_draws_stay():
+    def f(x):
+        unused = (x * 3).exp()          # nothing reads it
+        del unused
+        noise = dg.rand(x.shape)        # a draw: kept, so the generator moves as in eager
+        return x.tanh() + 0 * noise.sum()
+    cf = dg.compile(f)
+    x = dg.randn(3)
+    dg.manual_seed(5)
+    got = [cf(x).tolist() for _ in range(3)] + [dg.rand(1).item()]
+    dg.manual_seed(5)
+    want = [f(x).tolist() for _ in range(3)] + [dg.rand(1).item()]
+    assert got == want
+    program = cf.programs()[0]
+    assert program.dropped == 2 and 'Exp' not in program.code()

@@ -291,6 +291,18 @@ def random_batch():
     return tuple(levels), tuple(sizes)
 
 
+def captured_whole(fn):
+    """A random factory (``rand``, ``randn``...): while dynagrad.compiler captures, one
+    step that draws again at every replay (an eager island), not a constant. Costs the
+    factory one flag test otherwise."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if state.capture is not None:
+            return state.capture.function(wrapper, fn, args, kwargs)
+        return fn(*args, **kwargs)
+    return wrapper
+
+
 def vmap_function(strategy):
     """Give a function that reads its inputs' arrays directly (statistics, index checks) a
     batching rule of its own, ``strategy`` in ``dynagrad.func._batch_rules.FUNCTION_RULES``.

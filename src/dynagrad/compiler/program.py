@@ -26,6 +26,9 @@ class Program:
     the call's result's tensors, ``treedef`` how to rebuild the result."""
 
     def __init__(self, steps, constants, n_inputs, n_slots, outputs, treedef):
+        self.dropped = len(steps)
+        steps = _live(steps, outputs)
+        self.dropped -= len(steps)      # dead code: results nothing used
         self.steps = steps
         self.constants = constants
         self.n_inputs = n_inputs
@@ -230,6 +233,24 @@ class Program:
         if self.source is None:
             self._generate()
         return self.source
+
+
+def _has_effects(step):
+    """A step that must run even when nothing reads its results: a write in place, an eager
+    island, a random draw (the generator's state moves, as in eager)."""
+    return (step.inplace or step.cls._node_name == 'EagerIsland' or 'generator' in step.params
+            or step.cls.__module__.endswith('.random'))
+
+
+def _live(steps, outputs):
+    """The steps whose results reach the outputs (or that have effects), in order."""
+    needed = {ref[1] for ref in outputs if ref is not None and ref[0] == 's'}
+    keep = []
+    for step in reversed(steps):
+        if _has_effects(step) or any(o in needed for o in step.outs if o is not None):
+            keep.append(step)
+            needed.update(v for kind, v in step.refs if kind == 's')
+    return keep[::-1]
 
 
 def _fit_all(grads, metas):

@@ -42,7 +42,7 @@ from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
 from ..autograd.batched import state as _vmap, check_random, random_batch, batched
-from ..autograd.batched import vmap_function
+from ..autograd.batched import captured_whole, vmap_function
 from ..tensor import Tensor, as_device, check_device, CPU, method, wrap
 from .formula import zeros_like
 
@@ -692,6 +692,7 @@ def _per_sample(shape):
     return (), shape
 
 
+@captured_whole
 def rand(*size, generator=None, dtype=None, layout=None, device=None,
          pin_memory=False, requires_grad=False, **kw):
     """Uniform samples in [0, 1)."""
@@ -704,6 +705,7 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None,
                    levels)
 
 
+@captured_whole
 def randn(*size, generator=None, dtype=None, layout=None, device=None,
           pin_memory=False, requires_grad=False, **kw):
     """Standard normal samples."""
@@ -729,6 +731,7 @@ def _no_extra(kw, fn):
         raise TypeError(f"{fn}() got an unexpected keyword argument '{next(iter(kw))}'")
 
 
+@captured_whole
 def randint(*args, size=None, generator=None, dtype=None, layout=None, device=None,
             pin_memory=False, requires_grad=False, low=None, high=None):
     """Integers drawn uniformly from [low, high): ``randint(high, size)`` or
@@ -766,6 +769,7 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
                            requires_grad), levels)
 
 
+@captured_whole
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None,
              pin_memory=False, requires_grad=False):
     """A random permutation of 0..n-1."""
@@ -816,6 +820,7 @@ def _like_device(input, device):
     return device if device is not None else input.device
 
 
+@captured_whole
 def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
               requires_grad=False, memory_format=None):
     return rand(input.shape, generator=generator, dtype=_like_dtype(input, dtype),
@@ -823,6 +828,7 @@ def rand_like(input, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=requires_grad)
 
 
+@captured_whole
 def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                requires_grad=False, memory_format=None):
     return randn(input.shape, generator=generator, dtype=_like_dtype(input, dtype),
@@ -830,6 +836,7 @@ def randn_like(input, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad=requires_grad)
 
 
+@captured_whole
 def randint_like(input, low=None, high=None, *, generator=None, dtype=None, layout=None,
                  device=None, requires_grad=False, memory_format=None):
     """``randint_like(x, high)`` or ``randint_like(x, low, high)``, in x's shape and dtype."""
