@@ -87,6 +87,7 @@ ROWS = [
     ('corrcoef', lambda L, a: L.corrcoef(a), [C((2, 4))]),
     ('matrix_norm', lambda L, a: L.linalg.matrix_norm(a), [C((2, 3))]),
     ('vecdot', lambda L, a, b: L.linalg.vecdot(a, b), [C((2, 3)), C((2, 3))]),
+    ('det_singular', lambda L, a: L.linalg.det(a * L.tensor([1.0, 1.0, 0.0])), [C((3, 3))]),
     # products
     ('matmul', lambda L, a, b: a @ b, [C((2, 3)), C((3, 4))]),
     ('mv', lambda L, a, b: a @ b, [C((2, 3)), C((3,))]),
@@ -101,6 +102,7 @@ ROWS = [
     ('inv', lambda L, a: L.linalg.inv(a + 3 * L.eye(3)), [C((2, 3, 3))]),
     ('solve', lambda L, a, b: L.linalg.solve(a + 3 * L.eye(3), b), [C((3, 3)), C((3, 2))]),
     ('matrix_exp', lambda L, a: L.linalg.matrix_exp(a * 0.3), [C((2, 3, 3))]),
+    ('det', lambda L, a: L.linalg.det(a), [C((2, 3, 3))]),
     ('adjoint', lambda L, a: a.adjoint() * 2, [C((3, 2))]),
     # shapes and indexing
     ('reshape', lambda L, a: a.reshape(3, 2) * 1j, [C((2, 3))]),
@@ -124,6 +126,9 @@ ROWS = [
 ]
 
 NO_GRADGRAD = {'view_as_complex', 'complex', 'polar'}
+# det at a singular matrix: its first derivative comes from the SVD; its second derivative and
+# forward-mode tangent go through the inverse, which does not exist there (README: not yet)
+FIRST_ORDER_ONLY = {'det_singular'}
 ROW_IDS = [r[0] for r in ROWS]
 
 
@@ -194,8 +199,8 @@ def test_gradcheck(row):
     assert dynagrad.autograd.gradcheck(lambda *xs: fn(dynagrad, *xs), inputs)
 
 
-@pytest.mark.parametrize('row', [r for r in ROWS if r[0] not in NO_GRADGRAD],
-                         ids=[n for n in ROW_IDS if n not in NO_GRADGRAD])
+@pytest.mark.parametrize('row', [r for r in ROWS if r[0] not in NO_GRADGRAD | FIRST_ORDER_ONLY],
+                         ids=[n for n in ROW_IDS if n not in NO_GRADGRAD | FIRST_ORDER_ONLY])
 def test_gradgradcheck(row):
     name, fn, specs = row
     rng = np.random.default_rng(zlib.crc32(name.encode()))
@@ -203,7 +208,8 @@ def test_gradgradcheck(row):
     assert dynagrad.autograd.gradgradcheck(lambda *xs: fn(dynagrad, *xs), inputs)
 
 
-@pytest.mark.parametrize('row', ROWS, ids=ROW_IDS)
+@pytest.mark.parametrize('row', [r for r in ROWS if r[0] not in FIRST_ORDER_ONLY],
+                         ids=[n for n in ROW_IDS if n not in FIRST_ORDER_ONLY])
 def test_forward_mode_tangent_matches_torch(row):
     name, fn, specs = row
     rng = np.random.default_rng(zlib.crc32(name.encode()) + 1)

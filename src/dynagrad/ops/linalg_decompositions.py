@@ -60,6 +60,8 @@ def _adjugate_T(A):
     others = xp.where(xp.eye(n, dtype=bool), 1, S[..., None, :])    # S_j, with 1 on j == i
     prods = others.prod(-1)                                        # prod_{j != i} S_j
     sign = xp.linalg.det(U) * xp.linalg.det(Vh)
+    if A.dtype.kind == 'c':     # adj(A)^T = det(U) det(Vh) conj(U) diag(prods) conj(Vh)
+        U, Vh = U.conj(), Vh.conj()
     return sign[..., None, None] * ((U * prods[..., None, :]) @ Vh)
 
 
@@ -85,7 +87,7 @@ class Det(Op):
 @method
 def det(A):
     _check_tensor('linalg.det', A)
-    _check_square('linalg.det', A)
+    _check_square('linalg.det', A, complex_ok=True)    # holomorphic: its real formula serves
     return Det.apply(A)
 
 
