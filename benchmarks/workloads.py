@@ -122,7 +122,9 @@ def per_op_autograd(T, cfg, repeats):
     rows = [row('fwd+bwd', 'us/op', median_time(fwd_bwd, repeats, inner=10) * us),
             row('fwd, grad on', 'us/op', median_time(fwd, repeats, inner=10) * us),
             row('fwd, no_grad', 'us/op', median_time(no_grad, repeats, inner=10) * us)]
-    if T.__name__ == 'dynagrad':     # torch.compile needs a C++ toolchain on the CPU
+    # torch.compile (inductor: a C++ toolchain, about half a minute of compiling) in the
+    # full run only; dynagrad's in both
+    if T.__name__ == 'dynagrad' or cfg is SIZES['full']:
         compiled = T.compile(lambda x, w: chain(x, w, n).sum())
 
         def compiled_fwd_bwd():
@@ -180,8 +182,11 @@ def per_op_numpy(cfg, repeats):
 
 
 # -- 2. MLP training step, also used by the memory workload -----------------------------------
-def mlp_autograd(T, batch):
-    """A step function: zero_grad, forward, cross-entropy, backward, SGD update."""
+def mlp_autograd(T, batch, compiles=None):
+    """A step function: zero_grad, forward, cross-entropy, backward, SGD update; with
+    ``compiles``, its ``compiled`` attribute is the same step through ``T.compile``."""
+    if compiles is None:
+        compiles = T.__name__ == 'dynagrad'
     T.manual_seed(0)
     layers = [T.nn.Linear(i, o) for i, o in zip(MLP_SIZES, MLP_SIZES[1:])]
     opt = T.optim.SGD([p for layer in layers for p in layer.parameters()], lr=LR)
@@ -213,13 +218,13 @@ def mlp_autograd(T, batch):
                 h = h.relu()
         return cross_entropy(h, y)
 
-    def compiled_step(compiled=T.compile(loss_of) if T.__name__ == 'dynagrad' else None):
+    def compiled_step(compiled=T.compile(loss_of) if compiles else None):
         opt.zero_grad()
         loss = compiled(X, y)
         loss.backward()
         opt.step()
         return loss.item()
-    step.compiled = compiled_step if T.__name__ == 'dynagrad' else None
+    step.compiled = compiled_step if compiles else None
     return step
 
 
@@ -930,7 +935,8 @@ def run(lib, workload, cfg, repeats):
                 'gpt': lambda: [], 'per_sample': lambda: []}[workload]()
     T = importlib.import_module(lib)
     return {'per_op': lambda: per_op_autograd(T, cfg, repeats),
-            'mlp': lambda: mlp_rows(mlp_autograd(T, cfg['mlp_batch']), cfg, repeats),
+            'mlp': lambda: mlp_rows(mlp_autograd(T, cfg['mlp_batch'], compiles=(
+                T.__name__ == 'dynagrad' or cfg is SIZES['full'])), cfg, repeats),
             'matmul': lambda: matmul_autograd(T, cfg, repeats),
             'memory': lambda: memory_rows(mlp_autograd(T, cfg['mlp_batch']), cfg),
             'scaling': lambda: scaling_autograd(T, cfg, repeats),
