@@ -345,3 +345,35 @@ def test_a_second_derivative_through_a_sparse_op_is_refused_not_wrong():
     g, = dynagrad.autograd.grad(loss, dense, create_graph=True)
     with pytest.raises(RuntimeError, match='differentiates sparse ops once only'):
         g.sum().backward()
+
+
+@pytest.mark.parametrize('kwargs', [dict(), dict(lr_decay=0.1, initial_accumulator_value=0.5),
+                                    dict(maximize=True)])
+def test_adagrad_with_sparse_gradients_as_torch(kwargs):
+    rng = np.random.default_rng(7)
+    w0 = rng.standard_normal((8, 2)).astype(np.float32)
+    batches = [rng.integers(0, 8, size=5) for _ in range(4)]
+
+    def run(lib):
+        emb = lib.nn.Embedding(8, 2, sparse=True)
+        with lib.no_grad():
+            emb.weight.copy_(lib.tensor(w0))
+        opt = lib.optim.Adagrad(emb.parameters(), lr=0.1, **kwargs)
+        for b in batches:
+            opt.zero_grad()
+            emb(lib.tensor(b)).pow(2).sum().backward()
+            opt.step()
+        return emb.weight.detach(), opt.state[emb.weight]['sum']
+    (tw, ts), (dw, ds) = both(run)
+    np.testing.assert_allclose(dw.numpy(), tw.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ds.numpy(), ts.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_adagrad_weight_decay_with_sparse_gradients_is_refused_as_torch():
+    for lib in (torch, dynagrad):
+        emb = lib.nn.Embedding(4, 2, sparse=True)
+        opt = lib.optim.Adagrad(emb.parameters(), weight_decay=0.1)
+        emb(lib.tensor([1, 2])).sum().backward()
+        with pytest.raises(RuntimeError, match='weight_decay option is not compatible with '
+                                               'sparse gradients'):
+            opt.step()

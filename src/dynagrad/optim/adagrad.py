@@ -6,6 +6,7 @@ run the same single-tensor update. ``differentiable=True`` runs the update as dy
 learning rate that requires grad.
 """
 from ..backend import xp
+from .._coo import COO, coalesce
 from .optimizer import (Optimizer, _addcdiv_, _advance, _check_fused, _number_arg, _scalar,
                         _state_tensor, _step_tensor, _use_grad_for_differentiable)
 from .sgd import _check_lr
@@ -35,6 +36,12 @@ class Adagrad(Optimizer):
                 self._init_state(p, group['initial_accumulator_value'])
 
     _supports_differentiable = True
+    _takes_sparse_grads = True     # PyTorch's Adagrad updates with sparse gradients too
+
+    def _sparse_grad(self, p, g, maximize, wd):
+        if wd != 0:
+            raise RuntimeError('weight_decay option is not compatible with sparse gradients')
+        return super()._sparse_grad(p, g, maximize, wd)
 
     def _init_state(self, p, init):
         state = self.state[p]
@@ -54,9 +61,23 @@ class Adagrad(Optimizer):
             step = _advance(state, p)
             clr = lr / (1 + (step - 1) * lr_decay)
             s = state['sum']._data
+            if g.__class__ is COO:
+                _sparse_update(p, coalesce(g), s, clr, eps)
+                continue
             s += g * g
             _addcdiv_(p._data, g, xp.sqrt(s) + eps, -clr)
         return loss
+
+
+def _sparse_update(p, g, s, clr, eps):
+    """PyTorch's Adagrad step with a sparse gradient: the (dense) sum of squares grows at
+    the gradient's entries, and only those entries of the parameter move."""
+    if g.nnz == 0:
+        return
+    index = tuple(g.indices)
+    values = g.values.astype(p._data.dtype, copy=False)
+    s[index] += values * values
+    p._data[index] += -clr * values / (xp.sqrt(s[index]) + eps)
 
 
 def _differentiable_adagrad(group, p, g, state):
