@@ -279,24 +279,26 @@ def test_embedding_sparse_gradient_and_sparse_adam_as_torch():
     assert ds['step'] == ts['step'] == 4
 
 
+def _train_sparse_embedding(lib, optimizer, kwargs, seed, steps, loss):
+    """An Embedding(sparse=True) trained with ``optimizer``: its weight and the optimizer."""
+    rng = np.random.default_rng(seed)
+    w0 = rng.standard_normal((8, 2)).astype(np.float32)
+    emb = lib.nn.Embedding(8, 2, sparse=True)
+    with lib.no_grad():
+        emb.weight.copy_(lib.tensor(w0))
+    opt = getattr(lib.optim, optimizer)(emb.parameters(), lr=0.1, **kwargs)
+    for _ in range(steps):
+        opt.zero_grad()
+        loss(emb(lib.tensor(rng.integers(0, 8, size=5)))).backward()
+        opt.step()
+    return emb.weight.detach(), opt.state[emb.weight]
+
+
 @pytest.mark.parametrize('kwargs', [dict(), dict(momentum=0.9), dict(momentum=0.9, nesterov=True),
                                     dict(maximize=True)])
 def test_sgd_with_sparse_gradients_as_torch(kwargs):
-    rng = np.random.default_rng(5)
-    w0 = rng.standard_normal((8, 2)).astype(np.float32)
-    batches = [rng.integers(0, 8, size=5) for _ in range(3)]
-
-    def run(lib):
-        emb = lib.nn.Embedding(8, 2, sparse=True)
-        with lib.no_grad():
-            emb.weight.copy_(lib.tensor(w0))
-        opt = lib.optim.SGD(emb.parameters(), lr=0.1, **kwargs)
-        for b in batches:
-            opt.zero_grad()
-            emb(lib.tensor(b)).sum().backward()
-            opt.step()
-        return emb.weight.detach()
-    t, d = both(run)
+    t, d = both(lambda lib: _train_sparse_embedding(lib, 'SGD', kwargs, 5, 3,
+                                                     lambda out: out.sum())[0])
     np.testing.assert_allclose(d.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
 
 
@@ -350,23 +352,10 @@ def test_a_second_derivative_through_a_sparse_op_is_refused_not_wrong():
 @pytest.mark.parametrize('kwargs', [dict(), dict(lr_decay=0.1, initial_accumulator_value=0.5),
                                     dict(maximize=True)])
 def test_adagrad_with_sparse_gradients_as_torch(kwargs):
-    rng = np.random.default_rng(7)
-    w0 = rng.standard_normal((8, 2)).astype(np.float32)
-    batches = [rng.integers(0, 8, size=5) for _ in range(4)]
-
-    def run(lib):
-        emb = lib.nn.Embedding(8, 2, sparse=True)
-        with lib.no_grad():
-            emb.weight.copy_(lib.tensor(w0))
-        opt = lib.optim.Adagrad(emb.parameters(), lr=0.1, **kwargs)
-        for b in batches:
-            opt.zero_grad()
-            emb(lib.tensor(b)).pow(2).sum().backward()
-            opt.step()
-        return emb.weight.detach(), opt.state[emb.weight]['sum']
-    (tw, ts), (dw, ds) = both(run)
+    (tw, ts), (dw, ds) = both(lambda lib: _train_sparse_embedding(
+        lib, 'Adagrad', kwargs, 7, 4, lambda out: out.pow(2).sum()))
     np.testing.assert_allclose(dw.numpy(), tw.numpy(), rtol=1e-5, atol=1e-6)
-    np.testing.assert_allclose(ds.numpy(), ts.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ds['sum'].numpy(), ts['sum'].numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_adagrad_weight_decay_with_sparse_gradients_is_refused_as_torch():
