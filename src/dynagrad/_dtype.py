@@ -113,6 +113,10 @@ _COMPLEX_TO_REAL = {complex64: float32, complex128: float64}
 # float16 and bfloat16 go to complex64: complex32 has no NumPy type (see above)
 _REAL_TO_COMPLEX = {float32: complex64, float64: complex128, float16: complex64,
                     bfloat16: complex64}
+# The NumPy complex dtype a real float array's complex counterpart has (no complex32 in NumPy,
+# so float16 has none): what the complex-making ops compute in.
+COMPLEX_NUMPY = {np.dtype(np.float32): np.dtype(np.complex64),
+                 np.dtype(np.float64): np.dtype(np.complex128)}
 # The unsigned dtypes with PyTorch's "limited support" (see the module docstring).
 WIDE_UNSIGNED = frozenset((uint16, uint32, uint64))
 # The NumPy dtypes of the dtypes most of PyTorch's CPU kernels refuse ('"add_stub" not

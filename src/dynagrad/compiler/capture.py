@@ -98,7 +98,6 @@ class Recorder:
         self.lifted = []
         self.lifted_ids = {}
         self.eager_nodes = []            # the graph nodes the captured call recorded
-        self.islands = []                # what eager islands returned (see Island)
 
     # -- installing ------------------------------------------------------------------------
     def __enter__(self):
@@ -306,7 +305,6 @@ class Recorder:
                                tuple(slots), len(outs) != 1,
                                all(o._data.dtype.kind != 'c' for o in outs)))
         self.steps[-1].out_meta = tuple((o._data.shape, o._data.dtype) for o in outs)
-        self.islands.append((out, outs))
         return out
 
     def output_ref(self, x):

@@ -23,17 +23,12 @@ from . import formula as fm
 from ._elementwise import _need_tensor
 from .strided import _copy_op
 
-_REAL_TO_COMPLEX = {np.dtype(np.float32): np.dtype(np.complex64),
-                    np.dtype(np.float64): np.dtype(np.complex128)}
+_REAL_TO_COMPLEX = _dtype.COMPLEX_NUMPY
 
 
 def _tensor_input(name, input):
     _need_tensor(name, input, 1, 'input')
     return input
-
-
-def _is_complex_array(a):
-    return a.dtype.kind == 'c'
 
 
 # -- the parts of a complex tensor ------------------------------------------------------------

@@ -15,6 +15,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op, autocast_args, autocast_state
 from ..tensor import Tensor
@@ -23,10 +24,8 @@ from .linalg_products import _mm, _check_tensor
 from ._linalg_common import _check_square, _eye, _np_dtype, _tname
 from .linalg_decompositions import Inv
 
-_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
-               np.dtype(np.float64): np.dtype(np.complex128),
-               np.dtype(np.complex64): np.dtype(np.complex64),
-               np.dtype(np.complex128): np.dtype(np.complex128)}
+# geev's results: complex, of the input's precision (a complex input keeps its dtype)
+_COMPLEX_OF = {**_dtype.COMPLEX_NUMPY, **{c: c for c in _dtype.COMPLEX_NUMPY.values()}}
 _eig_result = namedtuple('linalg_eig', ['eigenvalues', 'eigenvectors'])
 _PHASE_ERROR = ('linalg_eig_backward: The eigenvectors in the complex case are specified up '
                 'to multiplication by e^{i phi}. The specified loss function depends on this '

@@ -24,8 +24,7 @@ from . import formula as fm
 from .shape import _wrap, roll
 
 _SWAP = {'backward': 'forward', 'forward': 'backward', 'ortho': 'ortho'}
-_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
-               np.dtype(np.float64): np.dtype(np.complex128)}
+_COMPLEX_OF = _dtype.COMPLEX_NUMPY
 
 
 def _resize(a, shape, dims):
@@ -44,10 +43,6 @@ def _resize(a, shape, dims):
             else:
                 a = xp.concatenate([a, xp.zeros(pad_shape, a.dtype)], d)
     return a
-
-
-def _real_part(z):
-    return z.real
 
 
 class _Spectral(Op):
@@ -91,7 +86,7 @@ class FftR2C(_Spectral):
         full = _resize(g, self.full_shape, self.dims[-1:]) if self.onesided else g
         adjoint = FftC2C.run(full, sizes=None, dims=self.dims, norm=_SWAP[self.norm],
                              forward=False)
-        return _resize(_real_part(adjoint), self.in_shape, self.dims)
+        return _resize(adjoint.real, self.in_shape, self.dims)
 
 
 class FftC2R(_Spectral):
