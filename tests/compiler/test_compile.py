@@ -253,6 +253,7 @@ def test_show_code_and_cache_limit():
         cf(dg.ones(2, requires_grad=True)).sum().backward()
     text = dg.compiler.show_code(cf)
     assert 'def forward' in text and 'def backward' in text and 'Sin' in text
+    cf = dg.compile(lambda x: (x * 3).sin(), dynamic=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
         for n in range(1, 12):

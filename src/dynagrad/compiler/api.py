@@ -10,6 +10,12 @@ must agree (ops, parameters, constants): a value computed outside the ops (a mas
 Python, a shape read from data) would differ and sends that key to eager for good. From the
 third call the program replays. A capture that breaks (capture.py) also sends its key to
 eager, with the reason kept for ``explain``; ``fullgraph=True`` raises instead.
+
+Unless ``dynamic=False``, a call whose key differs from an earlier capture's only in the
+first dimension of its tensor arguments (a new batch size) is compared with that capture
+(symbolic.py): where the two tapes differ only by multiples of the batch size, they make one
+program for every batch size (except 0 and 1, which PyTorch specializes too), reused without
+recapturing, and counted once against the cache limit.
 """
 import functools
 import warnings
@@ -17,8 +23,9 @@ import warnings
 from ..autograd.grad_mode import is_grad_enabled
 from ..nn.module import Module
 from ..tensor import Tensor
-from .capture import GraphBreak, Recorder, flatten as _flatten, unflatten as _unflatten
+from .capture import GraphBreak, Recorder, Step, flatten as _flatten, unflatten as _unflatten
 from .program import Program, call
+from .symbolic import Differ, symbolize
 
 BACKENDS = ('inductor', 'default', 'eager', 'aot_eager')
 MODES = (None, 'default', 'reduce-overhead', 'max-autotune', 'max-autotune-no-cudagraphs')
@@ -31,6 +38,9 @@ class _Eager:
 
     def __init__(self, reason):
         self.reason = reason
+
+
+_SETTLED = False     # a key without batch sizes that has its dynamic program, or cannot
 
 
 class _FirstCapture:
@@ -60,6 +70,11 @@ class CompiledFunction:
         self.backend = backend
         self.cache = {}
         self.events = []       # (key, what happened): what explain() reports
+        # for dynamic programs: per key without the batch sizes, the first capture seen
+        # (with its batch sizes) and, once made, the program for every batch size
+        self._first_by_shape = {}
+        self._dynamic = {}
+        self._aliases = 0      # cache entries pointing at a dynamic program made earlier
         self._places = None
         functools.update_wrapper(self, fn)
 
@@ -105,8 +120,10 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         key = self._key(args, kwargs)
         entry = self.cache.get(key)
+        if entry is None and self._dynamic:
+            entry = self._dynamic_program_for(key, args, kwargs)
         if entry is None:
-            if len(self.cache) >= CACHE_SIZE_LIMIT:
+            if len(self.cache) - self._aliases >= CACHE_SIZE_LIMIT:
                 warnings.warn(f'dynagrad.compile: {getattr(self.fn, "__name__", self.fn)} '
                               f'reached the cache size limit ({CACHE_SIZE_LIMIT} programs); '
                               'new guards run eagerly', UserWarning, stacklevel=2)
@@ -141,8 +158,11 @@ class CompiledFunction:
             self.events.append((key, 'graph break: ' + recorder.broken))
             return result
         if first is None:
-            self.cache[key] = _FirstCapture(recorder, outputs, treedef)
+            capture = _FirstCapture(recorder, outputs, treedef)
+            self.cache[key] = capture
             self.events.append((key, f'captured {len(recorder.steps)} ops'))
+            if self.dynamic is not False:
+                self._try_dynamic(key, capture, _batch_sizes(tensors, args, kwargs))
             return result
         if not _same_tape(first, recorder, outputs, treedef):
             reason = ('the captured program changed between two calls with the same guards '
@@ -157,13 +177,68 @@ class CompiledFunction:
         self.events.append((key, f'compiled {len(recorder.steps)} ops'))
         return result
 
+    # -- one program for every batch size -------------------------------------------------
+    def _try_dynamic(self, key, capture, sizes):
+        shape_key = _without_batch(key)
+        seen = self._first_by_shape.get(shape_key)
+        if seen is None:
+            self._first_by_shape[shape_key] = (capture, sizes)
+            return
+        if seen is _SETTLED:
+            return
+        first, first_sizes = seen
+        varying = [i for i, (a, b) in enumerate(zip(first_sizes, sizes)) if a != b]
+        b1 = {first_sizes[i] for i in varying}
+        b2 = {sizes[i] for i in varying}
+        if not varying or len(b1) != 1 or len(b2) != 1:
+            return
+        if min(b1 | b2) < 2:
+            # batches of 0 and 1 keep programs of their own (broadcasting may differ there)
+            if min(b1) < 2 <= min(b2):
+                self._first_by_shape[shape_key] = (capture, sizes)
+            return
+        (b1,), (b2,) = b1, b2
+        try:
+            program = _dynamic_program(first, capture, b1, b2)
+        except Differ as e:
+            self._first_by_shape[shape_key] = _SETTLED     # each batch size its own program
+            self.events.append((key, f'no dynamic program: the captures at batch {b1} and '
+                                     f'{b2} differ ({e})'))
+            return
+        program.batch_slot = varying[0]
+        program.varying = varying
+        program.fixed = {i: n for i, n in enumerate(sizes) if i not in varying}
+        self._dynamic[shape_key] = program
+        self._first_by_shape[shape_key] = _SETTLED     # the captures are not needed any more
+        self.cache[key] = program
+        self._aliases += 1
+        self.events.append((key, f'compiled {len(program.steps)} ops for any batch size '
+                                 f'(batch dimension symbolic, seen at {b1} and {b2})'))
+
+    def _dynamic_program_for(self, key, args, kwargs):
+        program = self._dynamic.get(_without_batch(key))
+        if program is None:
+            return None
+        sizes = _batch_sizes(_tensor_leaves(args, kwargs), args, kwargs)
+        batch = sizes[program.batch_slot]
+        if batch < 2 or any(sizes[i] != batch for i in program.varying) or any(
+                sizes[i] != n for i, n in program.fixed.items()):
+            return None
+        self.cache[key] = program
+        self._aliases += 1
+        return program
+
     # -- what it did -----------------------------------------------------------------------
     def programs(self):
-        return [p for p in self.cache.values() if p.__class__ is Program]
+        found = {id(p): p for p in self.cache.values() if p.__class__ is Program}
+        return list(found.values())
 
     def reset(self):
         self.cache.clear()
         self.events.clear()
+        self._first_by_shape.clear()
+        self._dynamic.clear()
+        self._aliases = 0
 
 
 def _tensor_leaves(args, kwargs):
@@ -193,6 +268,68 @@ def _guard_value(a):
         return ('V', type(a).__name__, a)
     except TypeError:
         return ('id', id(a))
+
+
+def _batch_sizes(tensors, args, kwargs):
+    """The first dimension of each tensor argument (None for a 0-d one)."""
+    n = len(_tensor_leaves(args, kwargs))
+    return [t._data.shape[0] if t._data.ndim else None for t in tensors[:n]]
+
+
+def _without_batch(key):
+    """The guard key with the first dimension of every tensor argument left out."""
+    def strip(part):
+        if isinstance(part, tuple) and part:
+            if part[0] == 'T' and len(part) == 5:
+                return ('T', part[1][1:] if part[1] else None) + part[2:]
+            return tuple(strip(p) for p in part)
+        return part
+    return tuple(strip(p) for p in key)
+
+
+class _Tape:
+    __slots__ = ('steps', 'constants', 'n_slots', 'lifted')
+
+
+def _dynamic_program(first, second, b1, b2):
+    """The program of two captures at batch sizes ``b1`` and ``b2``, its batch-dependent
+    values made symbols; raises ``Differ`` where the captures differ otherwise."""
+    a, b = first.recorder, second.recorder
+    if [id(t) for t in a.lifted] != [id(t) for t in b.lifted]:
+        raise Differ('different tensors read through closures')
+    if len(a.steps) != len(b.steps) or len(a.constants) != len(b.constants):
+        raise Differ('different numbers of ops')
+    if repr(first.treedef) != repr(second.treedef) or a.n_slots != b.n_slots:
+        raise Differ('different results')
+    for x, y in zip(a.constants, b.constants):
+        symbolize(x, y, b1, b2)
+    outputs = [_ref_template(x, y, b1, b2) for x, y in zip(first.outputs, second.outputs)]
+    steps = []
+    for x, y in zip(a.steps, b.steps):
+        if (x.cls, x.casts, x.needs, x.outs, x.multi, x.inplace, x.real) != \
+                (y.cls, y.casts, y.needs, y.outs, y.multi, y.inplace, y.real):
+            raise Differ(f'{getattr(x.cls, "_node_name", x.cls)} against '
+                         f'{getattr(y.cls, "_node_name", y.cls)}')
+        refs = tuple(_ref_template(r, q, b1, b2) for r, q in zip(x.refs, y.refs))
+        step = Step(y.cls, symbolize(x.params, y.params, b1, b2), refs, y.casts, y.needs,
+                    symbolize(x.meta, y.meta, b1, b2), y.outs, y.multi, y.real, y.inplace)
+        step.out_meta = symbolize(x.out_meta, y.out_meta, b1, b2)
+        step.fill = symbolize(x.fill, y.fill, b1, b2)
+        steps.append(step)
+    tape = _Tape()
+    tape.steps, tape.constants, tape.n_slots, tape.lifted = steps, b.constants, b.n_slots, b.lifted
+    return _program(tape, b.n_inputs, outputs, second.treedef)
+
+
+def _ref_template(x, y, b1, b2):
+    """Where an input comes from must agree exactly; a number passed in may be a symbol."""
+    if x is None or y is None:
+        if x is not y:
+            raise Differ('an output missing in one capture')
+        return None
+    if x[0] != y[0] or (x[0] != 'v' and x[1] != y[1]):
+        raise Differ(f'inputs from {x} against {y}')
+    return x if x[0] != 'v' else ('v', symbolize(x[1], y[1], b1, b2))
 
 
 def _program(recorder, n_args, outputs, treedef):

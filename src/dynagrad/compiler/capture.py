@@ -87,6 +87,7 @@ class Recorder:
         self.arrays = {}                 # slot -> the array it held in this call (inputs)
         # (a tensor passed twice has one entry in ``known`` but two input slots)
         self.n_slots = len(known) if n_inputs is None else n_inputs
+        self.n_inputs = self.n_slots
         self.steps = []
         self.constants = []
         self.keep = []                   # tensors whose ids are in ``known``: kept alive

@@ -13,6 +13,7 @@ from ..autograd.engine import fill_missing, graph_retained
 from ..autograd.function import Function, Op, fit_grad, once_differentiable
 from ..tensor import Tensor, wrap
 from .kernels import NAMESPACE, inline_kernel
+from .symbolic import has_symbols, instantiate
 
 _new = object.__new__
 _ndarray = np.ndarray
@@ -44,6 +45,9 @@ class Program:
         self._forward = self._backward = None
         self.source = None
         self.lifted = []        # tensors read through closures: the last input slots
+        # a program for a varying batch: the input slot whose first dimension is the batch
+        # (symbolic.py); None for a program of fixed shapes
+        self.batch_slot = None
 
     # -- running ------------------------------------------------------------------------------
     # The tape becomes two straight-line Python functions (``source``): no loop over steps,
@@ -62,10 +66,16 @@ class Program:
     def _generate(self):
         namespace = {'_new': _new, '_ndarray': _ndarray, '_asarray': xp.asarray,
                      '_acc': _acc, '_fit_all': _fit_all, '_fit': fit_grad,
-                     '_fill_missing': fill_missing, **NAMESPACE}
+                     '_fill_missing': fill_missing, '_inst': instantiate, **NAMESPACE}
+
+        def sym(name, template):
+            # a value that holds the batch symbol is instantiated at each call
+            return f'_inst({name}, B)' if has_symbols(template) else name
         fwd = ['def forward(inputs, keep):']
         if self.n_inputs:
             fwd.append(f'    {", ".join(f"v{i}" for i in range(self.n_inputs))}, = inputs')
+        if self.batch_slot is not None:
+            fwd.append(f'    B = v{self.batch_slot}.shape[0]    # the batch size of this call')
         kept, inline, read_in_backward = [], {}, set()
         plan = [(inline_kernel(step), self._arguments(k, step, namespace))
                 for k, step in enumerate(self.steps)]
@@ -109,7 +119,7 @@ class Program:
             namespace[f'N{k}'] = _NO_EDGES_FOR(len(step.refs))
             if step.params:
                 namespace[f'P{k}'] = step.params
-                args = args + [f'**P{k}']
+                args = args + [f'**{sym(f"P{k}", step.params)}']
             fwd.append(f'    # {name} ({step.cls._node_name})')
             fwd.append(f'    n{k} = _new(C{k}); n{k}._saved = ()')
             if edges is not None:
@@ -138,12 +148,15 @@ class Program:
                 if o is not None and not step.inplace:
                     fwd.append(f'    if v{o}.__class__ is not _ndarray: v{o} = _asarray(v{o})')
             if edges is not None:
-                fwd.append(f'    n{k}._input_meta = M{k}; n{k}._as_tensors = False')
+                fwd.append(f'    n{k}._input_meta = {sym(f"M{k}", step.meta)}; '
+                           f'n{k}._as_tensors = False')
                 kept.append(k)
             if frees:
                 fwd.append(f'    del {", ".join(frees)}')
         values = ', '.join(f'v{i}' if i in wanted and self._assigned(i) else 'None'
                            for i in range(self.n_slots))
+        if self.batch_slot is not None:
+            values = f'{values}, B' if values else 'B'    # the backward's metas read it
         fwd.append(f'    values = [{values}]')
         fwd.append(f'    return values, ({", ".join(f"n{k}" for k in kept)}{"," if kept else ""})'
                    ' if keep else ()')
@@ -153,6 +166,8 @@ class Program:
             bwd.append(f'    {", ".join(f"n{k}" for k in kept)}, = nodes')
         for v in sorted(read_in_backward, key=lambda t: int(t[1:])):
             bwd.append(f'    {v} = values[{v[1:]}]')
+        if self.batch_slot is not None:
+            bwd.append('    B = values[-1]')
         slots = sorted({o for s in self.steps for o in s.outs if o is not None}
                        | set(range(self.n_inputs)))
         bwd.append('    ' + ' = '.join(f'g{i}' for i in slots) + ' = None')
@@ -168,7 +183,7 @@ class Program:
                     if kind == 's' and need:
                         expr = gradients[j].format(*args, g=f'g{out}', y=f'v{out}')
                         if step.meta is not None:
-                            expr = f'_fit({expr}, M{k}[{j}])'
+                            expr = f'_fit({expr}, {sym(f"M{k}", step.meta)}[{j}])'
                         bwd.append(f'        g{v} = _acc(g{v}, {expr})')
                 bwd.append(f'        g{out} = None')
                 continue
@@ -182,14 +197,14 @@ class Program:
             if step.fill is not None:
                 # as the engine: a multi-output formula gets zeros for the missing ones
                 namespace[f'F{k}'] = step.fill
-                grads = f'tuple(_fill_missing({grads}, F{k}, False))'
+                grads = f'tuple(_fill_missing({grads}, {sym(f"F{k}", step.fill)}, False))'
             if step.real and step.cls._run_backward is Op._run_backward:
                 # the mechanism's work, done here once: the formula itself, then the fit
                 # of its gradients to broadcast shapes and dtypes where the op needs it
                 bwd.append(f'        r = n{k}.backward(*{grads})')
                 bwd.append('        if r.__class__ is not tuple: r = (r,)')
                 if step.meta is not None:
-                    bwd.append(f'        r = _fit_all(r, M{k})')
+                    bwd.append(f'        r = _fit_all(r, {sym(f"M{k}", step.meta)})')
             else:
                 bwd.append(f'        r = n{k}._run_backward({grads}, False)')
             # freed as it goes, as eager's engine frees each node's saved values
@@ -216,7 +231,7 @@ class Program:
                 text = f'c{v}'
             else:
                 namespace[f'k{k}_{j}'] = v
-                text = f'k{k}_{j}'
+                text = f'_inst(k{k}_{j}, B)' if has_symbols(v) else f'k{k}_{j}'
             if cast is not None:
                 namespace[f'T{k}_{j}'] = cast
                 text = f'{text}.astype(T{k}_{j})'
@@ -226,8 +241,6 @@ class Program:
     def _assigned(self, slot):
         return slot < self.n_inputs or any(slot in s.outs for s in self.steps)
 
-    def _all_slots_assigned(self):
-        return all(self._assigned(i) for i in range(self.n_slots))
     def code(self):
         """The generated forward and backward (what replays), as Python source."""
         if self.source is None:
