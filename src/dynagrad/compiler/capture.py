@@ -56,19 +56,19 @@ class Step:
 
     def signature(self):
         """What two captures of one program must agree on."""
-        return (self.cls, _comparable(self.params), self.refs, self.casts, self.needs,
+        return (self.cls, comparable(self.params), self.refs, self.casts, self.needs,
                 self.meta, self.outs, self.multi, self.inplace)
 
 
-def _comparable(value):
+def comparable(value):
     if isinstance(value, dict):
-        return tuple((k, _comparable(v)) for k, v in value.items())
+        return tuple((k, comparable(v)) for k, v in value.items())
     if isinstance(value, (list, tuple)):
-        return tuple(_comparable(v) for v in value)
+        return tuple(comparable(v) for v in value)
     if isinstance(value, np.ndarray):
         return ('array', value.shape, str(value.dtype), value.tobytes())
     if isinstance(value, Tensor):
-        return ('tensor', _comparable(value._data))
+        return ('tensor', comparable(value._data))
     return value
 
 
@@ -395,4 +395,4 @@ def is_capturing():
     return batched.state.capture is not None
 
 
-__all__ = ['GraphBreak', 'Recorder', 'Step', 'is_capturing']
+__all__ = ['GraphBreak', 'Recorder', 'Step', 'comparable', 'is_capturing']

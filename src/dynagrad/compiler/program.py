@@ -12,7 +12,8 @@ from ..backend import xp
 from ..autograd.engine import fill_missing, graph_retained
 from ..autograd.function import Function, Op, fit_grad, once_differentiable
 from ..tensor import Tensor, wrap
-from .kernels import NAMESPACE, inline_kernel
+from .capture import comparable
+from .kernels import FRESH, NAMESPACE, PURE_MODULES, inline_kernel, reads
 from .symbolic import has_symbols, instantiate
 
 _new = object.__new__
@@ -30,6 +31,10 @@ class Program:
         self.dropped = len(steps)
         steps = _live(steps, outputs)
         self.dropped -= len(steps)      # dead code: results nothing used
+        n_live = len(steps)
+        steps = _share_common(steps, outputs)
+        self.shared = n_live - len(steps)     # common subexpressions computed once
+        self.donated = 0                # results written into a dying input's buffer
         self.steps = steps
         self.constants = constants
         self.n_inputs = n_inputs
@@ -81,8 +86,13 @@ class Program:
                 for k, step in enumerate(self.steps)]
         for (kernel, args), step, edges in zip(plan, self.steps, self.edges):
             if kernel is not None and edges is not None:
-                read_in_backward.update(a for a in args if a.startswith('v'))
-                read_in_backward.add(f'v{step.outs[0]}')
+                # what the gradient formulas of the inputs that need one read
+                for template, (kind, _), need in zip(kernel[2], step.refs, step.needs):
+                    if kind == 's' and need:
+                        for p in reads(template):
+                            read = f'v{step.outs[0]}' if p == 'y' else args[p]
+                            if read.startswith('v'):
+                                read_in_backward.add(read)
         # only what the caller returns and inlined backward formulas read stays alive past
         # its last use (the rest is freed as the forward goes, as eager frees what no node
         # saved)
@@ -96,6 +106,7 @@ class Program:
         for slot, k in last_use.items():
             if slot not in wanted:
                 dying.setdefault(k, []).append(slot)
+        donors = self._donors(plan, wanted, last_use)
         for k, (step, edges) in enumerate(zip(self.steps, self.edges)):
             kernel, args = plan[k]
             name = getattr(step.cls, '__qualname__', step.cls.__name__)
@@ -106,8 +117,15 @@ class Program:
             if kernel is not None:
                 # written out: the op's own NumPy expression, no node
                 out = step.outs[0]
-                fwd.append(f'    v{out} = {kernel[0].format(*args)}    # {name}')
-                fwd.append(f'    if v{out}.__class__ is not _ndarray: v{out} = _asarray(v{out})')
+                donor = donors.get(k)
+                if donor is not None:
+                    # into the buffer of an input that dies here (see _donors)
+                    fwd.append(f'    v{out} = {kernel[1].format(*args, out=donor)}    '
+                               f'# {name}, in {donor}\'s buffer')
+                else:
+                    fwd.append(f'    v{out} = {kernel[0].format(*args)}    # {name}')
+                    fwd.append(f'    if v{out}.__class__ is not _ndarray: '
+                               f'v{out} = _asarray(v{out})')
                 if edges is not None:
                     inline[k] = (kernel, args)
                     if step.meta is not None:
@@ -176,7 +194,7 @@ class Program:
         for k in reversed(range(len(self.steps))):
             step = self.steps[k]
             if k in inline:
-                (_, gradients), args = inline[k]
+                (_, _, gradients), args = inline[k]
                 out = step.outs[0]
                 bwd.append(f'    if g{out} is not None:    # {step.cls._node_name}')
                 for j, ((kind, v), need) in enumerate(zip(step.refs, step.needs)):
@@ -219,6 +237,44 @@ class Program:
         self.source = '\n'.join(fwd) + '\n\n\n' + '\n'.join(bwd) + '\n'
         exec(compile(self.source, '<dynagrad.compile program>', 'exec'), namespace)
         self._forward, self._backward = namespace['forward'], namespace['backward']
+
+    def _donors(self, plan, wanted, last_use):
+        """Step -> the input whose buffer its inlined ufunc writes into (NumPy's ``out``).
+
+        Elementwise chains are fused this way rather than by generating native code: each
+        op stays one NumPy ufunc pass (bit for bit eager's), but a chain of them reuses one
+        buffer instead of allocating an array per op, which saves the allocation, the page
+        faults of a large one and a cache's worth of traffic, with no compiler to depend on.
+        An input may lend its buffer when it is an array no one else can see: a result of
+        this program (not an argument, parameter or constant) made fresh by its op
+        (``kernels.FRESH``), of the output's shape and dtype, read only by inlined ops (so
+        no node saved it and no view of it exists), not read by a gradient formula, not
+        returned, and last read by this step.
+        """
+        producer, consumers = {}, {}
+        for k, step in enumerate(self.steps):
+            for o in step.outs:
+                if o is not None:
+                    producer[o] = k
+            for kind, v in step.refs:
+                if kind == 's':
+                    consumers.setdefault(v, set()).add(k)
+        donors = {}
+        for k, ((kernel, args), step) in enumerate(zip(plan, self.steps)):
+            if kernel is None:
+                continue
+            for (kind, v), text in zip(step.refs, args):
+                if kind != 's' or v < self.n_inputs or v in wanted or last_use.get(v) != k:
+                    continue
+                source = self.steps[producer[v]]
+                if source.inplace or source.multi or not issubclass(source.cls, FRESH) or \
+                        source.out_meta is None or source.out_meta[0] != step.out_meta[0]:
+                    continue
+                if all(plan[c][0] is not None for c in consumers[v]):
+                    donors[k] = text
+                    break
+        self.donated = len(donors)
+        return donors
 
     def _arguments(self, k, step, namespace):
         """The expressions of step ``k``'s inputs (slots, constants, numbers, casts)."""
@@ -264,6 +320,40 @@ def _live(steps, outputs):
             keep.append(step)
             needed.update(v for kind, v in step.refs if kind == 's')
     return keep[::-1]
+
+
+def _share_common(steps, outputs):
+    """The steps with common subexpressions computed once: a pure op (kernels.PURE_MODULES)
+    on the same inputs with the same parameters as an earlier one is dropped and its
+    results read from the earlier step's. Not where either result is returned (the caller
+    would get one array twice) or written in place later."""
+    returned = {ref[1] for ref in outputs if ref is not None and ref[0] == 's'}
+    written = {s.refs[0][1] for s in steps if s.inplace and s.refs[0][0] == 's'}
+    rename, seen, kept = {}, {}, []
+    for step in steps:
+        if rename:
+            step.refs = tuple(('s', rename.get(v, v)) if kind == 's' else (kind, v)
+                              for kind, v in step.refs)
+        key = None
+        outs = {o for o in step.outs if o is not None}
+        if step.cls.__module__ in PURE_MODULES and not step.inplace and not _has_effects(step) \
+                and not outs & (returned | written):
+            try:
+                key = (step.cls, comparable(step.params), comparable(step.refs), step.casts,
+                       step.needs, comparable(step.meta))
+                hash(key)
+            except TypeError:
+                key = None
+        if key is not None:
+            first = seen.get(key)
+            if first is not None:
+                for mine, theirs in zip(step.outs, first.outs):
+                    if mine is not None:
+                        rename[mine] = theirs
+                continue
+            seen[key] = step
+        kept.append(step)
+    return kept
 
 
 def _fit_all(grads, metas):
