@@ -28,11 +28,16 @@ REPEATS = {
                   gpt=2, per_sample=1, **{'import': 2}),
 }
 # Issue 3's targets: (workload, row name prefix, [(what, bound, label), ...]).
-# 'torch'/'numpy': dynagrad's ratio to that library; 'value': dynagrad's own figure.
+# 'torch'/'numpy': dynagrad's ratio to that library; 'value': dynagrad's own figure;
+# (library, row name prefix): dynagrad's ratio to that library's figure in another row.
 TARGETS = [
     # Issue 19's (dynagrad.compile)
     ('per_op', 'compiled: fwd+bwd', [('numpy', 1.5, '<= 1.5x NumPy')]),
     ('mlp', 'compiled: train step', [('numpy', 1.0, '<= 1.0x NumPy')]),
+    ('gpt', 'compiled: train step', [(('torch', 'train step, all cores'), 0.7,
+                                      '<= 0.7x PyTorch eager')]),
+    ('mlp', 'compiled: loop', [(('dynagrad', 'loop of'), 1.0, "<= eager's loop")]),
+    ('gpt', 'compiled: loop', [(('dynagrad', 'loop of'), 1.0, "<= eager's loop")]),
     ('per_op', 'fwd+bwd', [('torch', 1.0, '<= 1.0x PyTorch'),
                            ('numpy', 2.0, 'stretch: <= 2x NumPy')]),
     ('per_op', 'fwd, no_grad', [('torch', 1.0, '<= 1.0x PyTorch')]),
@@ -174,9 +179,14 @@ def targets_for(workload, name):
     return []
 
 
-def check(target, values):
+def check(target, values, by_lib):
     what, bound, _ = target
     dg = values.get('dynagrad')
+    if isinstance(what, tuple):
+        lib, prefix = what
+        other = next((r['value'] for r in by_lib.get(lib, {}).get('rows', [])
+                      if r['name'].startswith(prefix)), None)
+        return 'yes' if dg is not None and other and dg / other <= bound else 'no'
     if what == 'value':
         ok = dg is bound if isinstance(bound, bool) else dg is not None and dg <= bound
     else:
@@ -218,7 +228,7 @@ def table(results):
                 ratio(values['dynagrad'], values['torch'], unit),
                 ratio(values['dynagrad'], values['numpy'], unit),
                 '; '.join(t[2] for t in targets),
-                '; '.join(check(t, values) for t in targets)]) + ' |')
+                '; '.join(check(t, values, by_lib) for t in targets)]) + ' |')
     return '\n'.join(lines)
 
 

@@ -24,9 +24,9 @@ import numpy as np
 
 SIZES = {
     'full': dict(chain_ops=200, mlp_batch=128, matmul_n=1024, memory_steps=200,
-                 chains=(1_000, 10_000, 100_000), cnn_batch=32),
+                 chains=(1_000, 10_000, 100_000), cnn_batch=32, mlp_loop=1000, gpt_loop=200),
     'smoke': dict(chain_ops=200, mlp_batch=16, matmul_n=128, memory_steps=20,
-                  chains=(1_000, 10_000), cnn_batch=8),
+                  chains=(1_000, 10_000), cnn_batch=8, mlp_loop=20, gpt_loop=4),
 }
 MLP_SIZES = (784, 512, 512, 10)
 LR = 0.01
@@ -278,13 +278,36 @@ def step_rows(step, repeats, name):
         row(name, 'ms/step', median_time(step, repeats) * 1e3)]
 
 
-def mlp_rows(step, cfg, repeats):
+def mlp_rows(step, cfg, repeats, make=None):
+    """``make()``: a fresh (step with its compiled twin) for the capture and loop rows."""
     rows = step_rows(step, repeats, 'train step')
     compiled = getattr(step, 'compiled', False)
     if compiled is False:       # NumPy: the floor compiled code aims at
         rows.append(row('compiled: train step', 'ms/step', rows[-1]['value']))
     elif compiled is not None:
         rows.append(row('compiled: train step', 'ms/step', median_time(compiled, repeats) * 1e3))
+        rows += capture_and_loop_rows(make, cfg['mlp_loop'])
+    return rows
+
+
+def capture_and_loop_rows(make, steps):
+    """How long a compiled step's first three calls take (two captures and the program's
+    first replay; torch.compile's compiling), and ``steps`` training steps from a fresh
+    start, eager against compiled with its capture included: what a training loop sees."""
+    rows = []
+    fresh = make()
+    start = time.perf_counter()
+    for _ in range(3):
+        fresh.compiled()
+    rows.append(row('compiled: capture, first 3 calls', 'ms', (time.perf_counter() - start) * 1e3))
+    eager, compiled = make(), make().compiled
+    for name, step in ((f'loop of {steps} steps, eager', eager),
+                       (f'compiled: loop of {steps} steps, capture included', compiled)):
+        gc.collect()
+        start = time.perf_counter()
+        for _ in range(steps):
+            step()
+        rows.append(row(name, 's', time.perf_counter() - start))
     return rows
 
 
@@ -786,8 +809,12 @@ def gpt_model(T, s, use_sdpa):
     return GPT()
 
 
-def gpt_autograd(T, s, use_sdpa):
+def gpt_autograd(T, s, use_sdpa, compiled=False):
+    """(train step, eval pass, sampling); ``compiled``: the model called through
+    ``T.compile`` (the optimizer step and gradient clipping stay eager, as in PyTorch's
+    usual compiled training loop)."""
     model = gpt_model(T, s, use_sdpa)
+    run = T.compile(model) if compiled else model
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
     opt = T.optim.AdamW([{'params': decay, 'weight_decay': 0.1},
@@ -798,7 +825,7 @@ def gpt_autograd(T, s, use_sdpa):
 
     def train_step():
         model.train()
-        _, loss = model(x, y)
+        _, loss = run(x, y)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         T.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -859,7 +886,22 @@ def gpt_rows(T, s, repeats):
                      row(f'eval pass, {threads}', 'ms', median_time(evaluate, repeats) * 1e3),
                      row(f'sample {s["new_tokens"]} tokens, {threads}', 'ms',
                          median_time(sample, max(1, repeats // 4), warmup=1) * 1e3)]
+    if T.__name__ == 'dynagrad' or s is GPT_SIZES['full']:
+        # compiled (torch.compile in the full run only: inductor needs minutes here)
+        compiled, _, _ = gpt_autograd(T, s, use_sdpa=False, compiled=True)
+        rows.append(row('compiled: train step, all cores', 'ms/step',
+                        median_time(compiled, repeats) * 1e3))
+        if T.__name__ == 'dynagrad':
+            def make():
+                step = gpt_autograd(T, s, use_sdpa=False)[0]
+                step.compiled = gpt_autograd(T, s, use_sdpa=False, compiled=True)[0]
+                return step
+            rows += capture_and_loop_rows(make, cfg_loop(s))
     return rows
+
+
+def cfg_loop(s):
+    return SIZES['smoke' if s is GPT_SIZES['smoke'] else 'full']['gpt_loop']
 
 
 # -- 10. import: how long a program waits before its first line runs ----------------------
@@ -936,7 +978,8 @@ def run(lib, workload, cfg, repeats):
     T = importlib.import_module(lib)
     return {'per_op': lambda: per_op_autograd(T, cfg, repeats),
             'mlp': lambda: mlp_rows(mlp_autograd(T, cfg['mlp_batch'], compiles=(
-                T.__name__ == 'dynagrad' or cfg is SIZES['full'])), cfg, repeats),
+                T.__name__ == 'dynagrad' or cfg is SIZES['full'])), cfg, repeats,
+                make=lambda: mlp_autograd(T, cfg['mlp_batch'], compiles=True)),
             'matmul': lambda: matmul_autograd(T, cfg, repeats),
             'memory': lambda: memory_rows(mlp_autograd(T, cfg['mlp_batch']), cfg),
             'scaling': lambda: scaling_autograd(T, cfg, repeats),

@@ -235,6 +235,20 @@ def _island(g, step, names, arrays):
     return None
 
 
+def _embedding(g, step, names, arrays):
+    return g.node('Gather', [names[0], names[1]], {'axis': 0})
+
+
+def _layer_norm(g, step, names, arrays):
+    p = step.params
+    dtype = arrays[0].dtype
+    x, scale, bias = names
+    scale = scale if scale is not None else g.constant(np.ones(p['wshape'], dtype))
+    bias = bias if bias is not None else g.constant(np.zeros(p['wshape'], dtype))
+    return g.node('LayerNormalization', [x, scale, bias],
+                  {'axis': -len(p['wshape']), 'epsilon': float(p['eps'])})
+
+
 def _ints(g, values):
     return g.constant(np.asarray(values, np.int64))
 
@@ -295,7 +309,8 @@ def _recurrent(g, step, names, arrays):
 
 CONVERTERS = {
     '_RecurrentLayer': _recurrent, 'Unbind': _unbind, 'Stack': _stack,
-    'Island': _island, 'Split': _split, 'Eq': _equal, 'MaskedFill': _masked_fill,
+    'Island': _island, 'EmbeddingOfTensor': _embedding, 'LayerNormOp': _layer_norm,
+    'Split': _split, 'Eq': _equal, 'MaskedFill': _masked_fill,
     'Clone': _identity, 'Gelu': _gelu,
     'Convolution': _convolution, 'MaxPoolOp': _max_pool,
     'LinearOp': _linear, 'Relu': _elementwise('Relu'), 'Tanh': _elementwise('Tanh'),

@@ -274,7 +274,14 @@ class Recorder:
         return False
 
     def function(self, wrapper, fn, args, kwargs):
-        """A value-reading function called during the capture: an eager island."""
+        """A value-reading function called during the capture: an eager island, unless the
+        function has a capture rule (``_capture_rule``: the same computation as recorded ops
+        that check the values themselves) for these arguments."""
+        rule = getattr(wrapper, '_capture_rule', None)
+        if rule is not None:
+            out = rule(*args, **kwargs)
+            if out is not None:
+                return out
         leaves = []
         treedef = flatten((args, kwargs), leaves)
         try:

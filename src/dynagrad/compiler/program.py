@@ -308,7 +308,7 @@ def _has_effects(step):
     """A step that must run even when nothing reads its results: a write in place, an eager
     island, a random draw (the generator's state moves, as in eager)."""
     return (step.inplace or step.cls._node_name == 'EagerIsland' or 'generator' in step.params
-            or step.cls.__module__.endswith('.random'))
+            or step.cls.__module__.endswith('.random') or getattr(step.cls, 'draws_random', False))
 
 
 def _live(steps, outputs):

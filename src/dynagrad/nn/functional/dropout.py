@@ -33,6 +33,31 @@ class DropoutMul(Op):
         return g * self.noise
 
 
+class DropoutDraw(Op):
+    """``dropout`` as one op that draws its own mask (the same draws, the same arithmetic as
+    ``_dropout``): what ``dynagrad.compile`` records for it, so a replay draws each mask
+    from the default generator where eager draws it, with no eager island around it."""
+    widens_half = True
+    node_name = 'MulBackward0'
+    draws_random = True     # a replay must run it even when nothing reads its result
+
+    def forward(self, x, p):
+        self.noise = noise = _keep(x.shape, p, x.dtype) / x.dtype.type(1.0 - p)
+        return x * noise
+
+    def backward(self, g):
+        return g * self.noise
+
+
+def _dropout_captured(input, p=0.5, training=True, inplace=False):
+    """The capture rule of ``dropout``: its usual case as ``DropoutDraw``; None for the
+    others (an eager island)."""
+    if inplace or not training or not 0 < p < 1 or input.numel() == 0 or \
+            input._data.dtype.kind != 'f':
+        return None
+    return DropoutDraw.apply(input, p=p)
+
+
 def _check_p(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f'dropout probability has to be between 0 and 1, but got {p}')
@@ -81,6 +106,9 @@ def _feature_shape(input):
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p``; scale the rest by ``1 / (1 - p)``."""
     return _dropout(input, p, training, inplace, tuple(input.shape))
+
+
+dropout._capture_rule = _dropout_captured
 
 
 @vmap_function('dropout')

@@ -468,6 +468,13 @@ def _scalar_name(t):
     return t.type().rsplit('.', 1)[-1][:-6]   # 'Float', 'Half', 'BFloat16'
 
 
+def _check_class_indices(t, n_classes, ignore_index, fn):
+    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f'Target {int(t[bad].flat[0])} is out of bounds ({fn} over '
+                         f'{n_classes} classes)')
+
+
 def _checked_targets(input, target, weight, ignore_index, fn):
     """Class-index targets (and class weights) as arrays, after PyTorch's checks."""
     n_classes = _class_dims(input, fn)
@@ -487,10 +494,7 @@ def _checked_targets(input, target, weight, ignore_index, fn):
                              f'{list(target.shape)}')
         raise RuntimeError(f'{fn}: expected target of shape {list(batch)} for input of '
                            f'shape {list(input.shape)}, got {list(target.shape)}')
-    bad = (t != ignore_index) & ((t < 0) | (t >= n_classes))
-    if bad.any():
-        raise IndexError(f'Target {int(t[bad].flat[0])} is out of bounds ({fn} over '
-                         f'{n_classes} classes)')
+    _check_class_indices(t, n_classes, ignore_index, fn)
     w = None
     if weight is not None:
         if tuple(weight.shape) != (n_classes,):
@@ -571,6 +575,31 @@ class CrossEntropy(Op):
         onehot = xp.zeros(self.probs.shape, bool)
         onehot[rows, self.safe] = True
         return (softmax(x, 1) - fm.where(onehot, 1.0, 0.0)) * coef.reshape((-1, 1)), None, None
+
+
+class CrossEntropyOfTensor(CrossEntropy):
+    """``CrossEntropy`` taking the target as a tensor input and checking its class indices
+    inside the op: what ``dynagrad.compile`` records for the common case of
+    ``cross_entropy``, so a replay checks each call's targets and needs no eager island."""
+    node_name = 'NllLossBackward0'
+
+    def forward(self, x, target, ignore_index=-100, reduction='mean'):
+        _check_class_indices(target, x.shape[1], ignore_index, 'nll_loss')
+        return super().forward(x, target.astype(np.int64, copy=False), None, ignore_index,
+                               reduction)
+
+
+def _cross_entropy_captured(input, target, weight=None, size_average=None, ignore_index=-100,
+                            reduce=None, reduction='mean', label_smoothing=0.0):
+    """The capture rule of ``cross_entropy`` (``dynagrad.compile``): its fused case as one
+    recorded op, checked as eager checks it; None for every other case (an eager island)."""
+    if weight is not None or size_average is not None or reduce is not None or \
+            label_smoothing != 0.0 or autocast_state.active or input.ndim != 2 or \
+            target.ndim != 1 or reduction not in ('mean', 'sum', 'none'):
+        return None
+    _checked_targets(input, target, None, ignore_index, 'nll_loss')   # eager's errors, now
+    return CrossEntropyOfTensor.apply(input, target, ignore_index=ignore_index,
+                                      reduction=reduction)
 
 
 @vmap_function('class_loss')
@@ -1256,3 +1285,6 @@ __all__ = ['mse_loss', 'l1_loss', 'smooth_l1_loss', 'huber_loss', 'binary_cross_
            'hinge_embedding_loss', 'margin_ranking_loss', 'cosine_embedding_loss',
            'triplet_margin_loss', 'ctc_loss', 'triplet_margin_with_distance_loss',
            'linear_cross_entropy']
+
+
+cross_entropy._capture_rule = _cross_entropy_captured

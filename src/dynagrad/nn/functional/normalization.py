@@ -307,9 +307,26 @@ def _check_trailing(input, shape, sep=', '):
                            f'{list(input.shape)}')
 
 
-@vmap_function('layer_norm')
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Normalize over the last ``len(normalized_shape)`` dims, then ``* weight + bias``."""
+class LayerNormOp(Normalize):
+    """``Normalize`` computing its statistics itself: what ``dynagrad.compile`` records for
+    ``layer_norm`` (whose eager path computes them before the op, as values a replay could
+    not reuse), so a replay needs no eager island."""
+    node_name = 'NativeLayerNormBackward0'
+
+    def forward(self, x, weight, bias, *, axes, wshape, eps):
+        mean, _, rstd = _stats(x, axes, eps)
+        return super().forward(x, weight, bias, view=x.shape, axes=axes, wshape=wshape,
+                               mean=mean, rstd=rstd, eps=eps, fixed=False)
+
+
+def _layer_norm_captured(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """The capture rule of ``layer_norm`` (eager's checks, then one recorded op)."""
+    shape = _layer_norm_checks(input, normalized_shape, weight, bias)
+    axes = tuple(range(input.ndim - len(shape), input.ndim))
+    return LayerNormOp.apply(input, weight, bias, axes=axes, wshape=shape, eps=eps)
+
+
+def _layer_norm_checks(input, normalized_shape, weight, bias):
     shape = _normalized_shape(normalized_shape, 'layer_norm')
     if not shape:
         raise RuntimeError('Expected normalized_shape to be at least 1-dimensional, i.e., '
@@ -322,12 +339,22 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     _check_trailing(input, shape)
     _check_float(input, 'LayerNormKernelImpl')
     _check_same_dtype(input, weight, bias)
+    return shape
+
+
+@vmap_function('layer_norm')
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    """Normalize over the last ``len(normalized_shape)`` dims, then ``* weight + bias``."""
+    shape = _layer_norm_checks(input, normalized_shape, weight, bias)
     x = input._data
     axes = tuple(range(x.ndim - len(shape), x.ndim))
     mean, _, rstd = _stats(x, axes, eps)
     return Normalize.named('NativeLayerNormBackward0').apply(
         input, weight, bias, view=x.shape, axes=axes, wshape=shape, mean=mean, rstd=rstd,
         eps=eps, fixed=False)
+
+
+layer_norm._capture_rule = _layer_norm_captured
 
 
 @vmap_function('group_norm')

@@ -110,9 +110,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     num = weight.shape[0]
     padding_idx = _padding_idx(padding_idx, num)
     idx = input._data
-    if idx.size and (idx.min() < 0 or idx.max() >= num):
-        raise IndexError(f'index out of range in self (embedding of {num} rows, indices in '
-                         f'[{int(idx.min())}, {int(idx.max())}])')
+    _check_index_range(idx, num)
     if max_norm is not None:
         _renorm_(weight, idx, max_norm, norm_type)
     factor = _grad_factor(idx, num, padding_idx, scale_grad_by_freq, weight._data.dtype)
@@ -120,6 +118,38 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         return SparseEmbeddingOp.apply(weight, indices=idx, factor=factor,
                                        padding_idx=padding_idx)
     return EmbeddingOp.apply(weight, indices=idx, factor=factor)
+
+
+class EmbeddingOfTensor(EmbeddingOp):
+    """``EmbeddingOp`` taking the indices as a tensor input and checking them inside the op:
+    what ``dynagrad.compile`` records for ``embedding``'s usual case, so a replay checks each
+    call's indices and needs no eager island."""
+    node_name = 'EmbeddingBackward0'
+
+    def forward(self, weight, indices):
+        _check_index_range(indices, weight.shape[0])
+        return super().forward(weight, indices)
+
+    def backward(self, g):
+        return super().backward(g), None
+
+
+def _embedding_captured(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+                        scale_grad_by_freq=False, sparse=False):
+    """The capture rule of ``embedding`` (eager's checks, then one recorded op); None for
+    padding, renormalising, frequency scaling and sparse gradients (an eager island)."""
+    if padding_idx is not None or max_norm is not None or scale_grad_by_freq or sparse:
+        return None
+    _check_indices(input, 'embedding')
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    return EmbeddingOfTensor.apply(weight, input)
+
+
+def _check_index_range(idx, num):
+    if idx.size and (idx.min() < 0 or idx.max() >= num):
+        raise IndexError(f'index out of range in self (embedding of {num} rows, indices in '
+                         f'[{int(idx.min())}, {int(idx.max())}])')
 
 
 class SparseEmbeddingOp(EmbeddingOp):
@@ -339,3 +369,6 @@ def one_hot(tensor, num_classes=-1):
 
 
 __all__ = ['embedding', 'embedding_bag', 'one_hot']
+
+
+embedding._capture_rule = _embedding_captured
