@@ -84,3 +84,18 @@ def test_layer_norm_computes_its_statistics_at_every_call():
     grads = [dg.autograd.grad(o.square().sum(), (y, ln.weight, ln.bias)) for o in (got, want)]
     for a, b in zip(*grads):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_basic_indexing_is_recorded_and_tensor_keys_stay_islands():
+    x = dg.randn(4, 6, 5, requires_grad=True)
+    f = lambda x: x[1:, ..., ::2][:, -1] * 2      # noqa: E731
+    cf = _replayed(f, x)
+    assert _steps(cf) == ['BasicIndex', 'BasicIndex', 'Mul']
+    np.testing.assert_array_equal(cf(x).detach().numpy(), f(x).detach().numpy())
+    (g,), (e,) = dg.autograd.grad(cf(x).sum(), x), dg.autograd.grad(f(x).sum(), x)
+    np.testing.assert_array_equal(g.numpy(), e.numpy())
+    idx = dg.tensor([2, 0])
+    cg = _replayed(lambda x, i: x[i] + 1, x, idx)
+    assert _steps(cg)[0] == 'Island'
+    np.testing.assert_array_equal(cg(x, dg.tensor([3, 1])).detach().numpy(),
+                                  (x[dg.tensor([3, 1])] + 1).detach().numpy())

@@ -434,6 +434,27 @@ def getitem(x, key):
         raise _numpy_index_error(e) from None
 
 
+def _plain_int(k):
+    return k is None or isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _getitem_captured(x, key):
+    """The capture rule of ``x[key]`` (``dynagrad.compile``): a key of ints, slices of ints,
+    None and Ellipsis reads no tensor's values, so it is recorded as its one op; other keys
+    run as an eager island."""
+    items = key if isinstance(key, tuple) else (key,)
+    for k in items:
+        if not (k is Ellipsis or _plain_int(k) or isinstance(k, slice) and all(
+                _plain_int(p) for p in (k.start, k.stop, k.step))):
+            return None
+    key = _normalize_key(key)
+    _check_key(x, key)
+    return BasicIndex.apply(x, key=key)
+
+
+getitem._capture_rule = _getitem_captured
+
+
 def _single_mask(key):
     items = key if isinstance(key, tuple) else (key,)
     return len(items) == 1 and isinstance(items[0], _ndarray) and items[0].dtype == bool
