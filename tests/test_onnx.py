@@ -96,6 +96,47 @@ def test_the_gpt_workload_in_eval_mode(tmp_path):
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize('example_batch', [1, 3])
+def test_a_dynamic_batch_reaches_the_views_of_the_gpt_workload(tmp_path, example_batch):
+    from benchmarks import workloads as W
+    s = W.GPT_SIZES['smoke']
+    model = W.gpt_model(dynagrad, s, use_sdpa=False).eval()
+    rng = np.random.default_rng(0)
+    idx = dynagrad.tensor(rng.integers(0, s['vocab'], (example_batch, s['context'])))
+    path = tmp_path / 'gpt.onnx'
+    dynagrad.onnx.export(model, (idx,), str(path), input_names=['idx'],
+                         output_names=['logits'], dynamic_axes={'idx': {0: 'batch'},
+                                                                'logits': {0: 'batch'}})
+    for batch in (2, 5, 1):     # view(B, L, heads, C // heads) follows the batch
+        x = rng.integers(0, s['vocab'], (batch, s['context']))
+        got = _run(path, {'idx': x})[0]
+        with dynagrad.no_grad():
+            expected = model(dynagrad.tensor(x))[0].numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_a_batch_the_graph_fixes_and_other_dynamic_dimensions_are_refused(tmp_path):
+    def f(x):
+        return x * 2 + dynagrad.ones(x.shape[0], 1)       # a constant the size of the batch
+    x = dynagrad.randn(3, 4)
+    with pytest.raises(dynagrad.onnx.OnnxExporterError, match='fixes it'):
+        dynagrad.onnx.export(f, (x,), str(tmp_path / 'f.onnx'), input_names=['x'],
+                             dynamic_axes={'x': {0: 'batch'}})
+    with pytest.raises(dynagrad.onnx.OnnxExporterError, match='only the first'):
+        dynagrad.onnx.export(lambda x: x * 2, (x,), str(tmp_path / 'g.onnx'),
+                             input_names=['x'], dynamic_axes={'x': {1: 'width'}})
+    assert not (tmp_path / 'f.onnx').exists() and not (tmp_path / 'g.onnx').exists()
+
+
+@pytest.mark.parametrize('key', ['1:, ..., ::2', 'None, :, 2, None', '..., 0', '-1, 1:3'])
+def test_basic_indexing(tmp_path, key):
+    f = eval(f'lambda x: x[{key}] * 2')       # noqa: S307 - a test's own literal
+    x = dynagrad.randn(3, 4, 5)
+    dynagrad.onnx.export(f, (x,), str(tmp_path / 'i.onnx'))
+    got, = _run(tmp_path / 'i.onnx', {'input_0': x.numpy()})
+    np.testing.assert_array_equal(got, f(x).numpy())
+
+
 def test_an_lstm_language_model(tmp_path):
     dynagrad.manual_seed(0)
     nn = dynagrad.nn

@@ -11,6 +11,8 @@ import contextlib
 
 import numpy as np
 
+from .compiler.symbolic import has_symbols, instantiate
+
 __all__ = ['export', 'is_in_onnx_export', 'OnnxExporterError']
 
 _exporting = [False]
@@ -43,6 +45,7 @@ class _Graph:
         self.nodes, self.initializers = [], []
         self.names = {}
         self.count = 0
+        self.batch = None       # a 1-D int64 tensor holding the batch size, when dynamic
 
     def fresh(self, hint='t'):
         self.count += 1
@@ -53,6 +56,29 @@ class _Graph:
         name = self.fresh(hint)
         self.initializers.append(self.numpy_helper.from_array(array, name))
         return name
+
+    def ints_of(self, values):
+        """A 1-D int64 tensor of ``values``, whose ``Sym`` entries (multiples of the batch
+        size, see dynagrad.compiler.symbolic) are computed from the batch input's shape."""
+        from .compiler.symbolic import Sym
+        values = list(values)
+        if not any(isinstance(v, Sym) for v in values):
+            return self.constant(np.asarray(values, np.int64), hint='shape')
+        if self.batch is None:
+            raise OnnxExporterError('dynagrad.onnx.export: a batch-sized value in a graph '
+                                    'exported without a dynamic batch')
+        pieces, run = [], []
+        for v in values + [None]:
+            if isinstance(v, Sym) or v is None:
+                if run:
+                    pieces.append(self.constant(np.asarray(run, np.int64), hint='shape'))
+                    run = []
+                if isinstance(v, Sym):
+                    pieces.append(self.node('Mul', [self.batch, self.constant(
+                        np.asarray([v.k], np.int64))]))
+            else:
+                run.append(int(v))
+        return pieces[0] if len(pieces) == 1 else self.node('Concat', pieces, {'axis': 0})
 
     def node(self, op, inputs, attrs=None, outputs=1, hint=None):
         names = [self.fresh(hint or op.lower()) for _ in range(outputs)]
@@ -95,8 +121,10 @@ def _softmax(op):
 
 
 def _view(g, step, names, arrays):
-    shape = g.constant(np.asarray(step.params['shape'], np.int64), hint='shape')
-    return g.node('Reshape', [names[0], shape])
+    return g.node('Reshape', [names[0], g.ints_of(step.params['shape'])])
+
+
+_view.symbolic = True       # its shape may hold the batch symbol (g.ints_of builds it)
 
 
 def _transpose(g, step, names, arrays):
@@ -189,6 +217,36 @@ def _slice(g, data, key, ndim):
                             g.constant(np.asarray(ends, np.int64)),
                             g.constant(np.asarray(axes, np.int64)),
                             g.constant(np.asarray(steps, np.int64))])
+
+
+def _basic_index(g, step, names, arrays):
+    """``x[key]`` for ints, slices, None and Ellipsis: Slice, then Squeeze the int
+    dimensions and Unsqueeze the new ones."""
+    key = step.params['key']
+    key = key if isinstance(key, tuple) else (key,)
+    ndim = arrays[0].ndim
+    if Ellipsis in key:
+        at = key.index(Ellipsis)
+        n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+        key = key[:at] + (slice(None),) * (ndim - n_real) + key[at + 1:]
+    real = [k for k in key if k is not None]
+    real += [slice(None)] * (ndim - len(real))
+    if any(isinstance(k, slice) and (k.step or 1) < 0 for k in real):
+        return None
+    out = _slice(g, names[0], tuple(slice(k, k + 1 if k != -1 else None)
+                                    if not isinstance(k, slice) else k for k in real), ndim)
+    dropped = [d for d, k in enumerate(real) if not isinstance(k, slice)]
+    if dropped:
+        out = g.node('Squeeze', [out, _ints(g, dropped)])
+    new, position = [], 0
+    for k in key:
+        if k is None:
+            new.append(position)
+        if k is None or isinstance(k, slice):
+            position += 1
+    if new:
+        out = g.node('Unsqueeze', [out, _ints(g, new)])
+    return out
 
 
 def _split(g, step, names, arrays):
@@ -310,7 +368,7 @@ def _recurrent(g, step, names, arrays):
 CONVERTERS = {
     '_RecurrentLayer': _recurrent, 'Unbind': _unbind, 'Stack': _stack,
     'Island': _island, 'EmbeddingOfTensor': _embedding, 'LayerNormOp': _layer_norm,
-    'Split': _split, 'Eq': _equal, 'MaskedFill': _masked_fill,
+    'Split': _split, 'BasicIndex': _basic_index, 'Eq': _equal, 'MaskedFill': _masked_fill,
     'Clone': _identity, 'Gelu': _gelu,
     'Convolution': _convolution, 'MaxPoolOp': _max_pool,
     'LinearOp': _linear, 'Relu': _elementwise('Relu'), 'Tanh': _elementwise('Tanh'),
@@ -331,6 +389,37 @@ def _converter(step):
     return None
 
 
+def _batch_inputs(tensors, input_names, dynamic_axes):
+    """The positions of the inputs whose first dimension ``dynamic_axes`` makes dynamic
+    (the one symbol a program carries: dynagrad.compiler.symbolic); other dimensions cannot
+    vary in an exported graph yet, and asking for them is refused."""
+    batched = []
+    for i, name in enumerate(input_names[:len(tensors)]):
+        axes = dynamic_axes.get(name, {})
+        axes = {a: None for a in axes} if isinstance(axes, (list, tuple)) else axes
+        others = [d for d in axes if d not in (0, -tensors[i].ndim)]
+        if others:
+            raise OnnxExporterError(
+                f'dynagrad.onnx.export: dynamic_axes for {name!r} names dimension(s) '
+                f'{others}; only the first (batch) dimension can be dynamic in dynagrad\'s '
+                'exported graphs')
+        if axes:
+            batched.append(i)
+    return batched
+
+
+def _grown(args, batched, extra_rows):
+    """``args`` with each batched tensor ``extra_rows`` rows longer (its first rows again)."""
+    from .tensor import Tensor, wrap
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    grown = list(args)
+    for k in batched:
+        t = args[positions[k]]._data
+        rows = np.concatenate([t] + [t[:1]] * extra_rows)
+        grown[positions[k]] = wrap(rows)
+    return tuple(grown)
+
+
 def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
            dynamic_axes=None, opset_version=None, **kwargs):
     """Write ``model`` (a Module or function) run on ``args`` to ``f`` (a path or a binary
@@ -344,6 +433,9 @@ def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
     from .tensor import Tensor
     args = args if isinstance(args, tuple) else (args,)
     module = model if isinstance(model, Module) else None
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    input_names = list(input_names or [f'input_{i}' for i in range(len(tensors))])
+    batched = _batch_inputs(tensors, input_names, dynamic_axes or {})
     compiled = CompiledFunction(model.__call__ if module is not None else model, module=module,
                                 fullgraph=True)
     _exporting[0] = True
@@ -352,19 +444,30 @@ def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
             try:
                 for _ in range(2):
                     result = compiled(*args)
+                # two more batch sizes: the captures a program for any batch is made of
+                for extra_rows in ((1, 2) if batched else ()):
+                    compiled(*_grown(args, batched, extra_rows))
             except GraphBreak as e:
                 raise OnnxExporterError(f'dynagrad.onnx.export: {e}') from None
     finally:
         _exporting[0] = False
-    program = compiled.programs()[0]
-    tensors = [a for a in args if isinstance(a, Tensor)]
+    if batched:
+        if not compiled._dynamic:
+            why = [what for _, what in compiled.events if what.startswith('no dynamic')]
+            raise OnnxExporterError(
+                'dynagrad.onnx.export: dynamic_axes asks for a dynamic batch, but the '
+                f'captured graph fixes it ({why[0] if why else "no program for any batch"}); '
+                'export with a fixed batch (no dynamic_axes on dimension 0)')
+        (program,) = compiled._dynamic.values()
+    else:
+        program = compiled.programs()[0]
+    batch = tensors[batched[0]].shape[0] if batched else None
     named = {}
     if module is not None:
         for name, t in list(module.named_parameters()) + list(module.named_buffers()):
             named.setdefault(id(t), name)
     inputs_all = tensors + compiled._module_tensors() + program.lifted
     g = _Graph(helper, numpy_helper)
-    input_names = list(input_names or [f'input_{i}' for i in range(len(tensors))])
     graph_inputs = []
     for i, t in enumerate(inputs_all):
         if i < len(tensors):
@@ -378,12 +481,16 @@ def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
             name = named.get(id(t), f'param_{i}')
             g.initializers.append(numpy_helper.from_array(np.asarray(t._data), name))
         g.names[i] = name
-    # what each slot holds (shape, dtype), for the converters that read ranks and dtypes
+    if batched:
+        g.batch = g.node('Gather', [g.node('Shape', [g.names[program.batch_slot]]),
+                                    _ints(g, [0])])
+    # what each slot holds (shape, dtype) at the example's batch, for the converters that
+    # read ranks and dtypes
     meta = {i: (t._data.shape, t._data.dtype) for i, t in enumerate(inputs_all)}
     for step in program.steps:
         for slot, m in zip(step.outs, step.out_meta or ()):
             if slot is not None:
-                meta[slot] = m
+                meta[slot] = instantiate(m, batch) if batched else m
     for step in program.steps:
         convert = _converter(step)
         if convert is None:
@@ -391,6 +498,12 @@ def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
                 f'dynagrad.onnx.export: no ONNX form for {step.cls._node_name} '
                 f'({getattr(step.cls, "__qualname__", step.cls.__name__)}) yet; the exporter '
                 f'covers {", ".join(sorted(CONVERTERS))}')
+        if batched and not getattr(convert, 'symbolic', False) and (
+                has_symbols(step.params) or has_symbols(step.refs)):
+            raise OnnxExporterError(
+                f'dynagrad.onnx.export: the batch size reaches the arguments of '
+                f'{step.cls._node_name}, which the exporter writes with fixed values only; '
+                'export with a fixed batch (no dynamic_axes on dimension 0)')
         names, arrays = [], []
         for (kind, v), cast in zip(step.refs, step.casts):
             if kind == 's':
