@@ -137,14 +137,21 @@ def test_basic_indexing(tmp_path, key):
     np.testing.assert_array_equal(got, f(x).numpy())
 
 
-def test_an_lstm_language_model(tmp_path):
+@pytest.mark.parametrize('layer', [
+    lambda nn: nn.LSTM(8, 12, num_layers=2),
+    lambda nn: nn.GRU(8, 12, num_layers=2),
+    lambda nn: nn.GRU(8, 6, bidirectional=True),
+    lambda nn: nn.RNN(8, 12, num_layers=2),
+    lambda nn: nn.RNN(8, 6, nonlinearity='relu', bidirectional=True)],
+    ids=['lstm', 'gru', 'gru-bidirectional', 'rnn-tanh', 'rnn-relu-bidirectional'])
+def test_a_recurrent_language_model(tmp_path, layer):
     dynagrad.manual_seed(0)
     nn = dynagrad.nn
 
     class LM(nn.Module):
         def __init__(self):
             super().__init__()
-            self.emb, self.rnn = nn.Embedding(30, 8), nn.LSTM(8, 12, num_layers=2)
+            self.emb, self.rnn = nn.Embedding(30, 8), layer(nn)
             self.out = nn.Linear(12, 30)
 
         def forward(self, x):

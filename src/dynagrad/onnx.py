@@ -307,6 +307,14 @@ def _layer_norm(g, step, names, arrays):
                   {'axis': -len(p['wshape']), 'epsilon': float(p['eps'])})
 
 
+def _cat(g, step, names, arrays):
+    kept = [(n, a) for n, a in zip(names, arrays) if not (a.ndim == 1 and a.shape[0] == 0)]
+    if not kept:
+        return None
+    dim = step.params['dim'] % kept[0][1].ndim
+    return g.node('Concat', [n for n, _ in kept], {'axis': dim})
+
+
 def _ints(g, values):
     return g.constant(np.asarray(values, np.int64))
 
@@ -330,45 +338,67 @@ def _stack(g, step, names, arrays):
     return g.node('Concat', parts, {'axis': dim})
 
 
-def _gates_for_onnx(g, w, hidden):
-    """PyTorch's LSTM gate blocks (i, f, g, o) reordered as ONNX's (i, o, f, c)."""
-    i, f, c, o = g.node('Split', [w, _ints(g, [hidden] * 4)], {'axis': 0}, outputs=4)
-    return g.node('Concat', [i, o, f, c], {'axis': 0})
+# PyTorch's gate blocks, and the order ONNX's operators want them in
+_GATES = {'LSTM': ('ifgo', 'iofg'), 'GRU': ('rzn', 'zrn'), 'RNN_TANH': ('h', 'h'),
+          'RNN_RELU': ('h', 'h')}
+
+
+def _gates_for_onnx(g, w, hidden, mode):
+    """``w``'s gate blocks reordered from PyTorch's order to ONNX's (LSTM: i, f, g, o to
+    i, o, f, c; GRU: r, z, n to z, r, h)."""
+    torch_order, onnx_order = _GATES[mode]
+    if len(torch_order) == 1:
+        return w
+    blocks = g.node('Split', [w, _ints(g, [hidden] * len(torch_order))], {'axis': 0},
+                    outputs=len(torch_order))
+    by_gate = dict(zip(torch_order, blocks))
+    return g.node('Concat', [by_gate[k] for k in onnx_order], {'axis': 0})
 
 
 def _recurrent(g, step, names, arrays):
-    """An LSTM layer over equal-length sequences as ONNX's LSTM operator."""
+    """One recurrent layer over equal-length sequences as ONNX's LSTM, GRU or RNN operator
+    (GRU with linear_before_reset, PyTorch's formula)."""
     p = step.params
+    mode = p['mode']
     x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr = names
     sizes = p['batch_sizes']
-    if p['mode'] != 'LSTM' or w_hr is not None or len(set(sizes)) != 1:
+    if w_hr is not None or len(set(sizes)) != 1:
         return None
     steps, batch = len(sizes), sizes[0]
-    hidden = arrays[3].shape[0] // 4
+    hidden = arrays[4].shape[1]
     seq = g.node('Reshape', [x, _ints(g, [steps, batch, arrays[0].shape[1]])])
-    W = g.node('Unsqueeze', [_gates_for_onnx(g, w_ih, hidden), _ints(g, [0])])
-    R = g.node('Unsqueeze', [_gates_for_onnx(g, w_hh, hidden), _ints(g, [0])])
+    W = g.node('Unsqueeze', [_gates_for_onnx(g, w_ih, hidden, mode), _ints(g, [0])])
+    R = g.node('Unsqueeze', [_gates_for_onnx(g, w_hh, hidden, mode), _ints(g, [0])])
     inputs = [seq, W, R]
     if b_ih is not None:
-        bias = g.node('Concat', [_gates_for_onnx(g, b_ih, hidden), _gates_for_onnx(g, b_hh, hidden)], {'axis': 0})
+        bias = g.node('Concat', [_gates_for_onnx(g, b_ih, hidden, mode),
+                                 _gates_for_onnx(g, b_hh, hidden, mode)], {'axis': 0})
         inputs.append(g.node('Unsqueeze', [bias, _ints(g, [0])]))
     else:
         inputs.append('')
-    inputs += ['', g.node('Unsqueeze', [h0, _ints(g, [0])]),
-               g.node('Unsqueeze', [c0, _ints(g, [0])])]
-    y, y_h, y_c = g.node('LSTM', inputs, {'hidden_size': hidden,
-                                          'direction': 'reverse' if p['reverse'] else 'forward'},
-                         outputs=3)
+    inputs += ['', g.node('Unsqueeze', [h0, _ints(g, [0])])]
+    attrs = {'hidden_size': hidden, 'direction': 'reverse' if p['reverse'] else 'forward'}
+    if mode == 'LSTM':
+        inputs.append(g.node('Unsqueeze', [c0, _ints(g, [0])]))
+        y, y_h, y_c = g.node('LSTM', inputs, attrs, outputs=3)
+    elif mode == 'GRU':
+        attrs['linear_before_reset'] = 1
+        y, y_h = g.node('GRU', inputs, attrs, outputs=2)
+    else:
+        attrs['activations'] = ['Relu' if mode == 'RNN_RELU' else 'Tanh']
+        y, y_h = g.node('RNN', inputs, attrs, outputs=2)
     out = g.node('Reshape', [g.node('Squeeze', [y, _ints(g, [1])]),
                              _ints(g, [steps * batch, hidden])])
-    return [out, g.node('Squeeze', [y_h, _ints(g, [0])]),
-            g.node('Squeeze', [y_c, _ints(g, [0])])]
+    finals = [out, g.node('Squeeze', [y_h, _ints(g, [0])])]
+    if mode == 'LSTM':
+        finals.append(g.node('Squeeze', [y_c, _ints(g, [0])]))
+    return finals
 
 
 CONVERTERS = {
     '_RecurrentLayer': _recurrent, 'Unbind': _unbind, 'Stack': _stack,
     'Island': _island, 'EmbeddingOfTensor': _embedding, 'LayerNormOp': _layer_norm,
-    'Split': _split, 'BasicIndex': _basic_index, 'Eq': _equal, 'MaskedFill': _masked_fill,
+    'Split': _split, 'Cat': _cat, 'BasicIndex': _basic_index, 'Eq': _equal, 'MaskedFill': _masked_fill,
     'Clone': _identity, 'Gelu': _gelu,
     'Convolution': _convolution, 'MaxPoolOp': _max_pool,
     'LinearOp': _linear, 'Relu': _elementwise('Relu'), 'Tanh': _elementwise('Tanh'),
