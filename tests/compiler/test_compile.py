@@ -2,6 +2,7 @@
 trajectories equal step by step), guards recapture when what a program assumed changes,
 graph breaks fall back to eager (or raise with fullgraph=True) and say why, and the
 module wrapper behaves as the module."""
+import re
 import warnings
 
 import numpy as np
@@ -348,3 +349,51 @@ def test_dead_code_is_dropped_but_random_draws_stay():
     assert got == want
     program = cf.programs()[0]
     assert program.dropped == 2 and 'Exp' not in program.code()
+
+
+def test_effects_a_replay_would_not_repeat_end_the_capture():
+    """Backward passes, optimizer steps, attribute writes and hooks inside a compiled
+    function happen outside the ops a program replays: each sends the call to eager (and
+    fullgraph=True names it), so nothing is silently skipped at a replay."""
+    model = dg.nn.Linear(4, 3)
+    opt = dg.optim.SGD(model.parameters(), lr=0.1)
+    x = dg.randn(5, 4)
+
+    def backward_inside(x):
+        loss = model(x).sum()
+        loss.backward()
+        return loss
+
+    def hook_inside(x):
+        h = model(x)
+        h.register_hook(lambda g: g * 2)
+        return h.sum()
+
+    cases = [(backward_inside, (x,), 'a backward pass inside the function'),
+             (opt.step, (), 'an optimizer step'),
+             (lambda: setattr(model.weight, 'grad', None), (), 'Tensor.grad is assigned'),
+             (hook_inside, (x,), 'Tensor.register_hook() has an effect')]
+    for fn, args, reason in cases:
+        compiled = dg.compile(fn)
+        for _ in range(4):
+            model.zero_grad()
+            model(x).sum().backward()
+            before = [p.detach().numpy().copy() for p in model.parameters()]
+            out = compiled(*args)
+            if fn is backward_inside:          # the gradients were accumulated again
+                np.testing.assert_allclose(model.bias.grad.numpy(), np.full(3, 10.0))
+            if fn is opt.step:                 # the parameters moved at every call
+                assert all((p.detach().numpy() != b).any()
+                           for p, b in zip(model.parameters(), before))
+            if fn is hook_inside:
+                (g,) = dg.autograd.grad(out, model.bias)
+                np.testing.assert_allclose(g.numpy(), np.full(3, 10.0))
+        assert [what for _, what in compiled.events][0].startswith('graph break: ' + reason)
+        with pytest.raises(GraphBreak, match=re.escape(reason)):
+            dg.compile(fn, fullgraph=True)(*args)
+
+
+def test_a_function_without_ops_compiles_to_an_empty_program():
+    cf = dg.compile(lambda x, n: n * 2)
+    for _ in range(3):
+        assert cf(dg.ones(2), 4) == 8

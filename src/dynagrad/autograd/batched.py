@@ -64,6 +64,14 @@ def set_capture(recorder):
     return previous
 
 
+def break_capture(reason):
+    """Say that something a compiled program cannot replay happens now (an engine pass, an
+    optimizer step): a ``dynagrad.compile`` capture in progress ends here and its call
+    signature runs eagerly (``fullgraph=True`` raises)."""
+    if state.capture is not None:
+        state.capture.breaks(reason)
+
+
 def enter_level(size, randomness):
     state.counter += 1
     lvl = _Level(state.counter, size, randomness)

@@ -19,6 +19,7 @@ from ..tensor import Tensor, bump_version, wrap
 from .graph import AccumulateGrad, grad_accumulator, real_grad_as
 from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, run_checked
+from .batched import break_capture, state as _batched_state
 from .._coo import COO, SparseRefused, add_grads, to_dense as coo_to_dense
 
 __all__ = ['run_backward']
@@ -244,6 +245,9 @@ def queue_callback(fn):
 def run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs=None,
                  accumulate=True, allow_unused=False):
     """Backpropagate from ``tensors``; return the gradients of ``inputs`` when not accumulating."""
+    if _batched_state.capture is not None:
+        break_capture('a backward pass inside the function (a program replays its ops, not '
+                      'the engine)')
     callbacks = []
     retained = create_graph if retain_graph is None else retain_graph
     _passes.stack.append((next(_pass_ids), callbacks, retained))

@@ -78,6 +78,17 @@ _VALUE_READS = ('item', 'tolist', 'numpy', '__bool__', '__float__', '__int__', '
                 '__array__', '__complex__')
 
 
+# What a replay would not repeat: tensor methods with effects beyond computing a value, and
+# attributes written from Python. Each ends a capture too.
+_EFFECTS = ('register_hook', 'register_post_accumulate_grad_hook', 'retain_grad',
+            'requires_grad_')
+_WRITTEN = ('grad', 'data', 'requires_grad')
+
+
+def _owner(name):
+    return next(c for c in Tensor.__mro__ if name in c.__dict__)
+
+
 class Recorder:
     """Records one call. ``known`` maps id(tensor) -> slot for the call's inputs and the
     module's parameters and buffers (slots 0..n-1)."""
@@ -106,8 +117,22 @@ class Recorder:
         for name in _VALUE_READS:
             original = Tensor.__dict__.get(name)
             if original is not None:
-                self._patched[name] = original
-                setattr(Tensor, name, self._reading(name, original))
+                self._patched[Tensor, name] = original
+                setattr(Tensor, name, self._reading(
+                    name, original, f'Tensor.{name}() hands a value to Python'))
+        for name in _EFFECTS:
+            owner = _owner(name)
+            original = owner.__dict__[name]
+            self._patched[owner, name] = original
+            setattr(owner, name, self._reading(
+                name, original, f'Tensor.{name}() has an effect a replay would not repeat'))
+        for name in _WRITTEN:
+            owner = _owner(name)
+            prop = owner.__dict__[name]
+            self._patched[owner, name] = prop
+            setattr(owner, name, property(prop.fget, self._reading(
+                name, prop.fset, f'Tensor.{name} is assigned (a replay would not repeat '
+                                 'it)'), prop.fdel))
         return self
 
     def __exit__(self, *exc):
@@ -117,16 +142,16 @@ class Recorder:
     def stop(self):
         if batched.state.capture is self:
             batched.set_capture(self.previous if self.previous is not self else None)
-        for name, original in self._patched.items():
-            setattr(Tensor, name, original)
+        for (owner, name), original in self._patched.items():
+            setattr(owner, name, original)
         self._patched = {}
 
-    def _reading(self, name, original):
+    def _reading(self, name, original, reason):
         recorder = self
 
         def read(tensor, *args, **kwargs):
             if batched.state.capture is recorder:
-                recorder.breaks(f'Tensor.{name}() hands a value to Python')
+                recorder.breaks(reason)
             return original(tensor, *args, **kwargs)
         read.__name__ = name
         return read

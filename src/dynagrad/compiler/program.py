@@ -188,7 +188,8 @@ class Program:
             bwd.append('    B = values[-1]')
         slots = sorted({o for s in self.steps for o in s.outs if o is not None}
                        | set(range(self.n_inputs)))
-        bwd.append('    ' + ' = '.join(f'g{i}' for i in slots) + ' = None')
+        if slots:
+            bwd.append('    ' + ' = '.join(f'g{i}' for i in slots) + ' = None')
         for i, slot in enumerate(self.computed):
             bwd.append(f'    g{slot} = _acc(g{slot}, output_grads[{i}])')
         for k in reversed(range(len(self.steps))):

@@ -17,6 +17,7 @@ from itertools import chain
 
 import numpy as np
 
+from ..autograd.batched import break_capture
 from ..autograd.grad_mode import enable_grad, set_grad_enabled
 from ..autograd.graph import RemovableHandle, HookDict
 from .._dtype import is_floating
@@ -65,6 +66,8 @@ def _hooked_step(step):
 
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
+        break_capture('an optimizer step (it updates parameters in place, outside the ops a '
+                      'program replays)')
         for hook in chain(list(_global_pre_hooks.values()),
                           list(self._optimizer_step_pre_hooks.values())):
             result = hook(self, args, kwargs)
