@@ -114,18 +114,14 @@ class Recorder:
     # -- installing ------------------------------------------------------------------------
     def __enter__(self):
         self.previous = batched.set_capture(self)
-        for name in _VALUE_READS:
-            original = Tensor.__dict__.get(name)
-            if original is not None:
-                self._patched[Tensor, name] = original
-                setattr(Tensor, name, self._reading(
-                    name, original, f'Tensor.{name}() hands a value to Python'))
-        for name in _EFFECTS:
+        methods = [(name, 'hands a value to Python') for name in _VALUE_READS
+                   if name in Tensor.__dict__]
+        methods += [(name, 'has an effect a replay would not repeat') for name in _EFFECTS]
+        for name, why in methods:
             owner = _owner(name)
             original = owner.__dict__[name]
             self._patched[owner, name] = original
-            setattr(owner, name, self._reading(
-                name, original, f'Tensor.{name}() has an effect a replay would not repeat'))
+            setattr(owner, name, self._reading(name, original, f'Tensor.{name}() {why}'))
         for name in _WRITTEN:
             owner = _owner(name)
             prop = owner.__dict__[name]
