@@ -397,3 +397,39 @@ def test_a_function_without_ops_compiles_to_an_empty_program():
     cf = dg.compile(lambda x, n: n * 2)
     for _ in range(3):
         assert cf(dg.ones(2), 4) == 8
+
+
+SCALE = 2.0
+
+
+def test_plain_attributes_globals_and_closures_are_guarded():
+    """A number the trace baked in (a module attribute, a global, a closure variable) that
+    changes makes a new program, as torch.compile's guards do: never a stale constant."""
+    class Scaled(dg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin, self.scale = dg.nn.Linear(3, 2), 2.0
+
+        def forward(self, x):
+            return self.lin(x) * self.scale
+
+    model = Scaled()
+    run = dg.compile(model)
+    x = dg.randn(4, 3)
+    for scale in (2.0, 2.0, 2.0, 5.0, 5.0, 5.0):
+        model.scale = scale
+        np.testing.assert_array_equal(run(x).detach().numpy(), model(x).detach().numpy())
+
+    def uses_global(x):
+        return x * SCALE
+    offset = 1.0
+
+    def uses_closure(x):
+        return x + offset
+    g, c = dg.compile(uses_global), dg.compile(uses_closure)
+    for value in (1.0, 1.0, 1.0, 3.0, 3.0, 3.0):
+        globals()['SCALE'] = value
+        offset = value
+        np.testing.assert_array_equal(g(x).numpy(), (x * value).numpy())
+        np.testing.assert_array_equal(c(x).numpy(), (x + value).numpy())
+    globals()['SCALE'] = 2.0

@@ -2,9 +2,11 @@
 (program.py).
 
 A compiled callable keeps a cache of programs keyed by its guards: the shapes, dtypes and
-``requires_grad`` of the tensor arguments, the other arguments' values, grad mode, and for a
-module the training flags of its submodules and the identity, shape and dtype of its
-parameters and buffers. A call whose key is new is captured: it runs eagerly while the
+``requires_grad`` of the tensor arguments, the other arguments' values, grad mode, the plain
+values (numbers, strings, None) of the globals and closure variables the function's own code
+names, and for a module the training flags and plain attributes of its submodules (a
+dropout's ``p``, a ``scale``) and the identity, shape and dtype of its parameters and
+buffers. A call whose key is new is captured: it runs eagerly while the
 recorder writes its tape. The second call with that key is captured again, and the two tapes
 must agree (ops, parameters, constants): a value computed outside the ops (a mask drawn by
 Python, a shape read from data) would differ and sends that key to eager for good. From the
@@ -76,6 +78,7 @@ class CompiledFunction:
         self._dynamic = {}
         self._aliases = 0      # cache entries pointing at a dynamic program made earlier
         self._places = None
+        self._globals = self._cells = None
         functools.update_wrapper(self, fn)
 
     # -- guards --------------------------------------------------------------------------
@@ -94,6 +97,10 @@ class CompiledFunction:
                             seen.add(id(t))
                             places.append((store, name))
             self._submodules, self._places = modules, places
+            # plain attributes a forward may read as constants (a dropout's p, a scale)
+            self._attributes = [(m.__dict__, name) for m in modules
+                                for name, v in m.__dict__.items()
+                                if name != 'training' and _plain(v)]
         return self._submodules, self._places
 
     def _module_tensors(self):
@@ -101,8 +108,28 @@ class CompiledFunction:
             return []
         return [store[name] for store, name in self._structure()[1]]
 
+    def _read_names(self):
+        """(globals dict, name) of the plain globals, and the closure cells, the function's
+        own code reads (its helpers' are not followed): a replay bakes what they held."""
+        if self._globals is None:
+            fn = self.fn if self.module is None else getattr(self.module, 'forward', None)
+            fn = getattr(fn, '__func__', fn)
+            code = getattr(fn, '__code__', None)
+            names, cells = [], []
+            if code is not None:
+                space = fn.__globals__
+                names = [(space, n) for n in code.co_names if _plain(space.get(n, ()))]
+                cells = [c for c in (fn.__closure__ or ())
+                         if _plain(getattr(c, 'cell_contents', ()))]
+            self._globals, self._cells = names, cells
+        return self._globals, self._cells
+
     def _key(self, args, kwargs):
         parts = [is_grad_enabled()]
+        names, cells = self._read_names()
+        if names or cells:
+            parts.append(tuple([space.get(n) for space, n in names] +
+                               [c.cell_contents for c in cells]))
         for a in args:
             parts.append(_guard_value(a))
         if kwargs:
@@ -111,6 +138,7 @@ class CompiledFunction:
         if self.module is not None:
             modules, places = self._structure()
             parts.append(tuple([m.training for m in modules]))
+            parts.append(tuple([d.get(n) for d, n in self._attributes]))
             parts.append(tuple([_tensor_guard(store[name]) for store, name in places]))
         return tuple(parts)
 
@@ -248,6 +276,17 @@ def _tensor_leaves(args, kwargs):
     for k in sorted(kwargs):
         _flatten(kwargs[k], leaves)
     return [x for x in leaves if isinstance(x, Tensor)]
+
+
+_PLAIN = (bool, int, float, complex, str, type(None))
+
+
+def _plain(value):
+    """A value a trace may bake into a program: a number, a string, None, or a tuple of
+    them."""
+    if isinstance(value, tuple):
+        return all(_plain(v) for v in value)
+    return isinstance(value, _PLAIN)
 
 
 def _tensor_guard(t):
