@@ -433,3 +433,24 @@ def test_plain_attributes_globals_and_closures_are_guarded():
         np.testing.assert_array_equal(g(x).numpy(), (x * value).numpy())
         np.testing.assert_array_equal(c(x).numpy(), (x + value).numpy())
     globals()['SCALE'] = 2.0
+
+
+def test_a_plain_tensor_attribute_written_or_replaced_is_read_again():
+    class Masked(dg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = dg.nn.Linear(3, 3)
+            self.mask = dg.ones(3)          # a plain tensor attribute, not a buffer
+
+        def forward(self, x):
+            return self.lin(x) * self.mask
+
+    model = Masked()
+    run = dg.compile(model)
+    x = dg.randn(2, 3)
+    for step in range(9):
+        if step == 3:
+            model.mask[1] = 0.0            # written in place
+        if step == 6:
+            model.mask = dg.full((3,), 2.0)   # replaced
+        np.testing.assert_array_equal(run(x).detach().numpy(), model(x).detach().numpy())

@@ -100,7 +100,7 @@ class CompiledFunction:
             # plain attributes a forward may read as constants (a dropout's p, a scale)
             self._attributes = [(m.__dict__, name) for m in modules
                                 for name, v in m.__dict__.items()
-                                if name != 'training' and _plain(v)]
+                                if name != 'training' and _guardable(v)]
         return self._submodules, self._places
 
     def _module_tensors(self):
@@ -118,9 +118,9 @@ class CompiledFunction:
             names, cells = [], []
             if code is not None:
                 space = fn.__globals__
-                names = [(space, n) for n in code.co_names if _plain(space.get(n, ()))]
+                names = [(space, n) for n in code.co_names if _guardable(space.get(n, ()))]
                 cells = [c for c in (fn.__closure__ or ())
-                         if _plain(getattr(c, 'cell_contents', ()))]
+                         if _guardable(getattr(c, 'cell_contents', ()))]
             self._globals, self._cells = names, cells
         return self._globals, self._cells
 
@@ -128,8 +128,8 @@ class CompiledFunction:
         parts = [is_grad_enabled()]
         names, cells = self._read_names()
         if names or cells:
-            parts.append(tuple([space.get(n) for space, n in names] +
-                               [c.cell_contents for c in cells]))
+            parts.append(tuple([_attribute_guard(space.get(n)) for space, n in names] +
+                               [_attribute_guard(c.cell_contents) for c in cells]))
         for a in args:
             parts.append(_guard_value(a))
         if kwargs:
@@ -138,7 +138,7 @@ class CompiledFunction:
         if self.module is not None:
             modules, places = self._structure()
             parts.append(tuple([m.training for m in modules]))
-            parts.append(tuple([d.get(n) for d, n in self._attributes]))
+            parts.append(tuple([_attribute_guard(d.get(n)) for d, n in self._attributes]))
             parts.append(tuple([_tensor_guard(store[name]) for store, name in places]))
         return tuple(parts)
 
@@ -159,7 +159,7 @@ class CompiledFunction:
                 return self.fn(*args, **kwargs)
             return self._capture(key, args, kwargs, None)
         if entry.__class__ is Program:
-            if entry.lifted and not _lifted_unchanged(entry):
+            if (entry.lifted or entry.constant_versions) and not _lifted_unchanged(entry):
                 self.cache[key] = None
                 return self._capture(key, args, kwargs, None)
             tensors = _tensor_leaves(args, kwargs) + self._module_tensors() + entry.lifted
@@ -289,6 +289,16 @@ def _plain(value):
     return isinstance(value, _PLAIN)
 
 
+def _guardable(value):
+    return _plain(value) or isinstance(value, Tensor)
+
+
+def _attribute_guard(value):
+    """A plain value as itself; a tensor by identity (a new tensor assigned makes a new
+    program; writes into the same one are caught by the constants' versions)."""
+    return ('tensor', id(value)) if isinstance(value, Tensor) else value
+
+
 def _tensor_guard(t):
     data = t._data
     return (id(t), data.shape, data.dtype, t._requires_grad)
@@ -327,7 +337,7 @@ def _without_batch(key):
 
 
 class _Tape:
-    __slots__ = ('steps', 'constants', 'n_slots', 'lifted')
+    __slots__ = ('steps', 'constants', 'n_slots', 'lifted', 'constant_versions')
 
 
 def _dynamic_program(first, second, b1, b2):
@@ -357,6 +367,7 @@ def _dynamic_program(first, second, b1, b2):
         steps.append(step)
     tape = _Tape()
     tape.steps, tape.constants, tape.n_slots, tape.lifted = steps, b.constants, b.n_slots, b.lifted
+    tape.constant_versions = b.constant_versions
     return _program(tape, b.n_inputs, outputs, second.treedef)
 
 
@@ -392,11 +403,13 @@ def _program(recorder, n_args, outputs, treedef):
                       recorder.n_slots + lifted, [move(r) for r in outputs], treedef)
     program.lifted = list(recorder.lifted)
     program.lifted_guard = [_tensor_guard(t) for t in recorder.lifted]
+    program.constant_versions = list(recorder.constant_versions)
     return program
 
 
 def _lifted_unchanged(program):
-    return all(_tensor_guard(t) == g for t, g in zip(program.lifted, program.lifted_guard))
+    return all(_tensor_guard(t) == g for t, g in zip(program.lifted, program.lifted_guard)) \
+        and all(vc.value == value for vc, value in program.constant_versions)
 
 
 def _same_tape(first, recorder, outputs, treedef):

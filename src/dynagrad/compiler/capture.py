@@ -101,6 +101,7 @@ class Recorder:
         self.n_inputs = self.n_slots
         self.steps = []
         self.constants = []
+        self.constant_versions = []      # (version counter, value) of each constant's source
         self.keep = []                   # tensors whose ids are in ``known``: kept alive
         self.fullgraph = fullgraph
         self.broken = None               # the reason and place the capture ended, if it did
@@ -180,6 +181,10 @@ class Recorder:
                 raise _Unreplayable('a tensor reached an op without one (.detach(), .data or '
                                     'a view made outside the ops)')
         self.constants.append(data.copy())
+        # a tensor made before the call (a module's plain tensor attribute, a global) may be
+        # written in place later: the program checks its version at every call
+        vc = x._vc
+        self.constant_versions.append((vc, vc.value))
         return ('c', len(self.constants) - 1)
 
     def record(self, cls, inputs, params):

@@ -50,6 +50,7 @@ class Program:
         self._forward = self._backward = None
         self.source = None
         self.lifted = []        # tensors read through closures: the last input slots
+        self.constant_versions = []     # (version counter, value) of the constants' sources
         # a program for a varying batch: the input slot whose first dimension is the batch
         # (symbolic.py); None for a program of fixed shapes
         self.batch_slot = None
