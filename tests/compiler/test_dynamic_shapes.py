@@ -44,11 +44,26 @@ def test_one_program_serves_every_batch_size_with_eagers_values_and_gradients():
         for got, want in zip(compiled_grads, _grads(model)):
             np.testing.assert_array_equal(got, want)
     events = _events(run)
-    # batch 8 captured (and its own program at the next call is not needed), batch 5's
-    # capture made the dynamic program; nothing after it was captured again
-    assert sum('captured' in e for e in events) == 2, events
-    assert any('any batch size' in e for e in events), events
+    # batch 8 and 5's captures made the program; each later batch size was captured once,
+    # checked against it, and reused it (7 twice: the second call replayed)
+    assert sum('captured' in e for e in events) == 6, events
+    assert sum('reused the program for any batch size' in e for e in events) == 4, events
     assert len(run.__dict__['_compiled'].programs()) == 1
+
+
+def test_python_deciding_on_the_batch_size_gets_its_own_program():
+    def f(x):
+        if x.shape[0] > 4:          # a decision no guard sees: each batch size is checked
+            return (x * 2).sum(0)
+        return (x + 1).sum(0)
+
+    cf = dg.compile(f)
+    for batch in (8, 6, 3, 3, 3, 9, 2, 2, 2):
+        x = dg.randn(batch, 3)
+        np.testing.assert_array_equal(cf(x).numpy(), f(x).numpy())
+    events = _events(cf)
+    assert sum('records another program' in e for e in events) == 2, events    # 3 and 2
+    assert any('reused the program for any batch size at batch 9' in e for e in events)
 
 
 def test_batch_dependent_views_and_sums_become_symbols():

@@ -148,8 +148,6 @@ class CompiledFunction:
             return self.fn(*args, **kwargs)
         key = self._key(args, kwargs)
         entry = self.cache.get(key)
-        if entry is None and self._dynamic:
-            entry = self._dynamic_program_for(key, args, kwargs)
         if entry is None:
             if len(self.cache) - self._aliases >= CACHE_SIZE_LIMIT:
                 warnings.warn(f'dynagrad.compile: {getattr(self.fn, "__name__", self.fn)} '
@@ -181,6 +179,7 @@ class CompiledFunction:
             treedef = _flatten(result, leaves)
             outputs = [recorder.output_ref(x) if recorder.broken is None else None
                        for x in leaves]
+        recorder.finish()
         if recorder.broken is not None:
             self.cache[key] = _Eager(recorder.broken)
             self.events.append((key, 'graph break: ' + recorder.broken))
@@ -206,6 +205,13 @@ class CompiledFunction:
         return result
 
     # -- one program for every batch size -------------------------------------------------
+    # The first capture at a batch size of 2 or more is kept. A capture at another batch size
+    # is compared with it: where the two differ only by multiples of the batch, they make the
+    # program for every batch size. Every later batch size is still captured once (its first
+    # call runs eagerly) and compared with the kept capture the same way: only a tape that
+    # gives the same symbolic program reuses it. Python deciding on a shape (``if
+    # x.shape[0] > 4``) would record another tape at some batch sizes; no guard could see
+    # that, so each batch size is checked once instead of trusted.
     def _try_dynamic(self, key, capture, sizes):
         shape_key = _without_batch(key)
         seen = self._first_by_shape.get(shape_key)
@@ -226,35 +232,33 @@ class CompiledFunction:
                 self._first_by_shape[shape_key] = (capture, sizes)
             return
         (b1,), (b2,) = b1, b2
+        made = self._dynamic.get(shape_key)
         try:
             program = _dynamic_program(first, capture, b1, b2)
         except Differ as e:
-            self._first_by_shape[shape_key] = _SETTLED     # each batch size its own program
+            if made is not None:
+                self.events.append((key, _own_program(b2, e)))
+                return
+            self._first_by_shape[shape_key] = _SETTLED   # each batch size its own program
             self.events.append((key, f'no dynamic program: the captures at batch {b1} and '
                                      f'{b2} differ ({e})'))
             return
-        program.batch_slot = varying[0]
-        program.varying = varying
-        program.fixed = {i: n for i, n in enumerate(sizes) if i not in varying}
-        self._dynamic[shape_key] = program
-        self._first_by_shape[shape_key] = _SETTLED     # the captures are not needed any more
+        if made is not None:
+            if made.varying != varying or not _same_program(made, program):
+                self.events.append((key, _own_program(b2, 'another symbolic program')))
+                return
+            program = made
+            what = f'reused the program for any batch size at batch {b2} (checked)'
+        else:
+            program.batch_slot = varying[0]
+            program.varying = varying
+            program.fixed = {i: n for i, n in enumerate(sizes) if i not in varying}
+            self._dynamic[shape_key] = program
+            what = (f'compiled {len(program.steps)} ops for any batch size (batch dimension '
+                    f'symbolic, seen at {b1} and {b2})')
         self.cache[key] = program
         self._aliases += 1
-        self.events.append((key, f'compiled {len(program.steps)} ops for any batch size '
-                                 f'(batch dimension symbolic, seen at {b1} and {b2})'))
-
-    def _dynamic_program_for(self, key, args, kwargs):
-        program = self._dynamic.get(_without_batch(key))
-        if program is None:
-            return None
-        sizes = _batch_sizes(_tensor_leaves(args, kwargs), args, kwargs)
-        batch = sizes[program.batch_slot]
-        if batch < 2 or any(sizes[i] != batch for i in program.varying) or any(
-                sizes[i] != n for i, n in program.fixed.items()):
-            return None
-        self.cache[key] = program
-        self._aliases += 1
-        return program
+        self.events.append((key, what))
 
     # -- what it did -----------------------------------------------------------------------
     def programs(self):
@@ -369,6 +373,20 @@ def _dynamic_program(first, second, b1, b2):
     tape.steps, tape.constants, tape.n_slots, tape.lifted = steps, b.constants, b.n_slots, b.lifted
     tape.constant_versions = b.constant_versions
     return _program(tape, b.n_inputs, outputs, second.treedef)
+
+
+def _own_program(batch, why):
+    return (f'batch {batch} records another program than the one for any batch size ({why}; '
+            'Python deciding on the shape?): it gets its own')
+
+
+def _same_program(a, b):
+    """Whether two programs made from captures are the same program."""
+    return (len(a.steps) == len(b.steps) and a.outputs == b.outputs
+            and all(x.signature() == y.signature() for x, y in zip(a.steps, b.steps))
+            and len(a.constants) == len(b.constants)
+            and all(x.shape == y.shape and x.dtype == y.dtype and (x == y).all()
+                    for x, y in zip(a.constants, b.constants)))
 
 
 def _ref_template(x, y, b1, b2):

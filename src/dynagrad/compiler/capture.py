@@ -136,6 +136,14 @@ class Recorder:
         self.stop()
         return False
 
+    def finish(self):
+        """After the call: drop what only the capture needed (the tensors kept so their ids
+        stay unique, the arrays checked for sharing, the eager graph's nodes), so a tape
+        kept for later comparison holds no activations."""
+        self.keep = []
+        self.arrays = {}
+        self.eager_nodes = []
+
     def stop(self):
         if batched.state.capture is self:
             batched.set_capture(self.previous if self.previous is not self else None)
