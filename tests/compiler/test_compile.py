@@ -454,3 +454,24 @@ def test_a_plain_tensor_attribute_written_or_replaced_is_read_again():
         if step == 6:
             model.mask = dg.full((3,), 2.0)   # replaced
         np.testing.assert_array_equal(run(x).detach().numpy(), model(x).detach().numpy())
+
+
+def test_module_hooks_run_at_every_call():
+    """A forward hook recording features (a common pattern) must see every call: a module
+    tree with hooks runs eagerly, and a hook added after compiling is seen too."""
+    model = _mlp()
+    run = dg.compile(model)
+    x = dg.randn(5, 10)
+    for _ in range(3):
+        run(x)
+    features = []
+    model[0].register_forward_hook(lambda m, i, o: features.append(o.detach()))
+    for k in range(4):
+        xk = x * (k + 1)
+        run(xk)
+        np.testing.assert_array_equal(features[-1].numpy(), model[0](xk).detach().numpy())
+    assert len(features) == 4 + 4      # each run, and each direct call above
+    events = [what for _, what in run.__dict__['_compiled'].events]
+    assert events[-1] == 'graph break: module hooks (their Python effects would not be replayed)'
+    with pytest.raises(GraphBreak, match='module hooks'):
+        dg.compile(model, fullgraph=True)(x)

@@ -138,6 +138,9 @@ class CompiledFunction:
         if self.module is not None:
             modules, places = self._structure()
             parts.append(tuple([m.training for m in modules]))
+            parts.append(tuple([(len(m._forward_hooks), len(m._forward_pre_hooks),
+                                 len(m._backward_hooks), len(m._backward_pre_hooks))
+                                for m in modules]))
             parts.append(tuple([_attribute_guard(d.get(n)) for d, n in self._attributes]))
             parts.append(tuple([_tensor_guard(store[name]) for store, name in places]))
         return tuple(parts)
@@ -167,6 +170,18 @@ class CompiledFunction:
         return self.fn(*args, **kwargs)
 
     def _capture(self, key, args, kwargs, first):
+        if self.module is not None and any(
+                m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
+                or m._backward_pre_hooks for m in self._structure()[0]):
+            # a hook is Python run around a module's forward: what it does besides computing
+            # (recording a feature, counting) would happen at captures only
+            reason = 'module hooks (their Python effects would not be replayed)'
+            if self.fullgraph:
+                raise GraphBreak(f'dynagrad.compile(fullgraph=True): the call cannot be '
+                                 f'captured whole: {reason}')
+            self.cache[key] = _Eager(reason)
+            self.events.append((key, 'graph break: ' + reason))
+            return self.fn(*args, **kwargs)
         tensors = _tensor_leaves(args, kwargs) + self._module_tensors()
         known = {}
         for i, t in enumerate(tensors):
