@@ -16,8 +16,12 @@ eager, with the reason kept for ``explain``; ``fullgraph=True`` raises instead.
 Unless ``dynamic=False``, a call whose key differs from an earlier capture's only in the
 first dimension of its tensor arguments (a new batch size) is compared with that capture
 (symbolic.py): where the two tapes differ only by multiples of the batch size, they make one
-program for every batch size (except 0 and 1, which PyTorch specializes too), reused without
-recapturing, and counted once against the cache limit.
+program for every batch size (except 0 and 1, which PyTorch specializes too), counted once
+against the cache limit. Each further batch size is captured once and reuses that program
+only if its tape gives the same one (see ``_try_dynamic``).
+
+A module tree with forward or backward hooks runs eagerly: a hook's Python effects would
+happen at captures only.
 """
 import functools
 import warnings
