@@ -60,7 +60,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'utils': 'utils', 'serialization': 'serialization', 'viz': 'viz', 'onnx': 'onnx',
     'testing': 'testing', 'distributions': 'distributions', 'distributed': 'distributed',
     'func': 'func', 'vmap': 'func', 'special': 'special', 'fft': 'fft',
-    'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit',
+    'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit', 'export': 'export',
     'save': 'serialization', 'load': 'serialization'})
 
 

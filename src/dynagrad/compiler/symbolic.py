@@ -32,8 +32,8 @@ class Sym:
     def __hash__(self):
         return hash((Sym, self.k, self.kind))
 
-    def __repr__(self):
-        return f'{self.k}*B' if self.k != 1 else 'B'
+    def __repr__(self):      # s0: the batch size, as torch.export names its first symbol
+        return f'{self.k}*s0' if self.k != 1 else 's0'
 
 
 class Differ(Exception):
