@@ -15,8 +15,8 @@ import re
 
 import numpy as np
 
-from .compiler.api import CompiledFunction
-from .compiler.capture import GraphBreak, unflatten
+from .compiler.api import ExportError, capture_program
+from .compiler.capture import unflatten
 from .compiler.program import call
 from .compiler.symbolic import Sym
 from .nn.module import Module
@@ -194,17 +194,6 @@ def _dynamic_positions(mod, n_tensors, dynamic_shapes):
     return found
 
 
-def _grown(args, positions, rows):
-    from .tensor import wrap
-    out, k = list(args), 0
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor):
-            if k in positions:
-                out[i] = wrap(np.concatenate([a._data] + [a._data[:1]] * rows))
-            k += 1
-    return tuple(out)
-
-
 def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
            preserve_module_call_signature=()):
     """Capture ``mod(*args)`` as an ``ExportedProgram`` (see the module docstring)."""
@@ -217,23 +206,12 @@ def export(mod, args, kwargs=None, *, dynamic_shapes=None, strict=False,
     args = tuple(args)
     tensors = [a for a in args if isinstance(a, Tensor)]
     dynamic = _dynamic_positions(mod, len(tensors), dynamic_shapes)
-    compiled = CompiledFunction(mod.__call__, module=mod, fullgraph=True,
-                                dynamic=True if dynamic else False)
     try:
-        for _ in range(2):
-            result = compiled(*args)
-        for rows in ((1, 2) if dynamic else ()):
-            compiled(*_grown(args, dynamic, rows))
-    except GraphBreak as e:
-        raise RuntimeError(f'dynagrad.export: {e}') from None
-    if dynamic:
-        if not compiled._dynamic:
-            why = [w for _, w in compiled.events if w.startswith('no dynamic')]
-            raise RuntimeError('dynagrad.export: dynamic_shapes asks for a dynamic batch, but '
-                               f'the captured program fixes it ({why[0] if why else "?"})')
-        (program,) = compiled._dynamic.values()
-    else:
-        (program,) = compiled.programs()
+        program, _, compiled = capture_program(
+            mod.__call__, mod, args, dynamic, 'dynagrad.export',
+            'export without dynamic_shapes')
+    except ExportError as e:
+        raise RuntimeError(str(e)) from None
     return _describe(mod, compiled, program, tensors, dynamic)
 
 

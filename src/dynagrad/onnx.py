@@ -438,26 +438,13 @@ def _batch_inputs(tensors, input_names, dynamic_axes):
     return batched
 
 
-def _grown(args, batched, extra_rows):
-    """``args`` with each batched tensor ``extra_rows`` rows longer (its first rows again)."""
-    from .tensor import Tensor, wrap
-    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-    grown = list(args)
-    for k in batched:
-        t = args[positions[k]]._data
-        rows = np.concatenate([t] + [t[:1]] * extra_rows)
-        grown[positions[k]] = wrap(rows)
-    return tuple(grown)
-
-
 def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
            dynamic_axes=None, opset_version=None, **kwargs):
     """Write ``model`` (a Module or function) run on ``args`` to ``f`` (a path or a binary
     file) as an ONNX graph; returns the ``onnx.ModelProto``. ``dynamic_axes`` names the
     dimensions that may vary ({input or output name: {dim: label}})."""
     onnx, helper, numpy_helper = _onnx()
-    from .compiler.api import CompiledFunction
-    from .compiler.capture import GraphBreak
+    from .compiler.api import ExportError, capture_program
     from .nn.module import Module
     from .autograd.grad_mode import no_grad
     from .tensor import Tensor
@@ -466,31 +453,17 @@ def export(model, args=(), f=None, *extra, input_names=None, output_names=None,
     tensors = [a for a in args if isinstance(a, Tensor)]
     input_names = list(input_names or [f'input_{i}' for i in range(len(tensors))])
     batched = _batch_inputs(tensors, input_names, dynamic_axes or {})
-    compiled = CompiledFunction(model.__call__ if module is not None else model, module=module,
-                                fullgraph=True)
     _exporting[0] = True
     try:
         with no_grad():
-            try:
-                for _ in range(2):
-                    result = compiled(*args)
-                # two more batch sizes: the captures a program for any batch is made of
-                for extra_rows in ((1, 2) if batched else ()):
-                    compiled(*_grown(args, batched, extra_rows))
-            except GraphBreak as e:
-                raise OnnxExporterError(f'dynagrad.onnx.export: {e}') from None
+            program, result, compiled = capture_program(
+                model.__call__ if module is not None else model, module, args, batched,
+                'dynagrad.onnx.export', 'export with a fixed batch (no dynamic_axes on '
+                'dimension 0)')
+    except ExportError as e:
+        raise OnnxExporterError(str(e)) from None
     finally:
         _exporting[0] = False
-    if batched:
-        if not compiled._dynamic:
-            why = [what for _, what in compiled.events if what.startswith('no dynamic')]
-            raise OnnxExporterError(
-                'dynagrad.onnx.export: dynamic_axes asks for a dynamic batch, but the '
-                f'captured graph fixes it ({why[0] if why else "no program for any batch"}); '
-                'export with a fixed batch (no dynamic_axes on dimension 0)')
-        (program,) = compiled._dynamic.values()
-    else:
-        program = compiled.programs()[0]
     batch = tensors[batched[0]].shape[0] if batched else None
     named = {}
     if module is not None:

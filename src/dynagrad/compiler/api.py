@@ -497,3 +497,45 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend='inductor', mo
         raise RuntimeError('dynagrad.compile expects a callable (a function or a Module), '
                            f'got {type(model).__name__}')
     return CompiledFunction(model, **options_)
+
+
+# -- capturing once, for export ------------------------------------------------------------
+
+class ExportError(RuntimeError):
+    """What ``capture_program`` raises; exporters re-raise it as their own error type."""
+
+
+def capture_program(fn, module, args, batched, who, hint):
+    """Capture ``fn(*args)`` whole (fullgraph) and return (program, result): the program of
+    the example's shapes, or, when ``batched`` names tensor arguments (their positions among
+    the tensors), the program for any batch size, made from two more captures at larger
+    batches. ``who`` and ``hint`` word the errors (which exporter, what to do instead)."""
+    compiled = CompiledFunction(fn, module=module, fullgraph=True,
+                                dynamic=True if batched else False)
+    try:
+        for _ in range(2):
+            result = compiled(*args)
+        for extra_rows in ((1, 2) if batched else ()):
+            compiled(*_grown(args, batched, extra_rows))
+    except GraphBreak as e:
+        raise ExportError(f'{who}: {e}') from None
+    if not batched:
+        return compiled.programs()[0], result, compiled
+    if not compiled._dynamic:
+        why = [what for _, what in compiled.events if what.startswith('no dynamic')]
+        raise ExportError(f'{who}: a dynamic batch was asked for, but the captured program '
+                          f'fixes it ({why[0] if why else "no program for any batch"}); {hint}')
+    (program,) = compiled._dynamic.values()
+    return program, result, compiled
+
+
+def _grown(args, batched, extra_rows):
+    """``args`` with each batched tensor ``extra_rows`` rows longer (its first rows again)."""
+    import numpy as np
+    from ..tensor import wrap
+    positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+    grown = list(args)
+    for k in batched:
+        t = args[positions[k]]._data
+        grown[positions[k]] = wrap(np.concatenate([t] + [t[:1]] * extra_rows))
+    return tuple(grown)
