@@ -70,30 +70,43 @@ class Program:
         return self._backward(nodes, values, output_grads, free)
 
     def _generate(self):
+        """Write ``source`` (the forward and the backward) and compile it."""
         namespace = {'_new': _new, '_ndarray': _ndarray, '_asarray': xp.asarray,
                      '_acc': _acc, '_fit_all': _fit_all, '_fit': fit_grad,
                      '_fill_missing': fill_missing, '_inst': instantiate, **NAMESPACE}
+        plan = [(inline_kernel(step), self._arguments(k, step, namespace))
+                for k, step in enumerate(self.steps)]
+        read_in_backward = self._read_in_backward(plan)
+        fwd, kept, inline = self._write_forward(plan, read_in_backward, namespace)
+        bwd = self._write_backward(kept, inline, read_in_backward, namespace)
+        self.source = '\n'.join(fwd) + '\n\n\n' + '\n'.join(bwd) + '\n'
+        exec(compile(self.source, '<dynagrad.compile program>', 'exec'), namespace)
+        self._forward, self._backward = namespace['forward'], namespace['backward']
 
-        def sym(name, template):
-            # a value that holds the batch symbol is instantiated at each call
-            return f'_inst({name}, B)' if has_symbols(template) else name
+    def _read_in_backward(self, plan):
+        """The forward values inlined gradient formulas read (``v<slot>`` names): only the
+        formulas of inputs that need a gradient, only the operands each one names."""
+        read = set()
+        for (kernel, args), step, edges in zip(plan, self.steps, self.edges):
+            if kernel is None or edges is None:
+                continue
+            for template, (kind, _), need in zip(kernel[2], step.refs, step.needs):
+                if kind == 's' and need:
+                    for p in reads(template):
+                        name = f'v{step.outs[0]}' if p == 'y' else args[p]
+                        if name.startswith('v'):
+                            read.add(name)
+        return read
+
+    def _write_forward(self, plan, read_in_backward, namespace):
+        """The forward's lines; the steps whose nodes the backward calls; the inlined steps
+        with edges (their gradients are written out in the backward)."""
+        sym = _symbolic_name
         fwd = ['def forward(inputs, keep):']
         if self.n_inputs:
             fwd.append(f'    {", ".join(f"v{i}" for i in range(self.n_inputs))}, = inputs')
         if self.batch_slot is not None:
             fwd.append(f'    B = v{self.batch_slot}.shape[0]    # the batch size of this call')
-        kept, inline, read_in_backward = [], {}, set()
-        plan = [(inline_kernel(step), self._arguments(k, step, namespace))
-                for k, step in enumerate(self.steps)]
-        for (kernel, args), step, edges in zip(plan, self.steps, self.edges):
-            if kernel is not None and edges is not None:
-                # what the gradient formulas of the inputs that need one read
-                for template, (kind, _), need in zip(kernel[2], step.refs, step.needs):
-                    if kind == 's' and need:
-                        for p in reads(template):
-                            read = f'v{step.outs[0]}' if p == 'y' else args[p]
-                            if read.startswith('v'):
-                                read_in_backward.add(read)
         # only what the caller returns and inlined backward formulas read stays alive past
         # its last use (the rest is freed as the forward goes, as eager frees what no node
         # saved)
@@ -108,13 +121,11 @@ class Program:
             if slot not in wanted:
                 dying.setdefault(k, []).append(slot)
         donors = self._donors(plan, wanted, last_use)
+        kept, inline = [], {}
         for k, (step, edges) in enumerate(zip(self.steps, self.edges)):
             kernel, args = plan[k]
             name = getattr(step.cls, '__qualname__', step.cls.__name__)
-            if k in dying and not step.inplace:
-                frees = [f'v{v}' for v in sorted(dying[k])]
-            else:
-                frees = []
+            frees = [f'v{v}' for v in sorted(dying.get(k, ()))] if not step.inplace else []
             if kernel is not None:
                 # written out: the op's own NumPy expression, no node
                 out = step.outs[0]
@@ -179,7 +190,12 @@ class Program:
         fwd.append(f'    values = [{values}]')
         fwd.append(f'    return values, ({", ".join(f"n{k}" for k in kept)}{"," if kept else ""})'
                    ' if keep else ()')
+        return fwd, kept, inline
 
+    def _write_backward(self, kept, inline, read_in_backward, namespace):
+        """The backward's lines: the steps in reverse, each formula run where a gradient of
+        its outputs arrived, gradients summed per slot and dropped once passed on."""
+        sym = _symbolic_name
         bwd = ['def backward(nodes, values, output_grads, free):']
         if kept:
             bwd.append(f'    {", ".join(f"n{k}" for k in kept)}, = nodes')
@@ -236,9 +252,7 @@ class Program:
                 if kind == 's' and need:
                     bwd.append(f'        if len(r) > {j}: g{v} = _acc(g{v}, r[{j}])')
         bwd.append(f'    return [{", ".join(f"g{i}" for i in range(self.n_inputs))}]')
-        self.source = '\n'.join(fwd) + '\n\n\n' + '\n'.join(bwd) + '\n'
-        exec(compile(self.source, '<dynagrad.compile program>', 'exec'), namespace)
-        self._forward, self._backward = namespace['forward'], namespace['backward']
+        return bwd
 
     def _donors(self, plan, wanted, last_use):
         """Step -> the input whose buffer its inlined ufunc writes into (NumPy's ``out``).
@@ -304,6 +318,12 @@ class Program:
         if self.source is None:
             self._generate()
         return self.source
+
+
+def _symbolic_name(name, template):
+    """``name`` in generated code, or its instantiation at the call's batch size when the
+    value it names holds the batch symbol (symbolic.py)."""
+    return f'_inst({name}, B)' if has_symbols(template) else name
 
 
 def _has_effects(step):
