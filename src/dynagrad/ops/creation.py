@@ -651,7 +651,7 @@ def vander(x, N=None, increasing=False):
         x = x.long()
     if n == 0:
         return x.reshape(-1, 1)[:, :0] * 1
-    ones = wrap(xp.ones((x.shape[0], 1), x._data.dtype))
+    ones = wrap(backend_of(x._data).xp.ones((x.shape[0], 1), x._data.dtype))   # x's device
     if n == 1:
         result = ones
     else:

@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from .._device import is_any_array
 from ..backend import xp
 from ..autograd.function import Op
 from . import formula as fm
@@ -822,8 +823,8 @@ class Xlog1py(Op):
     node_name = 'SpecialXlog1PyBackward0'
 
     def forward(self, a, b):
-        a_ = xp.asarray(a, b.dtype) if a.__class__ is not np.ndarray else a
-        b_ = xp.asarray(b, a_.dtype) if b.__class__ is not np.ndarray else b
+        a_ = a if is_any_array(a) else xp.asarray(a, b.dtype)
+        b_ = b if is_any_array(b) else xp.asarray(b, a_.dtype)
         need = self.needs_input_grad
         self.save_for_backward(a if need[1] else None, b)
         # d/da = log1p(b), taken as 0 where a == 0 and b <= -1 (PyTorch's convention)

@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .._device import DEVICE_ARRAY_TYPES
 from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op
@@ -36,7 +37,7 @@ def _storage(a):
     """(the storage of array ``a`` as a flat array, a's offset and strides in it)."""
     root, base = a, a.base
     while base is not None:
-        if isinstance(base, _ndarray):
+        if isinstance(base, _ndarray) or base.__class__ in DEVICE_ARRAY_TYPES:
             root = base
         base = getattr(base, 'base', None)
     if root.flags.c_contiguous:

@@ -30,6 +30,8 @@ import threading
 
 import numpy as np
 
+from ..._device import backend_of
+from ...autograd.device_dispatch import current_device_type
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...backend import xp
 from ...ops import formula as fm
@@ -210,6 +212,7 @@ def _scratch(slot, shape, dtype):
     dtype = np.dtype(dtype)
     n = math.prod(shape) * dtype.itemsize
     pool = _scratch_pool.__dict__
+    slot = (slot, current_device_type())     # a device's work arrays live on it
     buf = pool.get(slot)
     if buf is None or buf.nbytes < n:
         buf = pool[slot] = xp.empty(n, np.uint8)
@@ -221,7 +224,7 @@ def _take(shape, dtype):
     thread's free list of buffers handed back by ``_give`` when possible."""
     dtype = np.dtype(dtype)
     n = math.prod(shape) * dtype.itemsize
-    free = _scratch_pool.__dict__.setdefault('free', [])
+    free = _free_buffers(current_device_type())
     fits = [i for i, b in enumerate(free) if n <= b.nbytes <= 2 * n]
     if fits:
         buf = free.pop(min(fits, key=lambda i: free[i].nbytes))
@@ -230,12 +233,17 @@ def _take(shape, dtype):
     return buf[:n].view(dtype).reshape(shape)
 
 
+def _free_buffers(device_type):
+    """This thread's buffers handed back for reuse on ``device_type`` ('cpu', 'cuda')."""
+    return _scratch_pool.__dict__.setdefault(('free', device_type), [])
+
+
 def _give(arr):
     """Hand back an array from ``_take`` once nothing refers to it any more."""
     buf = arr
     while buf.base is not None:
         buf = buf.base
-    free = _scratch_pool.__dict__.setdefault('free', [])
+    free = _free_buffers(backend_of(buf).type)
     if len(free) >= 8:
         free.pop(0)
     free.append(buf)
