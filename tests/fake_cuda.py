@@ -8,7 +8,9 @@ arrays. What CuPy refuses, it refuses with a TypeError naming the call:
 - a NumPy (host) array given to any function but ``asarray``/``array`` (the copies onto
   the device), to a ufunc, an operator, or assigned into a device array (as an index it
   is accepted, as CuPy accepts it);
-- bfloat16 and float8 arrays (CuPy has no such dtypes).
+- bfloat16 and float8 arrays (CuPy has no such dtypes);
+- ufuncs that are not NumPy's own (SciPy's special functions) applied to device arrays,
+  and the few NumPy functions CuPy lacks (``frompyfunc``...): ``NotOnDevice``.
 
 What it cannot catch: ``numpy.asarray(device_array)`` (a subclass converts silently where
 CuPy raises) and ``isinstance(a, numpy.ndarray)`` (true here, false for CuPy's arrays).
@@ -26,10 +28,18 @@ class HostArrayOnDevice(TypeError):
     """A NumPy array reached a device computation (CuPy: 'Unsupported type ...')."""
 
 
+class NotOnDevice(TypeError):
+    """A computation CuPy has no counterpart for (SciPy's ufuncs, ``frompyfunc``)."""
+
+
 class DeviceArray(np.ndarray):
     """An array on the (pretend) device."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if getattr(np, ufunc.__name__, None) is not ufunc:
+            # SciPy's ufuncs (scipy.special), frompyfunc's: CuPy answers NotImplemented
+            raise NotOnDevice(f'fake cuda: {ufunc.__name__} is not a NumPy ufunc; CuPy cannot '
+                              'apply it to device arrays')
         _refuse_host(inputs, f'{ufunc.__name__}.{method}')
         out = kwargs.get('out')
         if out is not None:
@@ -172,7 +182,16 @@ class _Grid:
         return tag(self._grid[_untag_all(key)])
 
 
+# NumPy functions CuPy does not have
+_MISSING_IN_CUPY = {'frompyfunc', 'nditer', 'piecewise', 'apply_along_axis',
+                    'apply_over_axes'}
+
+
 def _function(name, fn):
+    if name in _MISSING_IN_CUPY:
+        def missing(*args, **kwargs):
+            raise NotOnDevice(f'fake cuda: CuPy has no {name}')
+        return missing
     if name in _COPIES_TO_DEVICE:
         def copy_to_device(a, *args, **kwargs):
             if _is_host(a) or not isinstance(a, np.ndarray):
@@ -198,12 +217,36 @@ class FakeCupy(_Namespace):
         self.__name__ = 'fake_cupy'
         self.cuda = _FakeCudaModule()
         self._pool = _FakePool()
+        self.special = _FakeSpecial()
 
     def asnumpy(self, a):
         return a.get() if isinstance(a, DeviceArray) else np.asarray(a)
 
     def get_default_memory_pool(self):
         return self._pool
+
+
+# SciPy's special functions that cupyx.scipy.special also has (CuPy 13); others refused
+_CUPYX_SPECIAL = {
+    'erf', 'erfc', 'erfcx', 'erfinv', 'erfcinv', 'gamma', 'gammaln', 'loggamma', 'psi',
+    'digamma', 'polygamma', 'zeta', 'gammainc', 'gammaincc', 'i0', 'i0e', 'i1', 'i1e', 'j0',
+    'j1', 'y0', 'y1', 'k0', 'k0e', 'k1', 'k1e', 'ndtr', 'ndtri', 'log_ndtr', 'multigammaln',
+    'expit', 'logit', 'log_expit', 'xlogy', 'xlog1py', 'entr', 'sinc', 'spherical_yn'}
+
+
+class _FakeSpecial:
+    """``cupyx.scipy.special``'s stand-in: SciPy's functions on device arrays."""
+
+    def __getattr__(self, name):
+        if name not in _CUPYX_SPECIAL:
+            raise NotOnDevice(f'fake cuda: cupyx.scipy.special has no {name}')
+        import scipy.special
+        fn = getattr(scipy.special, name)
+
+        def on_device(*args, **kwargs):
+            _refuse_host((args, kwargs), f'special.{name}')
+            return tag(fn(*_untag_all(args), **_untag_all(kwargs)))
+        return on_device
 
 
 # -- cupy.cuda's stand-in: one device, timing from the host clock -------------------------------
@@ -341,7 +384,7 @@ def registered():
     from dynagrad.cuda._backend import cuda_backend
     previous = _device.backend_for_or_none('cuda')
     fake = FakeCupy()
-    _device.register_backend(cuda_backend(fake))
+    _device.register_backend(cuda_backend(fake, fake.special))
     try:
         yield fake
     finally:

@@ -181,17 +181,20 @@ class DeviceBackend:
 
     ``xp`` has NumPy's API (``xp.zeros``, ``xp.full``, ...); ``asarray(array)`` returns
     ``array`` on this device (a copy when it was elsewhere); ``device`` is what
-    ``Tensor.device`` reports for tensors on it; ``device_count()`` how many there are.
+    ``Tensor.device`` reports for tensors on it; ``device_count()`` how many there are;
+    ``special``, when not None, has ``scipy.special``'s API for its arrays (CuPy's is
+    ``cupyx.scipy.special``; the CPU's, SciPy itself, is imported by the ops that use it).
     """
-    __slots__ = ('type', 'xp', 'array_types', 'asarray', 'device', 'device_count')
+    __slots__ = ('type', 'xp', 'array_types', 'asarray', 'device', 'device_count', 'special')
 
-    def __init__(self, type, xp, array_types, asarray, device_count=lambda: 1):
+    def __init__(self, type, xp, array_types, asarray, device_count=lambda: 1, special=None):
         self.type = type
         self.xp = xp
         self.array_types = tuple(array_types)
         self.asarray = asarray
         self.device = _make(type, None if type == 'cpu' else 0)
         self.device_count = device_count
+        self.special = special
 
     def __repr__(self):
         return f'<device backend {self.type!r}: {self.xp!r}>'

@@ -397,3 +397,44 @@ def test_unregistered_cuda_answers_as_cpu_only_torch():
             run()
     with pytest.warns(UserWarning, match='CUDA is not available'):
         dg.autocast('cuda')
+
+
+@pytest.mark.parametrize('build', [
+    lambda: dg.nn.Linear(3, 2, device='cuda'), lambda: dg.nn.Conv2d(1, 2, 3, device='cuda'),
+    lambda: dg.nn.LayerNorm(4, device='cuda'), lambda: dg.nn.BatchNorm1d(4, device='cuda'),
+    lambda: dg.nn.Embedding(5, 2, device='cuda'), lambda: dg.nn.LSTM(3, 4, device='cuda'),
+    lambda: dg.nn.MultiheadAttention(4, 2, device='cuda'),
+    lambda: dg.nn.TransformerEncoderLayer(4, 2, 8, device='cuda')])
+def test_layers_built_with_device_cuda_live_there(cuda, build):
+    m = build()
+    tensors = list(m.parameters()) + list(m.buffers())
+    assert tensors and all(on_device(t) for t in tensors)
+
+
+def test_a_layer_built_on_the_device_starts_as_on_the_cpu(cuda):
+    dg.manual_seed(5)
+    on_cpu = dg.nn.Linear(3, 2)
+    dg.manual_seed(5)
+    on_gpu = dg.nn.Linear(3, 2, device='cuda')
+    assert on_gpu.weight.cpu().tolist() == on_cpu.weight.tolist()
+    x = dg.randn(4, 3)
+    np.testing.assert_allclose(on_gpu(x.cuda()).detach().cpu().numpy(),
+                               on_cpu(x).detach().numpy(), rtol=1e-6)
+
+
+# -- the GPU benchmark suite's harness ---------------------------------------------------------
+
+def test_gpu_benchmarks_run_on_the_stand_in(cuda):
+    from benchmarks import cuda as gpu_benchmarks
+    table = gpu_benchmarks.run(smoke=True)
+    rows = [line.split('|')[1:4] for line in table.splitlines() if line.startswith('| ')][1:]
+    assert [(w.strip(), m.strip()) for w, m, _ in rows] == [
+        ('per_op', 'fwd+bwd'), ('mlp', 'train step'), ('cnn', 'train step'),
+        ('gpt', 'train step'), ('gpt', 'eval pass')]
+    assert 'GPU: Fake GPU (NumPy)' in table
+
+
+def test_gpu_benchmarks_refuse_without_cuda(capsys):
+    from benchmarks import run
+    assert run.main(['--device', 'cuda', '--smoke']) == 2
+    assert 'sees no CUDA device' in capsys.readouterr().err

@@ -194,11 +194,13 @@ def dispatch_inplace(cls, target, others, params):
     return _run_on(backend, lambda: _apply(lambda: cls.apply_(target, *moved, **moved_params)))
 
 
-def call(fn, args, kwargs):
+def call(fn, args, kwargs, tensors=None):
     """A function that computes on its tensors' arrays itself (not through an op: index
-    lookups, statistics, ``nonzero``...) run with the door on their device."""
+    lookups, statistics, ``nonzero``, an optimizer's step...) run with the door on their
+    device: that of the first device tensor among ``args`` and ``kwargs`` (or among
+    ``tensors`` when given)."""
     backend = None
-    for values in (args, kwargs.values()):
+    for values in ((tensors,) if tensors is not None else (args, kwargs.values())):
         for a in flat_args(values):
             if isinstance(a, Tensor) and a._data.__class__ in DEVICE_ARRAY_TYPES:
                 backend = backend_of(a._data)

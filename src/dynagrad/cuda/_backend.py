@@ -23,9 +23,9 @@ class CudaBackend(DeviceBackend):
     and the memory counters ``dynagrad.cuda`` reads."""
     __slots__ = ('cupy', 'peak_bytes')
 
-    def __init__(self, cupy, count):
+    def __init__(self, cupy, count, special=None):
         super().__init__('cuda', cupy, (cupy.ndarray,), cupy.asarray,
-                         device_count=lambda: count)
+                         device_count=lambda: count, special=special)
         self.cupy = cupy
         self.peak_bytes = 0
 
@@ -63,16 +63,17 @@ class CudaBackend(DeviceBackend):
         set_allocator(malloc)
 
 
-def cuda_backend(cupy):
-    """The 'cuda' backend over ``cupy`` (CuPy, or a module with its API), or None when it
-    sees no GPU."""
+def cuda_backend(cupy, special=None):
+    """The 'cuda' backend over ``cupy`` (CuPy, or a module with its API) and ``special``
+    (``cupyx.scipy.special``: the special functions' kernels), or None when it sees no
+    GPU."""
     try:
         count = int(cupy.cuda.runtime.getDeviceCount())
     except Exception:   # noqa: BLE001 (CUDARuntimeError: no driver, no device)
         return None
     if count < 1:
         return None
-    backend = CudaBackend(cupy, count)
+    backend = CudaBackend(cupy, count, special)
     backend._track_peak()
     return backend
 
@@ -83,4 +84,8 @@ def load():
         import cupy
     except ImportError:
         return None
-    return cuda_backend(cupy)
+    try:
+        import cupyx.scipy.special as special
+    except ImportError:     # an old CuPy: erf, lgamma... then fail on the device
+        special = None
+    return cuda_backend(cupy, special)

@@ -407,8 +407,10 @@ def _bits_of(rng):
 
 
 def _raw32(rng, n):
-    """``n`` 32-bit draws (as uint64)."""
-    return _bits_of(rng).random_raw(n)
+    """``n`` 32-bit draws (as uint64), on the device the running op computes on: the
+    engine runs on the host, so inside a device op (an in-place fill, dropout's mask) its
+    bits are copied over and the rest of the draw computes there."""
+    return xp.asarray(_bits_of(rng).random_raw(n))
 
 
 def _raw64(rng, n):

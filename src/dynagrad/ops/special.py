@@ -33,7 +33,8 @@ import math
 
 import numpy as np
 
-from .._device import is_any_array
+from .._device import backend_for_or_none, is_any_array
+from ..autograd.device_dispatch import current_device_type
 from ..backend import xp
 from ..autograd.function import Op
 from . import formula as fm
@@ -48,8 +49,12 @@ _scipy_missing = False
 
 
 def _sc():
-    """``scipy.special`` or None (imported once, on first use)."""
+    """``scipy.special`` or None (imported once, on first use); inside an op on a device,
+    that device's counterpart (CuPy's ``cupyx.scipy.special``)."""
     global _scipy_special, _scipy_missing
+    kind = current_device_type()
+    if kind != 'cpu':
+        return backend_for_or_none(kind).special
     if not USE_SCIPY or _scipy_missing:
         return None
     if _scipy_special is None:
