@@ -600,7 +600,8 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         if (self._requires_grad and (grad_mode.grad_enabled or grad_mode.grad_in_inference)
-                or self._data.dtype.kind == 'V' or self._data.__class__ is COO):
+                or self._data.dtype.kind == 'V' or self._data.__class__ is COO
+                or self._data.__class__ in DEVICE_ARRAY_TYPES):
             self.numpy()  # raises PyTorch's error
         if dtype is not None:
             return self._data.astype(dtype, copy=False)

@@ -124,6 +124,22 @@ def test_numpy_refuses_a_device_tensor_as_torch(cuda):
     assert t.tolist() == [1.0, 1.0] and t.sum().item() == 2.0    # values are readable
 
 
+def test_numpy_asarray_of_a_device_tensor_raises_as_torch(cuda):
+    with pytest.raises(TypeError) as info:
+        np.asarray(dg.ones(2, device='cuda'))
+    assert str(info.value) == NUMPY_REFUSED
+
+
+def test_tensors_from_device_arrays_stay_on_the_device(cuda):
+    a = cuda.arange(3.0)
+    shared = dg.as_tensor(a)
+    assert on_device(shared) and shared._data is a          # no copy, as torch's
+    copied = dg.tensor(a, dtype=dg.float32)
+    assert on_device(copied) and copied.dtype == dg.float32
+    assert copied.cpu().tolist() == [0.0, 1.0, 2.0]
+    assert type(dg.tensor(a, device='cpu')._data) is np.ndarray
+
+
 def test_mixing_devices_raises_torch_error(cuda):
     g, c = dg.ones(3, device='cuda'), dg.ones(3)
     with pytest.raises(RuntimeError) as info:
@@ -438,3 +454,19 @@ def test_gpu_benchmarks_refuse_without_cuda(capsys):
     from benchmarks import run
     assert run.main(['--device', 'cuda', '--smoke']) == 2
     assert 'sees no CUDA device' in capsys.readouterr().err
+
+
+def test_checkpoint_replays_device_dropout_with_its_generator(cuda):
+    from dynagrad.utils.checkpoint import checkpoint
+    x = dg.randn(64, 8, device='cuda', requires_grad=True)
+    layer = dg.nn.Sequential(dg.nn.Linear(8, 8), dg.nn.Dropout(0.5)).cuda()
+    dg.cuda.manual_seed(1)
+    plain = layer(x)
+    plain.sum().backward()
+    expected = x.grad.cpu().numpy().copy()
+    x.grad = None
+    dg.cuda.manual_seed(1)
+    out = checkpoint(layer, x, use_reentrant=True)
+    np.testing.assert_array_equal(out.detach().cpu().numpy(), plain.detach().cpu().numpy())
+    out.sum().backward()            # the recomputation draws the same mask
+    np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=1e-6)

@@ -58,10 +58,12 @@ def on_device(dynagrad_device, torch_device=None):
     device does."""
     DEVICE.update(dynagrad=dynagrad_device, torch=torch_device)
     dynagrad.set_default_device(dynagrad_device)
+    torch.set_default_device(torch_device)
     try:
         yield
     finally:
         dynagrad.set_default_device(None)
+        torch.set_default_device(None)
         DEVICE.update(dynagrad=None, torch=None)
 
 

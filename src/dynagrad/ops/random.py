@@ -241,11 +241,23 @@ def fork_rng(devices=None, enabled=True, _caller='fork_rng', _devices_kw='device
     if not enabled:
         yield
         return
-    state = default_generator.get_state()
+    state = all_rng_states()
     try:
         yield
     finally:
-        default_generator.set_state(state)
+        set_all_rng_states(state)
+
+
+def all_rng_states():
+    """The state of the default generator and of every device's (checkpoint's stash)."""
+    return {kind: g.get_state() for kind, g in
+            [('cpu', default_generator)] + list(_device_generators.items())}
+
+
+def set_all_rng_states(states):
+    """Put back what ``all_rng_states`` returned."""
+    for kind, state in states.items():
+        (default_generator if kind == 'cpu' else device_generator(kind)).set_state(state)
 
 
 def _generator(generator, device=None):
