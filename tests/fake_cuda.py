@@ -62,6 +62,23 @@ class DeviceArray(np.ndarray):
         _refuse_host(value, 'item assignment')
         super().__setitem__(_untag_all(key), _untag_all(value))
 
+    # CuPy's arrays have no read-only flag and no host array interface
+    @property
+    def flags(self):
+        f = np.ndarray.flags.__get__(self)
+        return types.SimpleNamespace(c_contiguous=f.c_contiguous, f_contiguous=f.f_contiguous,
+                                     owndata=f.owndata)
+
+    @property
+    def __array_interface__(self):
+        raise AttributeError("fake cuda: a device array has no '__array_interface__' (CuPy's "
+                             "have '__cuda_array_interface__' and .data.ptr)")
+
+    @property
+    def data(self):
+        """CuPy's memory pointer (``.data.ptr``), not a host buffer."""
+        return types.SimpleNamespace(ptr=np.ndarray.__array_interface__.__get__(self)['data'][0])
+
     def get(self):
         """The array copied to the host (CuPy's ``ndarray.get``)."""
         return np.array(self.view(np.ndarray), copy=True)
@@ -188,6 +205,14 @@ _MISSING_IN_CUPY = {'frompyfunc', 'nditer', 'piecewise', 'apply_along_axis',
 
 
 def _function(name, fn):
+    if name == 'as_strided':        # CuPy's takes (x, shape, strides) only
+        def as_strided(x, shape=None, strides=None, **kwargs):
+            if kwargs:
+                raise TypeError(f'fake cuda: as_strided() got unexpected keyword arguments '
+                                f'{sorted(kwargs)} (CuPy takes shape and strides only)')
+            _refuse_host(x, name)
+            return tag(fn(_untag(x), shape, strides))
+        return as_strided
     if name in _MISSING_IN_CUPY:
         def missing(*args, **kwargs):
             raise NotOnDevice(f'fake cuda: CuPy has no {name}')

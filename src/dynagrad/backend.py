@@ -71,6 +71,15 @@ def current_namespace():
     return xp.__dict__['_module']
 
 
+def window_view(array, shape, strides):
+    """``array`` seen through ``shape`` and byte ``strides`` (overlapping windows: im2col's
+    columns), read-only where the library can say so: NumPy's views are, CuPy's
+    ``as_strided`` has no such option (its views must then never be written)."""
+    if array.__class__ is numpy.ndarray:
+        return xp.lib.stride_tricks.as_strided(array, shape, strides, writeable=False)
+    return xp.lib.stride_tricks.as_strided(array, shape, strides)
+
+
 def get_array_module(*arrays):
     """The namespace that owns ``arrays`` (Chainer's and DeZero's hook for CuPy)."""
     for a in arrays:

@@ -182,7 +182,9 @@ def _accumulate(var, g, create_graph, handed_out):
     elif wanted is not None and g.dtype != wanted.numpy:
         g = real_grad_as(g, wanted.numpy)
     if old is None:
-        if g.base is not None or not g.flags.writeable or id(g) in handed_out:
+        # (only NumPy's arrays can be read-only: CuPy's have no such flag)
+        if g.base is not None or (g.__class__ is _ndarray and not g.flags.writeable) \
+                or id(g) in handed_out:
             g = g.copy()
         handed_out.add(id(g))
         var._grad = wrap(g)
@@ -392,7 +394,8 @@ def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, acc
         elif create_graph:
             result.append(g)
         else:
-            if id(g) in handed_out or g.base is not None or not g.flags.writeable:
+            if id(g) in handed_out or g.base is not None or (
+                    g.__class__ is _ndarray and not g.flags.writeable):
                 g = g.copy()
             handed_out.add(id(g))
             result.append(wrap(g))

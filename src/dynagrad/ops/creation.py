@@ -453,9 +453,9 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
                            f'strides: {list(stride)}')
     np_dtype = np.dtype(_np_dtype(dtype))
     count = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride))
-    buffer = resolve(device).xp.empty(count, np_dtype)
-    data = xp.lib.stride_tricks.as_strided(
-        buffer, size, tuple(st * np_dtype.itemsize for st in stride))
+    ns = resolve(device).xp
+    data = ns.lib.stride_tricks.as_strided(
+        ns.empty(count, np_dtype), size, tuple(st * np_dtype.itemsize for st in stride))
     return _finish(data, requires_grad)
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from ..._device import backend_of
 from ...autograd.device_dispatch import current_device_type
 from ...autograd.function import Op, autocast_args, autocast_state
-from ...backend import xp
+from ...backend import window_view, xp
 from ...ops import formula as fm
 
 _ndarray = np.ndarray
@@ -73,15 +73,16 @@ def _im2col(x, K, stride, pads, dilation, out=None, keep=False):
     st = xpad.strides
     strides = (st[:2] + tuple(a * d for a, d in zip(st[2:], dilation))
                + tuple(a * s for a, s in zip(st[2:], stride)))
-    view = xp.lib.stride_tricks.as_strided(xpad, xpad.shape[:2] + tuple(K) + out, strides,
-                                           writeable=False)
+    view = window_view(xpad, xpad.shape[:2] + tuple(K) + out, strides)
     N, C = x.shape[:2]
     if keep:
         cols = _take((N, C * math.prod(K), math.prod(out)), x.dtype)
         xp.copyto(cols.reshape(view.shape), view)
         return cols, out
     cols = view.reshape(N, C * math.prod(K), math.prod(out))
-    if not cols.flags.writeable:  # a view of x after all (1x1 kernel, stride 1): own it
+    # a view of x after all (1x1 kernel, stride 1): own it (a device array has no read-only
+    # flag to tell: any view is copied)
+    if (not cols.flags.writeable) if cols.__class__ is np.ndarray else cols.base is not None:
         cols = cols.copy()
     return cols, out
 
@@ -297,9 +298,8 @@ class _Flat:
         """The columns (C*K, M) of a flat buffer (a scratch array if ``scratch``), with a
         last row of ones (for a fused bias) if ``ones``."""
         it = buf.itemsize
-        view = xp.lib.stride_tricks.as_strided(
-            buf, (self.C,) + self.K + (self.M,),
-            (self.M * it,) + tuple(o * it for o in self.koff) + (it,), writeable=False)
+        view = window_view(buf, (self.C,) + self.K + (self.M,),
+                           (self.M * it,) + tuple(o * it for o in self.koff) + (it,))
         shape = (self.C * self.Kp + ones, self.M)
         cols = _scratch('flat_cols', shape, buf.dtype) if scratch else _take(shape, buf.dtype)
         xp.copyto(cols[:self.C * self.Kp].reshape(view.shape), view)
