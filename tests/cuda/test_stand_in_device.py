@@ -470,3 +470,14 @@ def test_checkpoint_replays_device_dropout_with_its_generator(cuda):
     np.testing.assert_array_equal(out.detach().cpu().numpy(), plain.detach().cpu().numpy())
     out.sum().backward()            # the recomputation draws the same mask
     np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=1e-6)
+
+
+def test_a_broken_cupy_leaves_cuda_unavailable_with_a_warning(monkeypatch):
+    class Broken:
+        def find_spec(self, name, path=None, target=None):
+            if name == 'cupy':
+                raise RuntimeError('libcudart.so.12: cannot open shared object file')
+    monkeypatch.delitem(sys.modules, 'cupy', raising=False)
+    monkeypatch.setattr(sys, 'meta_path', [Broken()] + sys.meta_path)
+    with pytest.warns(RuntimeWarning, match='CuPy failed to import'):
+        assert _backend.load() is None

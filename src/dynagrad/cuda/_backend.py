@@ -13,6 +13,8 @@ One device is addressed: ``cuda:0``, CuPy's current device when the backend load
 ``cuda_backend(cupy)`` builds the backend from any module with CuPy's API: the tests build
 it from a NumPy stand-in (tests/fake_cuda.py) to run everything but the GPU itself.
 """
+import warnings
+
 from .._device import DeviceBackend
 
 __all__ = ['CudaBackend', 'cuda_backend', 'load']
@@ -83,6 +85,10 @@ def load():
     try:
         import cupy
     except ImportError:
+        return None
+    except Exception as e:      # noqa: BLE001 (a broken install: CUDA stays unavailable)
+        warnings.warn(f'dynagrad.cuda: CuPy failed to import ({type(e).__name__}: {e}); CUDA '
+                      'is unavailable', RuntimeWarning, stacklevel=2)
         return None
     try:
         import cupyx.scipy.special as special

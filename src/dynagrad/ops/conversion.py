@@ -7,7 +7,6 @@ for a dtype, ``ToDevice`` for a device); the Tensor's other conversions (``float
 """
 from .. import _dtype
 from .._device import as_device, backend_of, device, resolve
-from ..autograd.function import Op
 from ..autograd.device_copy import ToDevice
 from ..tensor import Tensor, method
 from .creation import tensor
