@@ -233,6 +233,8 @@ def table(results):
 
 
 def main(argv=None):
+    if '--device' in (sys.argv[1:] if argv is None else argv):    # the GPU suite
+        return __import__('benchmarks.cuda', fromlist=['main']).main(argv)
     ap = argparse.ArgumentParser(description='dynagrad vs PyTorch vs NumPy benchmarks')
     ap.add_argument('--smoke', action='store_true', help='small sizes and few repeats')
     ap.add_argument('--only', action='append', choices=WORKLOADS, metavar='NAME',

@@ -5,10 +5,11 @@ namespace its tensors' arrays come from and the conversion that moves an array o
 factories allocate through it, ``Tensor.to`` moves through it and ``Tensor.device`` reads
 the owner of a tensor's array from it. Only the CPU (NumPy, through the array door
 ``dynagrad.backend.xp``) is registered here. A GPU backend registers its type ('cuda')
-with ``register_backend`` and every factory, ``to`` and ``Tensor.device`` reach it. Ops
-keep calling ``xp``, which NumPy dispatches to the arrays' own library; what a GPU
-backend still has to make device-aware is ``Op.apply``, which hands every result back as
-a NumPy array (``xp.asarray``).
+with ``register_backend`` (``dynagrad.cuda`` registers CuPy's, lazily, the first time
+'cuda' is asked for) and every factory, ``to`` and ``Tensor.device`` reach it. Ops keep
+calling ``xp``: while an op runs on device tensors the op mechanism points the door at
+the device's library (``dynagrad.autograd.device_dispatch``), which it installs only
+once a non-CPU backend is registered, so programs that never leave the CPU pay nothing.
 
 Asking for a type nothing is registered for raises what PyTorch raises on a machine
 without that device (``AssertionError: ... not compiled with CUDA enabled``), at the
@@ -25,7 +26,9 @@ from .backend import xp
 __all__ = ['device', 'DeviceBackend', 'register_backend', 'backend_for', 'backend_of',
            'check_device', 'resolve', 'as_device', 'device_of_type', 'set_default_device',
            'get_default_device', 'default_device_set', 'current_accelerator', 'unavailable_error',
-           'no_accelerator_error', 'unregister_backend', 'DEVICE_TYPES', 'CPU', 'CPU_BACKEND']
+           'no_accelerator_error', 'unregister_backend', 'DEVICE_TYPES', 'CPU', 'CPU_BACKEND',
+           'DEVICE_ARRAY_TYPES', 'register_lazy', 'on_backends_changed', 'accelerators',
+           'mixed_devices_error', 'registered_types', 'backend_for_or_none', 'is_any_array']
 
 # Every type PyTorch's device strings may start with, in the order its error lists them.
 DEVICE_TYPES = ('cpu', 'cuda', 'ipu', 'xpu', 'mkldnn', 'opengl', 'opencl', 'ideep', 'hip',
@@ -178,17 +181,20 @@ class DeviceBackend:
 
     ``xp`` has NumPy's API (``xp.zeros``, ``xp.full``, ...); ``asarray(array)`` returns
     ``array`` on this device (a copy when it was elsewhere); ``device`` is what
-    ``Tensor.device`` reports for tensors on it; ``device_count()`` how many there are.
+    ``Tensor.device`` reports for tensors on it; ``device_count()`` how many there are;
+    ``special``, when not None, has ``scipy.special``'s API for its arrays (CuPy's is
+    ``cupyx.scipy.special``; the CPU's, SciPy itself, is imported by the ops that use it).
     """
-    __slots__ = ('type', 'xp', 'array_types', 'asarray', 'device', 'device_count')
+    __slots__ = ('type', 'xp', 'array_types', 'asarray', 'device', 'device_count', 'special')
 
-    def __init__(self, type, xp, array_types, asarray, device_count=lambda: 1):
+    def __init__(self, type, xp, array_types, asarray, device_count=lambda: 1, special=None):
         self.type = type
         self.xp = xp
         self.array_types = tuple(array_types)
         self.asarray = asarray
         self.device = _make(type, None if type == 'cpu' else 0)
         self.device_count = device_count
+        self.special = special
 
     def __repr__(self):
         return f'<device backend {self.type!r}: {self.xp!r}>'
@@ -203,6 +209,13 @@ def _to_numpy(array):
 
 _backends = {}
 _by_array_type = {}
+# The array classes of every registered non-CPU backend. One set object, changed in place,
+# so the op mechanism tells a device array from a number by one membership test.
+DEVICE_ARRAY_TYPES = set()
+# device type -> a function returning its backend, or None when its library or hardware is
+# missing (tried once, on the first request for that type)
+_lazy = {}
+_listeners = []
 
 
 def register_backend(backend):
@@ -218,7 +231,7 @@ def register_backend(backend):
         raise ValueError('the CPU backend is built in; point dynagrad.backend.xp elsewhere '
                          'with dynagrad.backend.array_namespace instead')
     _backends[backend.type] = backend
-    _by_array_type.clear()
+    _changed()
 
 
 def unregister_backend(type):
@@ -226,7 +239,57 @@ def unregister_backend(type):
     if type == 'cpu':
         raise ValueError('the CPU backend cannot be removed')
     _backends.pop(type, None)
+    _changed()
+
+
+def _changed():
     _by_array_type.clear()
+    DEVICE_ARRAY_TYPES.clear()
+    for backend in accelerators():
+        DEVICE_ARRAY_TYPES.update(backend.array_types)
+    for listener in _listeners:
+        listener()
+
+
+def registered_types():
+    """The device types with a backend registered now (lazy ones not yet loaded aside)."""
+    return tuple(_backends)
+
+
+def accelerators():
+    """The registered backends other than the CPU's."""
+    return [b for b in _backends.values() if b.type != 'cpu']
+
+
+def on_backends_changed(listener):
+    """Call ``listener()`` whenever a backend is registered or removed (the op mechanism
+    installs its device dispatch then)."""
+    _listeners.append(listener)
+
+
+def is_any_array(value):
+    """Whether ``value`` is an array of NumPy or of a registered device's library (CuPy's
+    arrays are not NumPy's), as opposed to a number or a NumPy scalar."""
+    cls = value.__class__
+    return cls is numpy.ndarray or cls in DEVICE_ARRAY_TYPES or isinstance(value,
+                                                                            numpy.ndarray)
+
+
+def register_lazy(type, load):
+    """Let ``load()`` make the backend of ``type`` the first time that type is asked for
+    (``load`` returns the backend, or None when the device is missing: then the type stays
+    unavailable and is not tried again)."""
+    _lazy[type] = load
+
+
+def _load_lazy(type):
+    load = _lazy.pop(type, None)
+    if load is None:
+        return None
+    backend = load()
+    if backend is not None:
+        register_backend(backend)
+    return backend
 
 
 CPU_BACKEND = DeviceBackend('cpu', xp, (numpy.ndarray, numpy.generic), _to_numpy)
@@ -247,6 +310,12 @@ def unavailable_error(type):
     return RuntimeError(f'dynagrad is not linked with support for {type} devices{hint}')
 
 
+def mixed_devices_error(first, second):
+    """PyTorch's error for an op given tensors on two devices (named in the order met)."""
+    return RuntimeError(f'Expected all tensors to be on the same device, but found at least '
+                        f'two devices, {first} and {second}!')
+
+
 def no_accelerator_error():
     return RuntimeError('Cannot access accelerator device when none is available.')
 
@@ -255,8 +324,15 @@ def backend_for(dev):
     """The backend of device ``dev`` (a ``device``), or the error PyTorch gives without it."""
     backend = _backends.get(dev._type)
     if backend is None:
-        raise unavailable_error(dev._type)
+        backend = _load_lazy(dev._type)
+        if backend is None:
+            raise unavailable_error(dev._type)
     return backend
+
+
+def backend_for_or_none(type):
+    """The backend registered for device type ``type`` now, or None (nothing is loaded)."""
+    return _backends.get(type)
 
 
 def backend_of(array):
@@ -275,6 +351,8 @@ def backend_of(array):
 
 def current_accelerator():
     """The device type of the registered accelerator (anything but the CPU), or None."""
+    for type in list(_lazy):
+        _load_lazy(type)
     for backend in _backends.values():
         if backend is not CPU_BACKEND and backend.device_count() > 0:
             return _make(backend.type, None)

@@ -212,8 +212,10 @@ def _as_printable(array, dtype_name):
 
 
 def format_tensor(array, *, dtype_name, suffixes=(), prefix='tensor(',
-                  default_dtype_name='float32'):
-    """``repr(torch_tensor)`` for a CPU tensor, spelled with ``dynagrad.``.
+                  default_dtype_name='float32', device=None):
+    """``repr(torch_tensor)``, spelled with ``dynagrad.``; ``array`` is on the host and
+    ``device`` names the tensor's device when it is not the CPU (shown first, as PyTorch
+    shows it).
 
     ``suffixes`` (e.g. ``'requires_grad=True'``, ``'grad_fn=<MulBackward0>'``)
     come after the size/dtype suffixes this function adds itself.
@@ -223,7 +225,7 @@ def format_tensor(array, *, dtype_name, suffixes=(), prefix='tensor(',
     array = _as_printable(array, dtype_name)
     indent = len(prefix)
     default_complex = 'complex128' if default_dtype_name == 'float64' else 'complex64'
-    own = []
+    own = [] if device is None else [f"device='{device}'"]
     if array.size == 0:
         # Empty tensors show their shape (unless 1-D) and any dtype but the
         # default float; int64 and bool are named here, unlike below.

@@ -22,6 +22,7 @@ class ArrayNamespace:
 
     def __init__(self, module):
         self.__dict__['_module'] = module
+        self.__dict__['_caches'] = {}
 
     def __getattr__(self, name):
         value = getattr(self.__dict__['_module'], name)
@@ -29,8 +30,22 @@ class ArrayNamespace:
         return value
 
     def _use(self, module):
-        self.__dict__.clear()
-        self.__dict__['_module'] = module
+        """Point the door at ``module``. Each library keeps its own cache of looked-up
+        names, so a device op switching the door there and back (``on_namespace``) costs
+        two dict swaps, not a fresh lookup of every name it calls."""
+        state = self.__dict__
+        if state['_module'] is module:
+            return
+        caches = state['_caches']
+        caches[id(state['_module'])] = state
+        cached = caches.get(id(module))
+        if cached is None or cached['_module'] is not module:
+            cached = {'_module': module, '_caches': caches}
+        object.__setattr__(self, '__dict__', cached)
+
+    def _forget(self, module):
+        """Drop the cache kept for ``module`` (a namespace a test made and throws away)."""
+        self.__dict__['_caches'].pop(id(module), None)
 
     def __repr__(self):
         return f'<array namespace {self.__dict__["_module"].__name__}>'
@@ -48,6 +63,21 @@ def array_namespace(module):
         yield xp
     finally:
         xp._use(previous)
+        xp._forget(module)
+
+
+def current_namespace():
+    """The library the door points at now."""
+    return xp.__dict__['_module']
+
+
+def window_view(array, shape, strides):
+    """``array`` seen through ``shape`` and byte ``strides`` (overlapping windows: im2col's
+    columns), read-only where the library can say so: NumPy's views are, CuPy's
+    ``as_strided`` has no such option (its views must then never be written)."""
+    if array.__class__ is numpy.ndarray:
+        return xp.lib.stride_tricks.as_strided(array, shape, strides, writeable=False)
+    return xp.lib.stride_tricks.as_strided(array, shape, strides)
 
 
 def get_array_module(*arrays):

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import backend_of, as_device, device_of_type, resolve
-from ._device import CPU, check_device  # noqa: F401  (re-exported: ops and serialization use them)
+from ._device import CPU, CPU_BACKEND, DEVICE_ARRAY_TYPES, check_device  # noqa: F401  (re-exported: ops and serialization use them)
 from .size import Size
 from ._layout import (strided, sparse_coo, contiguous_format, preserve_format, memory_order,
                       MEMORY_ORDERS)
@@ -578,12 +578,18 @@ class Tensor:
         if self._data.__class__ is COO:
             raise TypeError("can't convert Sparse layout tensor to numpy. Use "
                             'Tensor.to_dense() first.')
-        dt = self._data.dtype
+        data = self._data
+        dt = data.dtype
         if dt.kind == 'V' or (dt.kind == 'f' and dt.itemsize == 1):
             # PyTorch's error: NumPy itself has no bfloat16 or float8 (convert with .float())
             raise TypeError(f'Got unsupported ScalarType '
                             f'{_dtype.type_name(_dtype.FROM_NUMPY[dt])}')
-        return self._data
+        if data.__class__ is not np.ndarray and data.__class__ in DEVICE_ARRAY_TYPES:
+            if force:   # PyTorch: force=True is detach().cpu().numpy()
+                return CPU_BACKEND.asarray(data)
+            raise TypeError(f"can't convert {backend_of(data).device} device type tensor to "
+                            'numpy. Use Tensor.cpu() to copy the tensor to host memory first.')
+        return data
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Share this tensor's memory with another array library (DLPack protocol)."""
@@ -594,7 +600,8 @@ class Tensor:
 
     def __array__(self, dtype=None, copy=None):
         if (self._requires_grad and (grad_mode.grad_enabled or grad_mode.grad_in_inference)
-                or self._data.dtype.kind == 'V' or self._data.__class__ is COO):
+                or self._data.dtype.kind == 'V' or self._data.__class__ is COO
+                or self._data.__class__ in DEVICE_ARRAY_TYPES):
             self.numpy()  # raises PyTorch's error
         if dtype is not None:
             return self._data.astype(dtype, copy=False)
@@ -818,8 +825,12 @@ class Tensor:
             return _tensor_str.format_sparse(self._data, dtype_name=self.dtype.name,
                                              suffixes=suffixes,
                                              default_dtype_name=_dtype.get_default_dtype().name)
-        return _tensor_str.format_tensor(self._data, dtype_name=self.dtype.name,
-                                         suffixes=suffixes,
+        data, device = self._data, None
+        backend = backend_of(data)
+        if backend is not CPU_BACKEND:
+            data, device = CPU_BACKEND.asarray(data), backend.device
+        return _tensor_str.format_tensor(data, dtype_name=self.dtype.name,
+                                         suffixes=suffixes, device=device,
                                          default_dtype_name=_dtype.get_default_dtype().name)
 
     __str__ = __repr__

@@ -9,6 +9,7 @@ torch warns (a deprecated argument, a size mismatch that broadcasts), dynagrad w
 and where it does not, neither does dynagrad; the other checks silence what the forward
 check has compared.
 """
+import contextlib
 import warnings
 import zlib
 
@@ -36,9 +37,63 @@ GRAD_TOL = {'float32': dict(rtol=1e-4, atol=1e-5), 'float64': dict(rtol=1e-9, at
 
 # -- building inputs -----------------------------------------------------------------------
 
+# The device dynagrad's tensors are made on: None (the CPU) unless a run through a device
+# backend says otherwise (tests/cuda: the stand-in for CuPy, or a GPU).
+DEVICE = {'dynagrad': None, 'torch': None}
+
+
 def _tensor(lib, array):
     array = np.array(array, copy=True)
-    return torch.from_numpy(array) if lib is torch else dynagrad.tensor(array)
+    if lib is torch:
+        t = torch.from_numpy(array)
+        return t if DEVICE['torch'] is None else t.to(DEVICE['torch'])
+    return dynagrad.tensor(array, device=DEVICE['dynagrad'])
+
+
+@contextlib.contextmanager
+def on_device(dynagrad_device, torch_device=None):
+    """The checks below with dynagrad's tensors made on ``dynagrad_device`` (and torch's on
+    ``torch_device``, None: the CPU); the rows that make tensors themselves (running
+    statistics, index tensors) make them there too, as a program that sets its default
+    device does."""
+    DEVICE.update(dynagrad=dynagrad_device, torch=torch_device)
+    dynagrad.set_default_device(dynagrad_device)
+    torch.set_default_device(torch_device)
+    try:
+        yield
+    finally:
+        dynagrad.set_default_device(None)
+        torch.set_default_device(None)
+        DEVICE.update(dynagrad=None, torch=None)
+
+
+def device_rows(known=None):
+    """Every row that is not an expected failure on the CPU, as (op, sample, index)
+    parameters; ``known``: op name -> why its rows fail on the device (strict xfails)."""
+    known = known or {}
+    out = []
+    for op in OPS:
+        for i, sample in enumerate(op.get_samples()):
+            if sample.xfail:
+                continue
+            marks = ()
+            if op.name in known:
+                marks = pytest.mark.xfail(strict=True, reason=known[op.name])
+            out.append(pytest.param(op, sample, i, id=f'{op.name}-{i}-{sample.desc}',
+                                    marks=marks))
+    return out
+
+
+def check_row(op, sample, i):
+    """A row's forward (every form) and, where it has one, its backward."""
+    test_forward(op, sample, i)
+    if _wants_grad(op, sample):
+        test_backward(op, sample, i)
+
+
+def host(t):
+    """A tensor's values as a NumPy array, copied off its device when it has one."""
+    return t.detach().cpu().numpy()
 
 
 def build(lib, sample, *, requires_grad=None, float64=False, leaves_in=None, clone_first=False):
@@ -131,8 +186,10 @@ def assert_same(actual, expected, tol=FWD_TOL, what='result'):
     assert isinstance(actual, dynagrad.Tensor), f'{what}: got {type(actual).__name__}'
     assert dtype_name(actual) == dtype_name(expected), f'{what} dtype'
     assert tuple(actual.shape) == tuple(expected.shape), f'{what} shape'
-    a = actual.detach().numpy()
-    e = expected.detach().numpy()
+    if DEVICE['dynagrad'] is not None:
+        assert actual.device.type == DEVICE['dynagrad'], f'{what} device: {actual.device}'
+    a = host(actual)
+    e = host(expected)
     kind = dtype_name(expected)
     if kind in tol:
         np.testing.assert_allclose(a, e, equal_nan=True, err_msg=what, **tol[kind])
@@ -168,7 +225,7 @@ def assert_grads(d_leaves, t_leaves, sample):
         if not t.dtype.is_floating_point:
             continue
         if t.grad is None:
-            assert d.grad is None or not np.any(d.grad.numpy()), f'grad of input {i}'
+            assert d.grad is None or not np.any(host(d.grad)), f'grad of input {i}'
             continue
         assert d.grad is not None, f'grad of input {i} is None; torch has one'
         assert_same(d.grad, t.grad, tol, f'grad of input {i}')
@@ -178,7 +235,7 @@ def upstream(out, *parts):
     """The same random upstream gradient for both libraries."""
     g = rng_for(*parts).standard_normal(tuple(out.shape))
     g = np.asarray(g, dtype=dtype_name(out))
-    return dynagrad.tensor(g.copy()), torch.from_numpy(g.copy())
+    return _tensor(dynagrad, g), _tensor(torch, g)
 
 
 def same_exception(run, *, exc=None):

@@ -55,11 +55,7 @@ def is_autocast_enabled(device_type=None):
 
 
 def set_autocast_enabled(device_type, enabled):
-    kind = _device_type(device_type)
-    if kind == 'cpu':
-        set_cpu_autocast(enabled)
-    else:
-        autocast_thread_state.enabled[kind] = bool(enabled)
+    set_cpu_autocast(enabled, _device_type(device_type))
 
 
 def get_autocast_dtype(device_type):
@@ -128,9 +124,18 @@ class autocast:
                               UserWarning, stacklevel=2)
                 enabled = False
         elif device_type == 'cuda' and enabled:
-            warnings.warn('CUDA is not available or torch_xla is imported. Disabling autocast.',
-                          UserWarning, stacklevel=2)
-            enabled = False
+            from .. import cuda
+            if not cuda.is_available():
+                warnings.warn('CUDA is not available or torch_xla is imported. Disabling '
+                              'autocast.', UserWarning, stacklevel=2)
+                enabled = False
+            elif self.fast_dtype is not _dtype.float16:
+                # CuPy, which holds device arrays, has no bfloat16
+                warnings.warn('In CUDA autocast, but the target dtype is not supported. '
+                              'Disabling autocast.\nCUDA Autocast only supports dtypes of '
+                              'dynagrad.float16 currently (dynagrad\'s device arrays are '
+                              "CuPy's, which have no bfloat16).", UserWarning, stacklevel=2)
+                enabled = False
         self._enabled = bool(enabled)
 
     def __enter__(self):

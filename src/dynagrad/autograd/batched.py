@@ -25,6 +25,7 @@ import functools
 import numpy as np
 
 from ..tensor import Tensor
+from . import device_dispatch
 
 __all__ = ['BatchedTensor', 'state', 'batched', 'levels_of', 'physical']
 
@@ -41,26 +42,39 @@ class _Level:
 
 
 class _State:
-    __slots__ = ('active', 'stack', 'counter', 'rules', 'capture')
+    __slots__ = ('active', 'stack', 'counter', 'rules', 'capture', 'devices')
 
     def __init__(self):
-        self.active = False    # some vmap level is open, or a capture records (the op
-        #                        mechanism's one test for both)
+        self.active = False    # some vmap level is open, a capture records, or a non-CPU
+        #                        device is registered (the op mechanism's one test for all)
         self.stack = []        # the open levels, innermost last
         self.counter = 0       # levels are numbered in order of creation, never reused
         self.rules = None      # the dispatcher, installed by dynagrad.func on first use
         # dynagrad.compiler's recorder while it traces a call (it sees every op first)
         self.capture = None
+        # a non-CPU device backend is registered: ops on its tensors run with the array
+        # door pointed at its library (autograd.device_dispatch)
+        self.devices = False
 
 
 state = _State()
+
+
+def _update_active():
+    state.active = state.capture is not None or bool(state.stack) or state.devices
+
+
+def set_device_dispatch(on):
+    """Send every op past ``device_dispatch`` (on) or not (off: only the CPU is there)."""
+    state.devices = on
+    _update_active()
 
 
 def set_capture(recorder):
     """Route every op through ``recorder.record`` (None: stop); returns the previous one."""
     previous = state.capture
     state.capture = recorder
-    state.active = recorder is not None or bool(state.stack)
+    _update_active()
     return previous
 
 
@@ -82,7 +96,7 @@ def enter_level(size, randomness):
 
 def exit_level(lvl):
     state.stack.remove(lvl)
-    state.active = bool(state.stack)
+    _update_active()
 
 
 def innermost():
@@ -267,6 +281,8 @@ def dispatch(cls, inputs, params):
     for v in params.values():
         if v.__class__ is BatchedTensor or (v.__class__ in (tuple, list) and has_batched(v)):
             return state.rules.apply(cls, inputs, params)
+    if state.devices:
+        return device_dispatch.dispatch(cls, inputs, params)
     return NotImplemented
 
 
@@ -275,6 +291,8 @@ def dispatch_inplace(cls, target, others, params):
         return state.capture.record_inplace(cls, target, others, params)
     if target.__class__ is BatchedTensor or has_batched(others) or has_batched(params.values()):
         return state.rules.apply_inplace(cls, target, others, params)
+    if state.devices:
+        return device_dispatch.dispatch_inplace(cls, target, others, params)
     return NotImplemented
 
 
@@ -323,6 +341,8 @@ def vmap_function(strategy):
                     return state.capture.function(wrapper, fn, args, kwargs)
                 if has_batched(args) or has_batched(kwargs.values()):
                     return state.rules.function(strategy, fn, args, kwargs)
+                if state.devices:       # its arrays computed on their device's library
+                    return device_dispatch.call(fn, args, kwargs)
             return fn(*args, **kwargs)
         return wrapper
     return decorate

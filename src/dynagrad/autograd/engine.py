@@ -13,6 +13,7 @@ import threading
 
 import numpy as np
 
+from .._device import backend_of
 from .._dtype import is_floating
 from ..backend import fp_errors_off, fp_errors_restore, xp
 from ..tensor import Tensor, bump_version, wrap
@@ -21,10 +22,15 @@ from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, run_checked
 from .batched import break_capture, state as _batched_state
 from .._coo import COO, SparseRefused, add_grads, to_dense as coo_to_dense
+from .device_dispatch import as_array, backward_runner
 
 __all__ = ['run_backward']
 
 _ndarray = np.ndarray
+
+
+def _run_node(node, grads, create_graph):
+    return node._run_backward(grads, create_graph)
 
 
 def _root_node(t):
@@ -64,8 +70,8 @@ def _make_root_grads(tensors, grads, create_graph):
             continue
         if not isinstance(g, Tensor):
             if isinstance(g, (int, float)):
-                g = Tensor._make(xp.full(t._data.shape, g, t._data.dtype), False, None, 0, None,
-                                 Tensor)
+                g = Tensor._make(backend_of(t._data).xp.full(t._data.shape, g, t._data.dtype),
+                                 False, None, 0, None, Tensor)
             else:
                 raise TypeError('gradients can be either Tensors or None, but got '
                                 f'{type(g).__name__}')
@@ -177,7 +183,9 @@ def _accumulate(var, g, create_graph, handed_out):
     elif wanted is not None and g.dtype != wanted.numpy:
         g = real_grad_as(g, wanted.numpy)
     if old is None:
-        if g.base is not None or not g.flags.writeable or id(g) in handed_out:
+        # (only NumPy's arrays can be read-only: CuPy's have no such flag)
+        if g.base is not None or (g.__class__ is _ndarray and not g.flags.writeable) \
+                or id(g) in handed_out:
             g = g.copy()
         handed_out.add(id(g))
         var._grad = wrap(g)
@@ -301,6 +309,7 @@ def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, acc
     # inside inference_mode nothing records, create_graph or not (as in PyTorch)
     _grad_state.grad_enabled = create_graph and not _grad_state.inference
     fp_state = fp_errors_off()  # backward formulas meet 0 * inf and x / 0 as PyTorch's do
+    on_device = backward_runner()   # None unless a non-CPU device is registered
     try:
         while ready:
             node = ready.pop()
@@ -320,7 +329,10 @@ def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, acc
             if grads_out is not None:
                 if node._output_meta is not None:
                     grads_out = _fill_missing(grads_out, node._output_meta, create_graph)
-                if _anomaly.enabled:
+                if on_device is not None:
+                    grads_in = on_device(node, grads_out, create_graph,
+                                         run_checked if _anomaly.enabled else _run_node)
+                elif _anomaly.enabled:
                     grads_in = run_checked(node, grads_out, create_graph)
                 else:
                     grads_in = node._run_backward(grads_out, create_graph)
@@ -337,7 +349,7 @@ def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, acc
                     if g is not None:
                         if not create_graph and g.__class__ is not _ndarray:
                             if g.__class__ is not COO:
-                                g = xp.asarray(g)  # NumPy gives scalars for 0-d results
+                                g = as_array(g)  # NumPy gives scalars for 0-d results
                             elif not nxt.takes_sparse_grads:
                                 g = coo_to_dense(g)  # a dense op's formula takes arrays
                         buf = buffers.get(nxt)
@@ -386,7 +398,8 @@ def _run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, acc
         elif create_graph:
             result.append(g)
         else:
-            if id(g) in handed_out or g.base is not None or not g.flags.writeable:
+            if id(g) in handed_out or g.base is not None or (
+                    g.__class__ is _ndarray and not g.flags.writeable):
                 g = g.copy()
             handed_out.add(id(g))
             result.append(wrap(g))
@@ -403,7 +416,7 @@ def _leaf(node, grads_out, create_graph, handed_out, targets, capture, accumulat
     g = grads_out[0]
     if accumulate and g is not None:
         if not create_graph and g.__class__ is not _ndarray and g.__class__ is not COO:
-            g = xp.asarray(g)
+            g = as_array(g)
         _accumulate(var, g, create_graph, handed_out)
         if node._hooks:
             for fn in list(node._hooks.values()):
@@ -447,10 +460,15 @@ def fill_missing(grads, output_meta, as_tensors):
 
 def _fill_missing(grads, output_meta, as_tensors):
     grads = list(grads) + [None] * (len(output_meta) - len(grads))
+    ns = xp
+    for g in grads:     # the zeros go where the gradients that did arrive are
+        if g is not None:
+            ns = backend_of(g._data if as_tensors else g).xp
+            break
     for k, g in enumerate(grads):
         if g is None and output_meta[k] is not None:
             shape, dtype = output_meta[k]
             if is_floating(dtype):
-                z = xp.zeros(shape, dtype)
+                z = ns.zeros(shape, dtype)
                 grads[k] = wrap(z) if as_tensors else z
     return grads

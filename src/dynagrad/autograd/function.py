@@ -38,6 +38,7 @@ import threading
 import numpy as np
 
 from .. import _dtype
+from .._device import DEVICE_ARRAY_TYPES, backend_of, on_backends_changed
 from ..backend import fp_errors_off, fp_errors_restore, xp
 from ..tensor import Tensor, VersionCounter, bump_version, legacy, wrap  # noqa: F401
 from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, inference_blocks
@@ -49,6 +50,7 @@ from .forward_ad import state as _forward_ad, apply_dual, apply_dual_inplace
 from .batched import state as _vmap, dispatch as _vmap_dispatch
 from .batched import dispatch_inplace as _vmap_dispatch_inplace
 from .._coo import COO, SparseRefused
+from .device_dispatch import as_array, flat_args, is_data_array
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
 
@@ -250,7 +252,7 @@ class Op(Node):
         if out.__class__ is not _ndarray:
             if out.__class__ is tuple:
                 return _wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
-            result = out if out.__class__ is COO else xp.asarray(out)
+            result = out if out.__class__ is COO else as_array(out)
         else:
             result = out
         if record:
@@ -354,7 +356,7 @@ class Op(Node):
             out = node.forward(*arrays, **params)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
-        result = out if out.__class__ is _ndarray else xp.asarray(out)
+        result = out if out.__class__ is _ndarray else as_array(out)
         _check_inplace_result(cls, target, result)
 
         if record:
@@ -479,7 +481,7 @@ def sum_to(g, shape):
 
 def _as_runtime_error(cls, arrays, error):
     """NumPy's ValueError for bad input, as PyTorch's RuntimeError naming the op and shapes."""
-    shapes = [a.shape for a in arrays if a.__class__ is _ndarray]
+    shapes = [a.shape for a in arrays if is_data_array(a)]
     op = cls._node_name[:-9].lower() if cls._node_name.endswith('Backward0') else cls.__name__
     if len(shapes) >= 2 and 'broadcast' in str(error):
         a, b = shapes[0], shapes[1]
@@ -489,7 +491,7 @@ def _as_runtime_error(cls, arrays, error):
                 return RuntimeError(f'The size of tensor a ({a[-k]}) must match the size of '
                                     f'tensor b ({b[-k]}) at non-singleton dimension {dim} '
                                     f'({op}: shapes {list(a)} and {list(b)})')
-    described = ', '.join(f'{list(a.shape)} {a.dtype}' for a in arrays if a.__class__ is _ndarray)
+    described = ', '.join(f'{list(a.shape)} {a.dtype}' for a in arrays if is_data_array(a))
     return RuntimeError(f'{op}: {error} (inputs: {described})')
 
 
@@ -589,7 +591,7 @@ def _volatile_result(cls, arrays, params, out_cls):
     outs = out if out.__class__ is tuple else (out,)
     tensors = []
     for o in outs:
-        t = Tensor._make(xp.asarray(o), False, None, 0, None, out_cls)
+        t = Tensor._make(as_array(o), False, None, 0, None, out_cls)
         t._volatile = True
         tensors.append(t)
     return tuple(tensors) if out.__class__ is tuple else tensors[0]
@@ -675,7 +677,7 @@ def _common_dtype(arrays):
     float_scalar = False
     for a in arrays:
         cls = a.__class__
-        if cls is _ndarray:
+        if cls is _ndarray or cls in DEVICE_ARRAY_TYPES:
             if d is None:
                 d = a.dtype
             elif a.dtype != d:
@@ -698,7 +700,7 @@ def _promote(cls, inputs, arrays):
     """
     if not cls.supports_complex:
         for a in arrays:
-            if a.__class__ is _ndarray and a.dtype.kind == 'c':
+            if is_data_array(a) and a.dtype.kind == 'c':
                 raise _complex_refused(cls, a)
     common = _common_dtype(arrays)
     if common is not None and common.char not in 'eE' and (
@@ -725,7 +727,7 @@ def _promote(cls, inputs, arrays):
     number_as_float8 = cls.promotes and np_target in _FLOAT8
     cast = None
     for i, a in enumerate(arrays):
-        if a.__class__ is _ndarray:
+        if a.__class__ is _ndarray or a.__class__ in DEVICE_ARRAY_TYPES:
             if a.dtype != np_target:
                 arrays[i] = a.astype(np_target)
                 cast = True
@@ -778,7 +780,7 @@ class _Widened:
         to_common = self.promotes or self.float_result
         wide = []
         for a in arrays:
-            if a.__class__ is _ndarray:
+            if is_data_array(a):
                 if a.dtype.char in 'eE':
                     if a.dtype != low:    # float16 meeting a bfloat16 result: PyTorch casts first
                         a = a.astype(low)
@@ -788,7 +790,7 @@ class _Widened:
             elif to_common and (a.__class__ is float or a.__class__ is int):
                 a = float(low.type(a))  # so is a Python number (x * 1.001 is x in bfloat16)
             wide.append(a)
-        self._in_dtypes = tuple(a.dtype if a.__class__ is _ndarray else None for a in arrays)
+        self._in_dtypes = tuple(a.dtype if is_data_array(a) else None for a in arrays)
         for name in self.scalar_params:
             v = params.get(name)
             if v.__class__ is float or v.__class__ is int:
@@ -823,7 +825,7 @@ def _saved_original(s, wide, arrays, out, result):
     """What a widened op saved, as the value its graph knows: a float32 copy of an input is
     saved as that input (so its version is checked), a float32 output as the rounded output
     (as PyTorch saves it); both are widened again when unpacked."""
-    if s.__class__ is not _ndarray:
+    if not is_data_array(s):
         return s
     for w, a in zip(wide, arrays):
         if s is w:
@@ -838,7 +840,7 @@ def _saved_original(s, wide, arrays, out, result):
 
 
 def _widen_value(v):
-    if v.__class__ is _ndarray:
+    if is_data_array(v):
         return v.astype(_F32) if v.dtype.char in 'eE' else v
     if isinstance(v, Tensor) and v._data.dtype.char in 'eE':
         return v.to(_dtype.float32)
@@ -848,7 +850,7 @@ def _widen_value(v):
 def _narrow_grad(g, dtype):
     if g is None or dtype is None:
         return g
-    if g.__class__ is _ndarray:
+    if is_data_array(g):
         return g if g.dtype == dtype else g.astype(dtype)
     if isinstance(g, Tensor):
         return g if g._data.dtype == dtype else g.to(_dtype.FROM_NUMPY[dtype])
@@ -860,7 +862,7 @@ def _input_meta(inputs, arrays, out_shape, cast):
     need = cast
     if not need:
         for a in arrays:
-            if a.__class__ is _ndarray and a.shape != out_shape:
+            if is_data_array(a) and a.shape != out_shape:
                 need = True
                 break
     if not need:
@@ -879,6 +881,20 @@ def fit_grad(g, meta):
     return real_grad_as(g, dtype)
 
 
+# What else an op may save that is a value of its inputs or outputs: NumPy scalars, and the
+# arrays of registered devices (kept current by the device registry). One isinstance test,
+# as cheap as the test for NumPy scalars alone.
+_SAVED_VALUE_TYPES = (np.generic,)
+
+
+def _saved_value_types_changed():
+    global _SAVED_VALUE_TYPES
+    _SAVED_VALUE_TYPES = (np.generic,) + tuple(DEVICE_ARRAY_TYPES)
+
+
+on_backends_changed(_saved_value_types_changed)
+
+
 def _resolve_saved(saved, inputs, arrays, out, outputs):
     """Turn the arrays an op saved into SavedTensors tied to the inputs or outputs they are.
 
@@ -888,7 +904,7 @@ def _resolve_saved(saved, inputs, arrays, out, outputs):
     single = outputs.__class__ is not tuple
     resolved = []
     for s in saved:
-        if s.__class__ is _ndarray or isinstance(s, np.generic):
+        if s.__class__ is _ndarray or isinstance(s, _SAVED_VALUE_TYPES):
             if single and s is out:
                 s = SavedTensor(outputs._data, None, outputs._vc, 0)
             else:
@@ -914,7 +930,7 @@ def _resolve_saved(saved, inputs, arrays, out, outputs):
 
 def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
     """Tensors for an op with several outputs; integer outputs never require grad."""
-    arrays_out = tuple(o if o.__class__ is _ndarray else xp.asarray(o) for o in out)
+    arrays_out = tuple(o if o.__class__ is _ndarray else as_array(o) for o in out)
     if record:
         node._input_meta = _input_meta(inputs, arrays, arrays_out[0].shape, None)
         node._output_meta = tuple((o.shape, o.dtype) for o in arrays_out)
@@ -973,13 +989,14 @@ class _AutocastThreadState(threading.local):
 autocast_thread_state = _AutocastThreadState()
 
 
-def set_cpu_autocast(enabled):
-    """Turn CPU autocast on or off in this thread, keeping the process-wide flag right."""
+def set_cpu_autocast(enabled, device_type='cpu'):
+    """Turn autocast for ``device_type`` ('cpu', or 'cuda' when it is registered) on or off
+    in this thread, keeping the process-wide flag right."""
     tls = autocast_thread_state
     enabled = bool(enabled)
-    if tls.enabled.get('cpu', False) == enabled:
+    if tls.enabled.get(device_type, False) == enabled:
         return
-    tls.enabled['cpu'] = enabled
+    tls.enabled[device_type] = enabled
     flag = autocast_state
     with flag.lock:
         flag.threads += 1 if enabled else -1
@@ -1013,32 +1030,38 @@ def _autocast_cast(x, target):
     return x.to(target)
 
 
-def _autocast_target(kind, args):
+def _autocast_target(kind, args, device_type):
+    lower = autocast_thread_state.dtypes.get(device_type) or (
+        _dtype.bfloat16 if device_type == 'cpu' else _dtype.float16)
     if kind == 'lower':
-        return autocast_thread_state.dtypes.get('cpu') or _dtype.bfloat16
+        return lower
     if kind == 'fp32':
         return _dtype.float32
-    target = autocast_thread_state.dtypes.get('cpu') or _dtype.bfloat16   # 'promote'
-    for x in _flat(args):
+    target = lower   # 'promote'
+    for x in flat_args(args):
         if isinstance(x, Tensor) and x._data.dtype.kind in 'fV':
             target = _dtype.promote_types(target, x.dtype)
     return target
 
 
-def _flat(args):
-    for x in args:
-        if x.__class__ is list or x.__class__ is tuple:
-            yield from x
-        else:
-            yield x
+def _autocast_device(args):
+    """The device type whose autocast region governs an op on ``args``: its tensors'."""
+    for x in flat_args(args):
+        if isinstance(x, Tensor):
+            data = x._data
+            if data.__class__ in DEVICE_ARRAY_TYPES:
+                return backend_of(data).type
+            return 'cpu'
+    return 'cpu'
 
 
 def autocast_args(kind, *args):
     """``args`` cast as an op of autocast category ``kind`` runs them, when CPU autocast is
     enabled in this thread (else unchanged). Lists and tuples of tensors are cast inside."""
-    if not autocast_thread_state.enabled.get('cpu', False):
+    device_type = _autocast_device(args)
+    if not autocast_thread_state.enabled.get(device_type, False):
         return args
-    target = _autocast_target(kind, args)
+    target = _autocast_target(kind, args, device_type)
     return tuple(type(x)(_autocast_cast(t, target) for t in x)
                  if x.__class__ is list or x.__class__ is tuple else _autocast_cast(x, target)
                  for x in args)
@@ -1345,7 +1368,7 @@ def _custom_function_vmap(cls, args, kwargs):
                 plain.append(a)
                 in_dims.append(None)
         saved = b.state.stack.pop()
-        b.state.active = bool(b.state.stack)
+        b.state.active = bool(b.state.stack) or b.state.devices
         try:
             output, out_dims = cls.vmap(VmapInfo(lvl.size, lvl.randomness), tuple(in_dims),
                                         *plain, **kwargs)

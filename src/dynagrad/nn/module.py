@@ -1,4 +1,5 @@
 """``Module``: the base class of layers; parameters and submodules register by attribute."""
+import functools
 from collections import OrderedDict, namedtuple
 from typing import TypeVar
 
@@ -55,6 +56,18 @@ def _copy_planned(plan, assign):
                 t.copy_(value)
 
 
+def _built_on_device(init):
+    """A layer's ``__init__`` that takes ``device=``: the layer is built (and initialised,
+    with the CPU's generator) on the CPU, then moved to that device when it is another."""
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        device = kwargs.get('device')
+        if device is not None and check_device(device).type != 'cpu':
+            self.to(device)
+    return __init__
+
+
 class Module:
     """Base class of all layers: subclasses set attributes in ``__init__``, define ``forward``."""
     training = True
@@ -62,6 +75,14 @@ class Module:
     dump_patches = False
     call_super_init = False
     T_destination = TypeVar('T_destination', bound=dict)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get('__init__')
+        code = getattr(init, '__code__', None)
+        if code is not None and 'device' in code.co_varnames[
+                :code.co_argcount + code.co_kwonlyargcount]:
+            cls.__init__ = _built_on_device(init)
 
     def __init__(self, *args, **kwargs):
         if args or kwargs:

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from .._device import is_any_array
 from ..backend import xp
 from ..tensor import Tensor, method
 from ..autograd.function import Op
@@ -15,7 +16,6 @@ from ._elementwise import (FLOAT8, REFUSED, _NoDerivative, _as_array, _binary, _
 from .special import Igamma, Igammac
 from .reduction import return_types
 
-_ndarray = np.ndarray
 
 
 class Add(Op):
@@ -370,9 +370,9 @@ class Xlogy(Op):
     float_result = True
 
     def forward(self, a, b):
-        if a.__class__ is not _ndarray:
+        if not is_any_array(a):
             a_, b_ = xp.asarray(a, b.dtype), b
-        elif b.__class__ is not _ndarray:
+        elif not is_any_array(b):
             a_, b_ = a, xp.asarray(b, a.dtype)
         else:
             a_, b_ = a, b

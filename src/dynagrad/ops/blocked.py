@@ -12,6 +12,7 @@ A kernel is ``kernel(out, *inputs, *scratch)``: blocks of the same element range
 output, of each input, and of ``scratch`` buffers it may overwrite freely. It writes only
 through ``out=`` and in-place operators, so it works on any block it is given.
 """
+from .._device import DEVICE_ARRAY_TYPES, backend_of
 from ..backend import xp
 
 BLOCK = 65536   # elements: 256 KB of float32, so inputs, output and scratch fit in L2
@@ -26,6 +27,14 @@ def run_blocked(kernel, inputs, dtype, scratch=2, out=None):
     to win back the handover of the GIL; see docs/benchmarks.md, issue 15).
     """
     shape = inputs[0].shape
+    if inputs[0].__class__ in DEVICE_ARRAY_TYPES:
+        # a GPU has no cache to fit: one pass over the whole arrays, on their library
+        ns = backend_of(inputs[0]).xp
+        flat = [ns.ascontiguousarray(a).reshape(-1) for a in inputs]
+        n = flat[0].size
+        out = ns.empty(n, dtype) if out is None else out.reshape(-1)
+        kernel(out, *flat, *[ns.empty(n, dtype) for _ in range(scratch)])
+        return out.reshape(shape)
     flat = [xp.ascontiguousarray(a).reshape(-1) for a in inputs]
     n = flat[0].size
     out = xp.empty(n, dtype) if out is None else out.reshape(-1)

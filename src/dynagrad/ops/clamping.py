@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .._device import backend_of, is_any_array
 from ..backend import xp
 from ..tensor import Tensor, method, wrap
 from ..autograd.graph import real_grad_as
@@ -14,7 +15,6 @@ from . import formula as fm
 from ._elementwise import (REFUSED, _as_array, _binary, _need_tensor,
                            not_implemented, refused, unordered_complex)
 
-_ndarray = np.ndarray
 
 
 # -- clamp with scalar bounds, where ------------------------------------------------------
@@ -241,7 +241,7 @@ def _lerp_values(s, e, w):
     # Two formulas, each exact at its end: start + w (end - start) for w < 0.5, else
     # end - (end - start)(1 - w).
     d = e - s
-    if w.__class__ is not _ndarray:
+    if not is_any_array(w):
         return s + w * d if abs(w) < 0.5 else e - d * (1 - w)
     return xp.where(xp.abs(w) < 0.5, s + w * d, e - d * (1 - w))
 
@@ -584,6 +584,10 @@ def copy_(self, src, non_blocking=False):
                      'The source has more dimensions than the destination')
         raise RuntimeError(f'{where} (copy_: source of shape '
                            f'{list(src_shape)} into destination of shape {list(shape)})') from None
+    if src._data.__class__ is not self._data.__class__:
+        target = backend_of(self._data)
+        if backend_of(src._data) is not target:     # copy_ moves across devices, as torch's
+            src = src.to(target.device)
     return Copy.apply_(self, src)
 
 

@@ -4,6 +4,7 @@ in-place comparisons (``x.eq_(y)``), which PyTorch records with a zero gradient;
 identities of real tensors (conj, resolve_conj, real, ...)."""
 import numpy as np
 
+from .._device import is_any_array
 from ..backend import xp
 from ..autograd.function import Op
 from ..tensor import Tensor, method
@@ -17,15 +18,14 @@ class _Compare(Op):
     differentiable = False
 
 
-_ndarray = np.ndarray
 
 
 def _check_operands(kernel, a, b):
     """The slow path of a comparison with a uint16/32/64 or float8 operand: torch refuses to
     promote those with most dtypes, and its ordering kernels (``kernel``; '' for eq and ne,
     which it has) refuse them."""
-    da = _dtype.FROM_NUMPY[a.dtype] if a.__class__ is _ndarray else None
-    db = _dtype.FROM_NUMPY[b.dtype] if b.__class__ is _ndarray else None
+    da = _dtype.FROM_NUMPY[a.dtype] if is_any_array(a) else None
+    db = _dtype.FROM_NUMPY[b.dtype] if is_any_array(b) else None
     if da is not None and db is not None:
         common = _dtype.promote_types(da, db)       # raises torch's promotion error
     else:
@@ -38,21 +38,21 @@ def _check_operands(kernel, a, b):
 
 class Eq(_Compare):
     def forward(self, a, b):
-        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+        if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('', a, b)
         return xp.equal(a, b)
 
 
 class Ne(_Compare):
     def forward(self, a, b):
-        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+        if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('', a, b)
         return xp.not_equal(a, b)
 
 
 class Lt(_Compare):
     def forward(self, a, b):
-        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+        if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('lt_cpu', a, b)
         if a.dtype.kind == 'c':
             raise not_implemented('lt_cpu', a)
@@ -61,7 +61,7 @@ class Lt(_Compare):
 
 class Le(_Compare):
     def forward(self, a, b):
-        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+        if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('le_cpu', a, b)
         if a.dtype.kind == 'c':
             raise not_implemented('le_cpu', a)
@@ -70,7 +70,7 @@ class Le(_Compare):
 
 class Gt(_Compare):
     def forward(self, a, b):
-        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+        if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('gt_cpu', a, b)
         if a.dtype.kind == 'c':
             raise not_implemented('gt_cpu', a)
@@ -79,7 +79,7 @@ class Gt(_Compare):
 
 class Ge(_Compare):
     def forward(self, a, b):
-        if a.dtype in REFUSED or b.__class__ is _ndarray and b.dtype in REFUSED:
+        if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('ge_cpu', a, b)
         if a.dtype.kind == 'c':
             raise not_implemented('ge_cpu', a)

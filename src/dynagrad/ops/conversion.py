@@ -7,7 +7,7 @@ for a dtype, ``ToDevice`` for a device); the Tensor's other conversions (``float
 """
 from .. import _dtype
 from .._device import as_device, backend_of, device, resolve
-from ..autograd.function import Op
+from ..autograd.device_copy import ToDevice
 from ..tensor import Tensor, method
 from .creation import tensor
 from .pointwise import Cast
@@ -108,20 +108,6 @@ def parse_to(args, kwargs, fn='to'):
     return as_device(dev), _as_dtype(dtype, fn, args, kwargs), non_blocking, copy
 
 
-class ToDevice(Op):
-    """A copy onto another device's backend; the gradient goes back the same way."""
-    node_name = 'ToCopyBackward0'
-
-    def forward(self, x, target):
-        self.source = backend_of(x)
-        return target.asarray(x)
-
-    def backward(self, g):
-        if isinstance(g, Tensor):      # create_graph: the move back is recorded too
-            return g.to(self.source.device)
-        return self.source.asarray(g)
-
-
 @method()
 def to(self, *args, **kwargs):
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other)``; returns self
@@ -137,14 +123,11 @@ def to(self, *args, **kwargs):
     target = source if dev is None else resolve(dev)
     if target is not source:
         out = self if dtype is None else Cast.apply(self, dtype=dtype.numpy)
-        out = ToDevice.apply(out, target=target)
-        if backend_of(out._data) is not target:
-            # Op.apply hands results back as NumPy arrays (xp.asarray): put this one back
-            # on its device. (Ops on device arrays need that step device-aware too.)
-            out._data = target.asarray(out._data)
-        return out
+        return ToDevice.apply(out, target=target)
     if dtype is not None and dtype.numpy != self._data.dtype:
         return Cast.apply(self, dtype=dtype.numpy)
+    if dev is not None and dev.index is None and dev.type == source.type:
+        dev = source.device         # 'cuda' names the current device, which holds it
     if copy or (dev is not None and dev != source.device):
         # a copy, recorded as PyTorch records it (also for 'cpu:1', which it never aliases)
         return Cast.apply(self, dtype=self._data.dtype)

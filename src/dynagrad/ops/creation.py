@@ -4,7 +4,8 @@ import builtins
 import numpy as np
 
 from .. import _dtype
-from .._device import backend_of, default_device_set, resolve
+from .._device import (DEVICE_ARRAY_TYPES, backend_of, default_device_set, is_any_array,
+                       resolve)
 from ..backend import xp
 from ..tensor import NOT_FLOAT_FACTORY_ERROR, Tensor, to_nested, size_args, wrap
 from ..autograd.function import Op
@@ -39,7 +40,7 @@ def _infer_dtype(data):
         return _category_dtype(_PY_SCALAR[cls])
     if isinstance(data, Tensor):
         return data.dtype
-    if isinstance(data, (np.ndarray, np.generic)):
+    if isinstance(data, (np.ndarray, np.generic)) or cls in DEVICE_ARRAY_TYPES:
         return _dtype.from_numpy_dtype(data.dtype)
     if isinstance(data, (list, tuple)):
         kinds = set(map(type, data))
@@ -75,9 +76,13 @@ def _place(array, backend):
 
 def _target(device, data):
     """The backend ``tensor``/``as_tensor`` put their result on: ``device``, else the
-    default device if one is set, else the device of ``data`` when it is a tensor."""
-    if device is None and isinstance(data, Tensor) and not default_device_set():
-        return backend_of(data._data)
+    default device if one is set, else the device of ``data`` when it is a tensor or a
+    device's array (CuPy's: PyTorch keeps those on their GPU too)."""
+    if device is None and not default_device_set():
+        if isinstance(data, Tensor):
+            return backend_of(data._data)
+        if data.__class__ in DEVICE_ARRAY_TYPES:
+            return backend_of(data)
     return resolve(device)
 
 
@@ -97,6 +102,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if dtype is None:
             dtype = inferred if inferred is not None else _dtype.get_default_dtype()
     np_dtype = _np_dtype(dtype)
+    if data.__class__ in DEVICE_ARRAY_TYPES:   # a device's array: copied where it is
+        return _finish(_place(backend_of(data).xp.array(data, dtype=np_dtype), backend),
+                       requires_grad)
     with np.errstate(over='ignore'):  # out-of-range floats become inf, as in PyTorch
         if _dtype.is_float8(np_dtype):     # PyTorch's rounding, not ml_dtypes'
             array = _dtype.cast(xp.array(to_nested(data), dtype=np.float64), np_dtype)
@@ -146,7 +154,7 @@ def as_tensor(data, dtype=None, device=None):
     backend = _target(device, data)
     if isinstance(data, Tensor):
         return data.to(device=backend.device, dtype=dtype)
-    if (isinstance(data, np.ndarray) and backend is backend_of(data)
+    if (is_any_array(data) and backend is backend_of(data)
             and (dtype is None or _np_dtype(dtype) == data.dtype)):
         _dtype.from_numpy_dtype(data.dtype)
         return wrap(data)
@@ -445,9 +453,9 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
                            f'strides: {list(stride)}')
     np_dtype = np.dtype(_np_dtype(dtype))
     count = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride))
-    buffer = resolve(device).xp.empty(count, np_dtype)
-    data = xp.lib.stride_tricks.as_strided(
-        buffer, size, tuple(st * np_dtype.itemsize for st in stride))
+    ns = resolve(device).xp
+    data = ns.lib.stride_tricks.as_strided(
+        ns.empty(count, np_dtype), size, tuple(st * np_dtype.itemsize for st in stride))
     return _finish(data, requires_grad)
 
 
@@ -651,7 +659,7 @@ def vander(x, N=None, increasing=False):
         x = x.long()
     if n == 0:
         return x.reshape(-1, 1)[:, :0] * 1
-    ones = wrap(xp.ones((x.shape[0], 1), x._data.dtype))
+    ones = wrap(backend_of(x._data).xp.ones((x.shape[0], 1), x._data.dtype))   # x's device
     if n == 1:
         result = ones
     else:

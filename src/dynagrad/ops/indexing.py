@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from .._device import is_any_array
 from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op, autocast_args, autocast_state
@@ -102,7 +103,7 @@ def _key_item(k):
         return _list_array(k)
     if isinstance(k, range):       # a sequence of integers, as a list of them is
         return _list_array(list(k)) if len(k) else xp.zeros(0, np.intp)
-    if isinstance(k, _ndarray):
+    if is_any_array(k):
         return _index_array(k)
     if isinstance(k, float):
         raise IndexError('only integers, slices (`:`), ellipsis (`...`), None and long or byte '
@@ -133,7 +134,7 @@ class TwoStep:
         """``views``: None too goes to the first step (as torch's setitem takes it)."""
         basic, adv = [], []
         for k in key:
-            if isinstance(k, _ndarray):
+            if is_any_array(k):
                 basic.extend([slice(None)] * (k.ndim if k.dtype == bool else 1))
                 adv.append(k)
             elif isinstance(k, int) and not isinstance(k, bool):
@@ -151,10 +152,17 @@ class TwoStep:
                 adv.append(k)
         self.basic, self.adv = tuple(basic), tuple(adv)
 
+    def on_device(self, move):
+        """This key with its index arrays passed through ``move`` (the op mechanism copies
+        host index arrays to the device of the array being indexed)."""
+        out = object.__new__(TwoStep)
+        out.basic, out.adv = move(self.basic), move(self.adv)
+        return out
+
     @staticmethod
     def of(key):
         """``key``, or its two-step form when it mixes integers and index arrays."""
-        if (isinstance(key, tuple) and any(isinstance(k, _ndarray) for k in key)
+        if (isinstance(key, tuple) and any(is_any_array(k) for k in key)
                 and any(isinstance(k, int) and not isinstance(k, bool) for k in key)):
             return TwoStep(key)
         return key
@@ -230,7 +238,7 @@ def _check_key(x, key):
     nd = x._data.ndim
     used = 0
     for k in items:
-        if isinstance(k, _ndarray) and k.dtype == bool:
+        if is_any_array(k) and k.dtype == bool:
             used += k.ndim
         elif k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)):
             used += 1
@@ -246,7 +254,7 @@ def _check_key(x, key):
             if not -size <= k < size:
                 raise IndexError(f'index {k} is out of bounds for dimension {dim} with size '
                                  f'{size}')
-        if isinstance(k, _ndarray) and k.dtype == bool:
+        if is_any_array(k) and k.dtype == bool:
             shape = x._data.shape
             if k.shape != shape[dim:dim + k.ndim]:
                 raise IndexError(f'The shape of the mask {list(k.shape)} at index {dim} does '
@@ -323,7 +331,7 @@ class MaskedSelect(Op):
 def _unique_positions(key):
     """Whether no element is addressed twice (slices, ints and masks only)."""
     items = key if isinstance(key, tuple) else (key,)
-    return all(not isinstance(k, _ndarray) or k.dtype == bool for k in items)
+    return all(not is_any_array(k) or k.dtype == bool for k in items)
 
 
 class IndexScatter(Op):
@@ -457,7 +465,7 @@ getitem._capture_rule = _getitem_captured
 
 def _single_mask(key):
     items = key if isinstance(key, tuple) else (key,)
-    return len(items) == 1 and isinstance(items[0], _ndarray) and items[0].dtype == bool
+    return len(items) == 1 and is_any_array(items[0]) and items[0].dtype == bool
 
 
 @method('__setitem__')
@@ -718,7 +726,7 @@ class Scatter(Op):
     def forward(self, x, src, key, region):
         self.key, self.region = key, region
         out = x.copy()
-        if isinstance(src, _ndarray):
+        if is_any_array(src):
             self.src_shape = src.shape
             out[key] = src[region]
         else:
@@ -745,7 +753,7 @@ class ScatterLegacyReduce(Op):
     def forward(self, x, src, key, region, reduce):
         out = x.copy()
         ufunc = xp.add if reduce == 'add' else xp.multiply
-        ufunc.at(out, key, src[region] if isinstance(src, _ndarray) else src)
+        ufunc.at(out, key, src[region] if is_any_array(src) else src)
         return out
 
     def backward(self, g):
@@ -1022,7 +1030,7 @@ class IndexFill(Op):
     def forward(self, x, value, key):
         self.key = key
         out = x.copy()
-        if isinstance(value, _ndarray):
+        if is_any_array(value):
             self.value_dtype = value.dtype
             value = value.astype(x.dtype)
             if self.needs_input_grad[1]:
@@ -1202,7 +1210,7 @@ def index_put_(input, indices, values, accumulate=False):
 class MaskedFill(Op):
     def forward(self, x, mask, value):
         self.mask = mask
-        if isinstance(value, _ndarray):
+        if is_any_array(value):
             self.value_dtype = value.dtype
         else:
             self.value_dtype = None

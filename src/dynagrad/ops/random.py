@@ -39,6 +39,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from ..autograd.device_dispatch import current_device_type
 from ..backend import xp
 from ..autograd.function import Op
 from ..autograd.batched import state as _vmap, check_random, random_batch, batched
@@ -185,8 +186,35 @@ default_generator.seed()
 
 
 def manual_seed(seed):
-    """Seed the default generator (``int(seed)``, as PyTorch does); returns it."""
-    return default_generator.manual_seed(int(seed))
+    """Seed the default generator and every device's (``int(seed)``, as PyTorch does);
+    returns the default generator."""
+    seed = int(seed)
+    for generator in _device_generators.values():
+        generator.manual_seed(seed)
+    return default_generator.manual_seed(seed)
+
+
+# device type -> the generator its draws come from (made when the device is first used).
+# Its bits come from the same Mersenne Twister as the CPU's, drawn on the host and copied
+# over: a seeded program draws the same numbers on either device (PyTorch's CUDA
+# generator, Philox, draws others).
+_device_generators = {}
+
+
+def device_generator(kind):
+    """The default generator of device type ``kind`` ('cuda')."""
+    generator = _device_generators.get(kind)
+    if generator is None:
+        check_device(kind)
+        generator = _new_generator(Generator)
+        generator._reseed(_DEFAULT_SEED)
+        generator.seed()
+        _device_generators[kind] = generator
+    return generator
+
+
+def _new_generator(cls):
+    return object.__new__(cls)
 
 
 def initial_seed():
@@ -213,22 +241,42 @@ def fork_rng(devices=None, enabled=True, _caller='fork_rng', _devices_kw='device
     if not enabled:
         yield
         return
-    state = default_generator.get_state()
+    state = all_rng_states()
     try:
         yield
     finally:
-        default_generator.set_state(state)
+        set_all_rng_states(state)
 
 
-def _generator(generator):
-    """The dynagrad Generator to draw from: ``generator``, else the default one."""
+def all_rng_states():
+    """The state of the default generator and of every device's (checkpoint's stash)."""
+    return {kind: g.get_state() for kind, g in
+            [('cpu', default_generator)] + list(_device_generators.items())}
+
+
+def set_all_rng_states(states):
+    """Put back what ``all_rng_states`` returned."""
+    for kind, state in states.items():
+        (default_generator if kind == 'cpu' else device_generator(kind)).set_state(state)
+
+
+def _generator(generator, device=None):
+    """The dynagrad Generator to draw from: ``generator``, else the default one of
+    ``device`` (None: of the device the op being run computes on)."""
     if _vmap.active:
         check_random()
     if generator is None:
-        return default_generator
+        kind = _draw_device(device)
+        return default_generator if kind == 'cpu' else device_generator(kind)
     if not isinstance(generator, Generator):
         raise TypeError(f'generator must be a dynagrad.Generator, not {type(generator).__name__}')
     return generator
+
+
+def _draw_device(device):
+    if device is not None:
+        return as_device(device).type
+    return current_device_type()        # inside a device op: its device
 
 
 def array_rng(generator):
@@ -319,7 +367,11 @@ def _size(args, size, fn):
     return tuple(shape)
 
 
-def _finish(data, requires_grad):
+def _finish(data, requires_grad, device=None):
+    """The drawn (host) array as a tensor on ``device`` (None: the default device)."""
+    backend = check_device(device)
+    if backend.type != 'cpu':
+        data = backend.asarray(data)
     t = wrap(data)
     if requires_grad:
         t.requires_grad_(True)
@@ -367,8 +419,10 @@ def _bits_of(rng):
 
 
 def _raw32(rng, n):
-    """``n`` 32-bit draws (as uint64)."""
-    return _bits_of(rng).random_raw(n)
+    """``n`` 32-bit draws (as uint64), on the device the running op computes on: the
+    engine runs on the host, so inside a device op (an in-place fill, dropout's mask) its
+    bits are copied over and the rest of the draw computes there."""
+    return xp.asarray(_bits_of(rng).random_raw(n))
 
 
 def _raw64(rng, n):
@@ -701,8 +755,8 @@ def rand(*size, generator=None, dtype=None, layout=None, device=None,
     check_device(device)
     np_dtype = _float_only(_np_dtype(dtype), 'check_uniform_bounds')
     levels, shape = _per_sample(shape)
-    return batched(_finish(uniform01(_generator(generator), shape, np_dtype), requires_grad),
-                   levels)
+    return batched(_finish(uniform01(_generator(generator, device), shape, np_dtype),
+                           requires_grad, device), levels)
 
 
 @captured_whole
@@ -717,13 +771,14 @@ def randn(*size, generator=None, dtype=None, layout=None, device=None,
     if np_dtype.kind == 'c':
         # PyTorch's complex normal: independent real and imaginary parts of variance 1/2
         part = np_dtype.type(0).real.dtype
-        pair = _normal_fill(_generator(generator), shape + (2,), part) * part.type(0.5 ** 0.5)
+        pair = _normal_fill(_generator(generator, device), shape + (2,), part) * \
+            part.type(0.5 ** 0.5)
         values = xp.empty(shape, np_dtype)
         values.real, values.imag = pair[..., 0], pair[..., 1]
-        return batched(_finish(values, requires_grad), levels)
+        return batched(_finish(values, requires_grad, device), levels)
     np_dtype = _float_only(np_dtype, 'normal_kernel_cpu')
-    return batched(_finish(_normal_fill(_generator(generator), shape, np_dtype),
-                           requires_grad), levels)
+    return batched(_finish(_normal_fill(_generator(generator, device), shape, np_dtype),
+                           requires_grad, device), levels)
 
 
 def _no_extra(kw, fn):
@@ -765,8 +820,9 @@ def randint(*args, size=None, generator=None, dtype=None, layout=None, device=No
                            f'from={low} >= to={high} (randint)')
     _check_range(low, high - 1, np_dtype)
     levels, shape = _per_sample(shape)
-    return batched(_finish(_integers(_generator(generator), low, high - 1, shape, np_dtype),
-                           requires_grad), levels)
+    return batched(_finish(_integers(_generator(generator, device), low, high - 1, shape,
+                                     np_dtype),
+                           requires_grad, device), levels)
 
 
 @captured_whole
@@ -792,7 +848,8 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None,
         raise RuntimeError(f'value cannot be converted to type {name}_t without overflow '
                            f'(randperm({n}) needs values up to {n - 1})')
     _check_requires_grad(np_dtype, requires_grad)
-    return _finish(_permutation(_generator(generator), n).astype(np_dtype), requires_grad)
+    return _finish(_permutation(_generator(generator, device), n).astype(np_dtype),
+                   requires_grad, device)
 
 
 def _permutation(g, n):
@@ -980,7 +1037,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, layout=N
         np_dtype = _float_only(_np_dtype(dtype), 'normal_kernel_cpu')
         if not s >= 0.0:
             raise RuntimeError(f'normal expects std >= 0.0, but found std {_num(s)}')
-        return _finish(_normal_fill(_generator(generator), shape, np_dtype, m, s), requires_grad)
+        return _finish(_normal_fill(_generator(generator, device), shape, np_dtype, m, s),
+                       requires_grad, device)
     if size is not None or dtype is not None or requires_grad:
         raise TypeError('normal() received an invalid combination of arguments: size, dtype '
                         'and requires_grad go with numbers for mean and std only')

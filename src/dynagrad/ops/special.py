@@ -33,6 +33,8 @@ import math
 
 import numpy as np
 
+from .._device import backend_for_or_none, is_any_array
+from ..autograd.device_dispatch import current_device_type
 from ..backend import xp
 from ..autograd.function import Op
 from . import formula as fm
@@ -47,8 +49,12 @@ _scipy_missing = False
 
 
 def _sc():
-    """``scipy.special`` or None (imported once, on first use)."""
+    """``scipy.special`` or None (imported once, on first use); inside an op on a device,
+    that device's counterpart (CuPy's ``cupyx.scipy.special``)."""
     global _scipy_special, _scipy_missing
+    kind = current_device_type()
+    if kind != 'cpu':
+        return backend_for_or_none(kind).special
     if not USE_SCIPY or _scipy_missing:
         return None
     if _scipy_special is None:
@@ -822,8 +828,8 @@ class Xlog1py(Op):
     node_name = 'SpecialXlog1PyBackward0'
 
     def forward(self, a, b):
-        a_ = xp.asarray(a, b.dtype) if a.__class__ is not np.ndarray else a
-        b_ = xp.asarray(b, a_.dtype) if b.__class__ is not np.ndarray else b
+        a_ = a if is_any_array(a) else xp.asarray(a, b.dtype)
+        b_ = b if is_any_array(b) else xp.asarray(b, a_.dtype)
         need = self.needs_input_grad
         self.save_for_backward(a if need[1] else None, b)
         # d/da = log1p(b), taken as 0 where a == 0 and b <= -1 (PyTorch's convention)

@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .._device import backend_of
 from ..autograd.batched import vmap_function
 from .. import _dtype
 from ..backend import xp
@@ -399,7 +400,7 @@ def _pair_sums(y, axis):
 def _zeros_without(y, axis):
     """PyTorch's result for no sample points: zeros, with no history."""
     shape = tuple(n for d, n in enumerate(y.shape) if d != axis)
-    return wrap(xp.zeros(shape, y._data.dtype))
+    return wrap(backend_of(y._data).xp.zeros(shape, y._data.dtype))   # on y's device
 
 
 def trapezoid(y, x=None, *, dx=None, dim=-1):

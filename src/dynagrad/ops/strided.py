@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .._device import DEVICE_ARRAY_TYPES
 from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op
@@ -32,11 +33,18 @@ _ndarray = np.ndarray
 # count elements of that block, as PyTorch's do.
 
 
+def _address(a):
+    """Where ``a``'s first element is (empty arrays too): NumPy's array interface, or a
+    device array's pointer (CuPy's ``.data.ptr``)."""
+    interface = getattr(a, '__array_interface__', None)
+    return interface['data'][0] if interface is not None else a.data.ptr
+
+
 def _storage(a):
     """(the storage of array ``a`` as a flat array, a's offset and strides in it)."""
     root, base = a, a.base
     while base is not None:
-        if isinstance(base, _ndarray):
+        if isinstance(base, _ndarray) or base.__class__ in DEVICE_ARRAY_TYPES:
             root = base
         base = getattr(base, 'base', None)
     if root.flags.c_contiguous:
@@ -50,7 +58,7 @@ def _storage(a):
         raw = flat.view(np.uint8)
         flat = raw[:raw.size - raw.size % a.itemsize].view(a.dtype)
     size = a.itemsize
-    offset = (a.__array_interface__['data'][0] - flat.__array_interface__['data'][0]) // size
+    offset = (_address(a) - _address(flat)) // size
     return flat, offset, tuple(s // size for s in a.strides)
 
 
@@ -618,7 +626,7 @@ def is_set_to(self, tensor):
         return False
     sa, oa, _ = _storage(a)
     sb, ob, _ = _storage(b)
-    return oa == ob and sa.__array_interface__['data'][0] == sb.__array_interface__['data'][0]
+    return oa == ob and _address(sa) == _address(sb)
 
 
 class _SetNotDifferentiable(Op):

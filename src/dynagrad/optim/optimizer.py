@@ -17,9 +17,11 @@ from itertools import chain
 
 import numpy as np
 
-from ..autograd.batched import break_capture
+from ..autograd.batched import break_capture, state as _devices
+from ..autograd.device_dispatch import call
 from ..autograd.grad_mode import enable_grad, set_grad_enabled
 from ..autograd.graph import RemovableHandle, HookDict
+from .._device import is_any_array
 from .._dtype import is_floating
 from ..backend import xp
 from ..ops.blocked import BLOCK, run_blocked
@@ -77,7 +79,10 @@ def _hooked_step(step):
                                        f'(new_args, new_kwargs), but got {result}.')
                 args, kwargs = result
         self._opt_called = True    # what LR schedulers check before warning
-        out = step(self, *args, **kwargs)
+        if _devices.devices:        # its arrays computed on the parameters' device
+            out = call(step, (self,) + args, kwargs, tensors=_first_param(self))
+        else:
+            out = step(self, *args, **kwargs)
         for hook in chain(list(self._optimizer_step_post_hooks.values()),
                           list(_global_post_hooks.values())):
             hook(self, args, kwargs)
@@ -85,6 +90,13 @@ def _hooked_step(step):
 
     wrapper._dg_hooked = True
     return wrapper
+
+
+def _first_param(optimizer):
+    for group in optimizer.param_groups:
+        for p in group['params']:
+            return (p,)
+    return ()
 
 
 def _use_grad_for_differentiable(step):
@@ -603,7 +615,7 @@ def _deepcopy_groups(groups):
 def _as_array(value):
     if isinstance(value, Tensor):
         return value._data
-    if isinstance(value, np.ndarray):
+    if is_any_array(value):
         return value
     return None
 

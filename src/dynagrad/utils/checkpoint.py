@@ -15,10 +15,11 @@ __all__ = ['checkpoint', 'checkpoint_sequential']
 class _Checkpoint(Function):
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, kwargs, *args):
-        from ..ops.random import get_rng_state
+        from ..ops.random import all_rng_states
         ctx.run_function = run_function
         ctx.kwargs = kwargs
-        ctx.rng_state = get_rng_state() if preserve_rng_state else None
+        # every device's generator, as PyTorch stashes the CUDA one of the inputs' devices
+        ctx.rng_state = all_rng_states() if preserve_rng_state else None
         ctx.tensor_slots = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         ctx.others = [None if isinstance(a, Tensor) else a for a in args]
         ctx.save_for_backward(*(a for a in args if isinstance(a, Tensor)))
@@ -27,7 +28,7 @@ class _Checkpoint(Function):
     @staticmethod
     def backward(ctx, *grads):
         from .. import autograd
-        from ..ops.random import fork_rng, set_rng_state
+        from ..ops.random import fork_rng, set_all_rng_states
         saved = ctx.saved_tensors
         args = list(ctx.others)
         inputs = []
@@ -38,7 +39,7 @@ class _Checkpoint(Function):
             inputs.append(x)
         with fork_rng(enabled=ctx.rng_state is not None):
             if ctx.rng_state is not None:
-                set_rng_state(ctx.rng_state)
+                set_all_rng_states(ctx.rng_state)
             with enable_grad():
                 outputs = ctx.run_function(*args, **ctx.kwargs)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)

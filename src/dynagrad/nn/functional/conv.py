@@ -30,8 +30,10 @@ import threading
 
 import numpy as np
 
+from ..._device import backend_of
+from ...autograd.device_dispatch import current_device_type
 from ...autograd.function import Op, autocast_args, autocast_state
-from ...backend import xp
+from ...backend import window_view, xp
 from ...ops import formula as fm
 
 _ndarray = np.ndarray
@@ -71,15 +73,16 @@ def _im2col(x, K, stride, pads, dilation, out=None, keep=False):
     st = xpad.strides
     strides = (st[:2] + tuple(a * d for a, d in zip(st[2:], dilation))
                + tuple(a * s for a, s in zip(st[2:], stride)))
-    view = xp.lib.stride_tricks.as_strided(xpad, xpad.shape[:2] + tuple(K) + out, strides,
-                                           writeable=False)
+    view = window_view(xpad, xpad.shape[:2] + tuple(K) + out, strides)
     N, C = x.shape[:2]
     if keep:
         cols = _take((N, C * math.prod(K), math.prod(out)), x.dtype)
         xp.copyto(cols.reshape(view.shape), view)
         return cols, out
     cols = view.reshape(N, C * math.prod(K), math.prod(out))
-    if not cols.flags.writeable:  # a view of x after all (1x1 kernel, stride 1): own it
+    # a view of x after all (1x1 kernel, stride 1): own it (a device array has no read-only
+    # flag to tell: any view is copied)
+    if (not cols.flags.writeable) if cols.__class__ is np.ndarray else cols.base is not None:
         cols = cols.copy()
     return cols, out
 
@@ -210,6 +213,7 @@ def _scratch(slot, shape, dtype):
     dtype = np.dtype(dtype)
     n = math.prod(shape) * dtype.itemsize
     pool = _scratch_pool.__dict__
+    slot = (slot, current_device_type())     # a device's work arrays live on it
     buf = pool.get(slot)
     if buf is None or buf.nbytes < n:
         buf = pool[slot] = xp.empty(n, np.uint8)
@@ -221,7 +225,7 @@ def _take(shape, dtype):
     thread's free list of buffers handed back by ``_give`` when possible."""
     dtype = np.dtype(dtype)
     n = math.prod(shape) * dtype.itemsize
-    free = _scratch_pool.__dict__.setdefault('free', [])
+    free = _free_buffers(current_device_type())
     fits = [i for i, b in enumerate(free) if n <= b.nbytes <= 2 * n]
     if fits:
         buf = free.pop(min(fits, key=lambda i: free[i].nbytes))
@@ -230,12 +234,17 @@ def _take(shape, dtype):
     return buf[:n].view(dtype).reshape(shape)
 
 
+def _free_buffers(device_type):
+    """This thread's buffers handed back for reuse on ``device_type`` ('cpu', 'cuda')."""
+    return _scratch_pool.__dict__.setdefault(('free', device_type), [])
+
+
 def _give(arr):
     """Hand back an array from ``_take`` once nothing refers to it any more."""
     buf = arr
     while buf.base is not None:
         buf = buf.base
-    free = _scratch_pool.__dict__.setdefault('free', [])
+    free = _free_buffers(backend_of(buf).type)
     if len(free) >= 8:
         free.pop(0)
     free.append(buf)
@@ -289,9 +298,8 @@ class _Flat:
         """The columns (C*K, M) of a flat buffer (a scratch array if ``scratch``), with a
         last row of ones (for a fused bias) if ``ones``."""
         it = buf.itemsize
-        view = xp.lib.stride_tricks.as_strided(
-            buf, (self.C,) + self.K + (self.M,),
-            (self.M * it,) + tuple(o * it for o in self.koff) + (it,), writeable=False)
+        view = window_view(buf, (self.C,) + self.K + (self.M,),
+                           (self.M * it,) + tuple(o * it for o in self.koff) + (it,))
         shape = (self.C * self.Kp + ones, self.M)
         cols = _scratch('flat_cols', shape, buf.dtype) if scratch else _take(shape, buf.dtype)
         xp.copyto(cols[:self.C * self.Kp].reshape(view.shape), view)

@@ -14,6 +14,7 @@ import warnings
 from importlib import import_module
 
 from ... import ops
+from ...autograd.device_dispatch import device_function
 from ...autograd.grad_mode import no_grad
 from ...backend import xp
 from ...tensor import Tensor, wrap
@@ -495,6 +496,7 @@ def embedding_renorm_(input, indices, max_norm, norm_type):
 _BAG_MODES = ('sum', 'mean', 'max')
 
 
+@device_function
 def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
                   per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """``(output, offset2bag, bag_size, max_indices)`` with ``mode`` 0 sum, 1 mean, 2 max.
