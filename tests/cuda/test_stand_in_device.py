@@ -481,3 +481,18 @@ def test_a_broken_cupy_leaves_cuda_unavailable_with_a_warning(monkeypatch):
     monkeypatch.setattr(sys, 'meta_path', [Broken()] + sys.meta_path)
     with pytest.warns(RuntimeWarning, match='CuPy failed to import'):
         assert _backend.load() is None
+
+
+def test_compiled_calls_on_the_device_run_eagerly_with_the_reason(cuda):
+    dg.manual_seed(0)
+    model = dg.nn.Sequential(dg.nn.Linear(4, 8), dg.nn.Tanh(), dg.nn.Linear(8, 2)).to('cuda')
+    run = dg.compile(model)
+    x = dg.randn(3, 4, device='cuda')
+    for _ in range(4):
+        out = run(x)
+        assert on_device(out)
+        np.testing.assert_array_equal(out.detach().cpu().numpy(),
+                                      model(x).detach().cpu().numpy())
+    events = [what for _, what in run.__dict__['_compiled'].events]
+    assert events == ['graph break: tensors on a non-CPU device (a program replays its ops on '
+                      'the CPU only, not yet on a device)']

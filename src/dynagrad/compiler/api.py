@@ -26,6 +26,7 @@ happen at captures only.
 import functools
 import warnings
 
+from ..autograd import batched
 from ..autograd.grad_mode import is_grad_enabled
 from ..nn.module import Module
 from ..tensor import Tensor
@@ -174,18 +175,17 @@ class CompiledFunction:
         return self.fn(*args, **kwargs)
 
     def _capture(self, key, args, kwargs, first):
+        if _on_a_device(_tensor_leaves(args, kwargs) + self._module_tensors()):
+            return self._run_eagerly(key, args, kwargs, 'tensors on a non-CPU device (a '
+                                     'program replays its ops on the CPU only, not yet on a '
+                                     'device)')
         if self.module is not None and any(
                 m._forward_hooks or m._forward_pre_hooks or m._backward_hooks
                 or m._backward_pre_hooks for m in self._structure()[0]):
             # a hook is Python run around a module's forward: what it does besides computing
             # (recording a feature, counting) would happen at captures only
-            reason = 'module hooks (their Python effects would not be replayed)'
-            if self.fullgraph:
-                raise GraphBreak(f'dynagrad.compile(fullgraph=True): the call cannot be '
-                                 f'captured whole: {reason}')
-            self.cache[key] = _Eager(reason)
-            self.events.append((key, 'graph break: ' + reason))
-            return self.fn(*args, **kwargs)
+            return self._run_eagerly(key, args, kwargs,
+                                     'module hooks (their Python effects would not be replayed)')
         tensors = _tensor_leaves(args, kwargs) + self._module_tensors()
         known = {}
         for i, t in enumerate(tensors):
@@ -222,6 +222,15 @@ class CompiledFunction:
         self.cache[key] = _program(recorder, len(tensors), outputs, treedef)
         self.events.append((key, f'compiled {len(recorder.steps)} ops'))
         return result
+
+    def _run_eagerly(self, key, args, kwargs, reason):
+        """This key runs eagerly from now on, for ``reason`` (fullgraph=True raises)."""
+        if self.fullgraph:
+            raise GraphBreak(f'dynagrad.compile(fullgraph=True): the call cannot be '
+                             f'captured whole: {reason}')
+        self.cache[key] = _Eager(reason)
+        self.events.append((key, 'graph break: ' + reason))
+        return self.fn(*args, **kwargs)
 
     # -- one program for every batch size -------------------------------------------------
     # The first capture at a batch size of 2 or more is kept. A capture at another batch size
@@ -340,6 +349,10 @@ def _guard_value(a):
         return ('V', type(a).__name__, a)
     except TypeError:
         return ('id', id(a))
+
+
+def _on_a_device(tensors):
+    return batched.state.devices and any(t.device.type != 'cpu' for t in tensors)
 
 
 def _batch_sizes(tensors, args, kwargs):
