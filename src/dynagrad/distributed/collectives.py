@@ -4,6 +4,10 @@ Tensor collectives write their results into the tensors passed, in place, as PyT
 and count the write on each tensor's version counter. With ``async_op=True`` the
 cross-rank checks still run synchronously, then a ``Work`` wraps the non-blocking MPI
 request and writes the results back when it completes.
+
+Tensors on the 'cuda' device go through host buffers: their arrays are copied to the host,
+MPI runs on the copies, and the results are copied back into the tensors' own device arrays
+(``host_buffers``). CUDA-aware MPI is not used.
 """
 import enum
 
@@ -11,6 +15,7 @@ import numpy as np
 
 from ..backend import xp
 from ..tensor import bump_version
+from .host_buffers import copy_into, on_device, to_host
 from .checks import (DistributedError, check_rank, check_tensor, describe, element_count,
                      exchange_headers, require_same)
 from .process_group import communicator, load_mpi
@@ -60,8 +65,9 @@ def _wire_dtype(dtype):
 
 
 def _work_buffer(t, reduce=False):
-    """A contiguous array MPI can use for ``t``: its own memory when possible."""
-    a = t._data
+    """A contiguous host array MPI can use for ``t``: its own memory when possible (never
+    for a device tensor: MPI gets a host copy, written back by ``_write_into``)."""
+    a = to_host(t._data)
     if reduce and a.dtype == np.float16:
         return xp.ascontiguousarray(a, dtype=np.float32)
     if a.flags.c_contiguous and a.flags.writeable:
@@ -73,7 +79,10 @@ def _write_into(t, values, writer):
     """Copy ``values`` into ``t`` (unless MPI already wrote in its own memory) and count
     the write, so a graph that saved ``t`` refuses its stale value."""
     if values is not t._data:
-        xp.copyto(t._data, values.reshape(t._data.shape), casting='unsafe')
+        if on_device(t._data):
+            copy_into(t._data, values)      # back onto the device, into the same array
+        else:
+            xp.copyto(t._data, values.reshape(t._data.shape), casting='unsafe')
     bump_version(t, writer)
 
 
@@ -197,7 +206,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     counts = [t._data.size for t in tensor_list]
     displs = _displacements(counts)
     wire = _wire_dtype(tensor._data.dtype)
-    send = xp.ascontiguousarray(tensor._data, dtype=wire)
+    send = xp.ascontiguousarray(to_host(tensor._data), dtype=wire)
     recv = xp.empty(sum(counts), wire)
 
     def finish():
@@ -221,7 +230,7 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
     if output_tensor._data.size != n * input_tensor._data.size:
         raise DistributedError(f'all_gather_into_tensor: output has {output_tensor._data.size} '
                                f'elements, expected world size {n} x {input_tensor._data.size}')
-    send = xp.ascontiguousarray(input_tensor._data)
+    send = xp.ascontiguousarray(to_host(input_tensor._data))
     recv = _work_buffer(output_tensor)
     if recv.dtype != send.dtype:
         raise DistributedError('all_gather_into_tensor: output and input dtypes differ: '
@@ -254,7 +263,8 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
                     f' but rank {i} expects output {describe(headers[i, 0])} (this is rank {me})')
     counts = [t._data.size for t in input_list]
     wire = _wire_dtype(output._data.dtype)
-    send = xp.concatenate([xp.ravel(t._data).astype(wire, copy=False) for t in input_list]) \
+    send = xp.concatenate([xp.ravel(to_host(t._data)).astype(wire, copy=False)
+                          for t in input_list]) \
         if input_list else xp.empty(0, wire)
     recv = xp.empty(counts[me], wire)
 
@@ -294,7 +304,7 @@ def scatter(tensor, scatter_list=None, src=0, group=None, async_op=False, group_
     counts = [element_count(h) if h[1] >= 0 else 0 for h in headers]
     displs = _displacements(counts)
     recv = _work_buffer(tensor)
-    send = ([xp.concatenate([xp.ravel(t._data) for t in scatter_list]), (counts, displs)]
+    send = ([xp.concatenate([xp.ravel(to_host(t._data)) for t in scatter_list]), (counts, displs)]
             if root else None)
 
     def finish():
@@ -321,7 +331,7 @@ def gather(tensor, gather_list=None, dst=0, group=None, async_op=False, group_ds
     _require_same_dtype('gather', headers, comm)
     counts = [element_count(h) for h in headers]
     displs = _displacements(counts)
-    send = xp.ascontiguousarray(tensor._data)
+    send = xp.ascontiguousarray(to_host(tensor._data))
     recv = xp.empty(sum(counts), send.dtype) if root else None
 
     def finish():

@@ -3,11 +3,15 @@
 A message is a header (the sender's rank, then the tensor's header: dtype, shape) followed
 by the data, both on the same tag: MPI keeps the messages between two ranks on one tag in
 order, so the receiver can check the header before it takes the data.
+
+Tensors on the 'cuda' device are sent from and received into host buffers
+(``host_buffers``); CUDA-aware MPI is not used.
 """
 import numpy as np
 
 from ..backend import xp
 from ..tensor import bump_version
+from .host_buffers import copy_into, on_device, to_host
 from .checks import (HEADER_SIZE, DistributedError, check_rank, check_tensor, describe,
                      dtype_of, element_count, headers_of)
 from .process_group import communicator, load_mpi
@@ -24,7 +28,7 @@ def _send_start(tensor, dst, tag, comm, nonblocking):
     if dst == comm.Get_rank():
         raise ValueError('send: a rank cannot send to itself')
     head = xp.concatenate([[comm.Get_rank()], headers_of([tensor._data])[0]])
-    data = xp.ascontiguousarray(tensor._data)
+    data = xp.ascontiguousarray(to_host(tensor._data))   # a device tensor: a host copy
     if nonblocking:
         return Work([comm.Isend(head, dst, tag), comm.Isend(data, dst, tag)], None, (head, data))
     comm.Send(head, dst, tag)
@@ -40,7 +44,10 @@ def _check_message(tensor, head, source, comm):
 
 
 def _receive_into(tensor, buf):
-    tensor._data[...] = buf
+    if on_device(tensor._data):
+        copy_into(tensor._data, buf)    # the message lands on the host; then the device
+    else:
+        tensor._data[...] = buf
     bump_version(tensor, 'dynagrad.distributed.recv')
 
 

@@ -24,6 +24,11 @@ How it works (see docs/distributed.md):
   (contributing their current ``.grad`` or zeros), and a parameter unused on every rank
   keeps its ``.grad`` untouched.
 
+Parameters on the 'cuda' device work through host buffers: the buckets are NumPy arrays,
+each gradient is copied to the host as it becomes ready, the all-reduce runs on the host
+and the averages are copied back into the gradients' device arrays. CUDA-aware MPI is not
+used. (The copies are per parameter; CPU training makes no copy it did not make before.)
+
 ``state_dict()`` returns the wrapped module's keys, without PyTorch's ``module.`` prefix,
 so checkpoints move between the wrapped and the plain model; ``load_state_dict`` takes
 either form. ``named_parameters()`` keeps the ``module.`` prefix, as PyTorch's does.
@@ -35,7 +40,9 @@ import numpy as np
 
 from ..module import Module
 from ...autograd.grad_mode import state as _grad_state
+from ..._device import backend_of
 from ...backend import xp
+from ...distributed.host_buffers import copy_into, on_device, to_host
 from ...distributed.process_group import communicator, is_initialized, load_mpi
 from ...distributed.work import Work, completed_work
 from ...tensor import Tensor, bump_version, wrap
@@ -151,12 +158,16 @@ class DistributedDataParallel(Module):
         for t in tensors:
             by_dtype.setdefault(t._data.dtype, []).append(t)
         for dtype, group in by_dtype.items():
-            flat = xp.concatenate([xp.ravel(t._data) for t in group])
+            # device tensors are packed from host copies and written back in place
+            flat = xp.concatenate([xp.ravel(to_host(t._data)) for t in group])
             comm.Bcast(flat, root=0)
             pos = 0
             for t in group:
                 n = t._data.size
-                t._data[...] = flat[pos:pos + n].reshape(t._data.shape)
+                if on_device(t._data):
+                    copy_into(t._data, flat[pos:pos + n])
+                else:
+                    t._data[...] = flat[pos:pos + n].reshape(t._data.shape)
                 bump_version(t, 'DistributedDataParallel (rank 0\'s state broadcast)')
                 pos += n
 
@@ -262,7 +273,8 @@ class DistributedDataParallel(Module):
         p = self._params[i]
         lo, hi = bucket.offsets[k], bucket.offsets[k + 1]
         if p._grad is not None:
-            bucket.flat[lo:hi] = xp.ravel(p._grad._data)
+            # the bucket lives on the host: a device gradient is copied over here
+            bucket.flat[lo:hi] = xp.ravel(to_host(p._grad._data))
         else:
             bucket.flat[lo:hi] = 0
         self._bucket_pending[b] -= 1
@@ -313,7 +325,12 @@ class DistributedDataParallel(Module):
             bucket = self._buckets[b]
             values = bucket.flat[bucket.offsets[k]:bucket.offsets[k + 1]].reshape(p._data.shape)
             if p._grad is None:
-                p.grad = wrap(values.astype(p._data.dtype))
+                grad = values.astype(p._data.dtype)
+                if on_device(p._data):      # a new gradient lives where its parameter does
+                    grad = backend_of(p._data).asarray(grad)
+                p.grad = wrap(grad)
+            elif on_device(p._grad._data):
+                copy_into(p._grad._data, values)
             else:
                 xp.copyto(p._grad._data, values, casting='unsafe')
                 bump_version(p._grad, 'DistributedDataParallel (averaged gradients)')
