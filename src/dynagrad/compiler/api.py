@@ -47,7 +47,7 @@ class _Eager:
         self.reason = reason
 
 
-_SETTLED = False     # a key without batch sizes that has its dynamic program, or cannot
+_SETTLED = False     # a key without batch sizes whose captures cannot make a dynamic program
 
 
 class _FirstCapture:
@@ -77,8 +77,9 @@ class CompiledFunction:
         self.backend = backend
         self.cache = {}
         self.events = []       # (key, what happened): what explain() reports
-        # for dynamic programs: per key without the batch sizes, the first capture seen
-        # (with its batch sizes) and, once made, the program for every batch size
+        # for dynamic programs, per key without the batch sizes: the first capture seen at a
+        # batch of 2 or more (with its batch sizes; later batch sizes are checked against
+        # it), and, once made, the program for every batch size
         self._first_by_shape = {}
         self._dynamic = {}
         self._aliases = 0      # cache entries pointing at a dynamic program made earlier
