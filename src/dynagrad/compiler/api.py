@@ -209,7 +209,7 @@ class CompiledFunction:
             self.cache[key] = capture
             self.events.append((key, f'captured {len(recorder.steps)} ops'))
             if self.dynamic is not False:
-                self._try_dynamic(key, capture, _batch_sizes(tensors, args, kwargs))
+                self._try_dynamic(key, capture, _batch_sizes(args, kwargs))
             return result
         if not _same_tape(first, recorder, outputs, treedef):
             reason = ('the captured program changed between two calls with the same guards '
@@ -356,10 +356,9 @@ def _on_a_device(tensors):
     return batched.state.devices and any(t.device.type != 'cpu' for t in tensors)
 
 
-def _batch_sizes(tensors, args, kwargs):
+def _batch_sizes(args, kwargs):
     """The first dimension of each tensor argument (None for a 0-d one)."""
-    n = len(_tensor_leaves(args, kwargs))
-    return [t._data.shape[0] if t._data.ndim else None for t in tensors[:n]]
+    return [t._data.shape[0] if t._data.ndim else None for t in _tensor_leaves(args, kwargs)]
 
 
 def _without_batch(key):
