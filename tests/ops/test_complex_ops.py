@@ -8,6 +8,7 @@ A row: ``(name, fn, inputs)``. ``fn(lib, *tensors)`` is written once for both li
 ``inputs`` spells each input: 'c' complex, 'r' real, 'p' positive real, 'n' complex away
 from zero and the branch cuts, followed by its shape.
 """
+import warnings
 import zlib
 
 import numpy as np
@@ -228,3 +229,14 @@ def test_forward_mode_tangent_matches_torch(row):
     assert (ours is None) == (theirs is None)
     if ours is not None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize('kwargs', [{}, {'equal_nan': True}, {'atol': 0.2}, {'rtol': 0.05}])
+def test_isclose_compares_complex_values_whole(kwargs):
+    """The imaginary parts count (they were once dropped, with NumPy's ComplexWarning)."""
+    a = [1 + 1j, 1 + 2j, complex('nan'), 2 + 0j, complex(1, float('nan')), 3j]
+    b = [1 + 1j, 1 + 2.1j, complex('nan'), 2 + 1e-9j, complex(1, float('nan')), -3j]
+    expected = torch.isclose(torch.tensor(a), torch.tensor(b), **kwargs).tolist()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        assert dynagrad.isclose(dynagrad.tensor(a), dynagrad.tensor(b), **kwargs).tolist() == expected

@@ -4,6 +4,7 @@ Views share storage and version counter with their input (writes show through bo
 ways), in-place writes through views give the base the right gradient, argument forms
 the table has no column for, and double backward through the multi-input/multi-output ops.
 """
+import re
 import warnings
 
 import numpy as np
@@ -195,3 +196,85 @@ def test_no_warnings_from_numpy():
         x = dynagrad.ones(0, 3, requires_grad=True)
         dynagrad.cat([x, x]).sum().backward()
         x.chunk(3)[0].sum().backward()
+
+
+# -- view(dtype): the same bytes read as another dtype ----------------------------------
+
+@pytest.mark.parametrize('source, target, shape', [
+    ('float32', 'int32', (2, 4)), ('float32', 'uint8', (2, 4)), ('float32', 'float16', (3,)),
+    ('float32', 'float64', (2, 4)), ('int64', 'float64', (5,)), ('bool', 'uint8', (2, 2)),
+    ('complex64', 'float32', (2, 3)), ('float32', 'complex64', (2, 4)),
+    ('float16', 'int16', (4,)), ('bfloat16', 'int16', (4,)), ('float32', 'int32', ())])
+def test_view_as_dtype_reinterprets_bytes_as_torch(source, target, shape):
+    if 'bfloat16' in (source, target):
+        pytest.importorskip('ml_dtypes')
+    data = (np.arange(int(np.prod(shape)), dtype=np.float64) * 1.37 - 2).reshape(shape)
+    t = torch.from_numpy(data).to(getattr(torch, source))
+    d = dynagrad.from_numpy(data).to(getattr(dynagrad, source))
+    theirs, mine = t.view(getattr(torch, target)), d.view(getattr(dynagrad, target))
+    assert mine.dtype is getattr(dynagrad, target) and mine.shape == theirs.shape
+    assert mine.stride() == theirs.stride()
+    assert np.array_equal(np.asarray(mine._data).reshape(-1).view(np.uint8),
+                          theirs.numpy().reshape(-1).view(np.uint8))
+
+
+def test_view_as_dtype_shares_memory_and_version_and_has_no_gradient():
+    for lib in LIBS:
+        base = lib.arange(6.0).requires_grad_()
+        v = base.detach().view(dtype=lib.int32)
+        assert not base.view(lib.int32).requires_grad
+        v[0] = 5
+        assert base._version == 1 == v._version
+        assert base[0].item() == torch.tensor(5, dtype=torch.int32).view(torch.float32).item()
+    noncontig = _arange(dynagrad, 4, 4).t()
+    assert noncontig.view(dynagrad.int32).stride() == _arange(torch, 4, 4).t().view(
+        torch.int32).stride()
+
+
+@pytest.mark.parametrize('make', [
+    lambda lib: lib.tensor(1.0).view(lib.float16),
+    lambda lib: lib.zeros(4, 4)[:, 1:].view(lib.float64),
+    lambda lib: lib.zeros(4, 4)[:, 1:3].view(lib.float64),
+    lambda lib: lib.zeros(4, 4).t().view(lib.float16)])
+def test_view_as_dtype_refuses_what_torch_refuses(make):
+    with pytest.raises(RuntimeError) as theirs:
+        make(torch)
+    with pytest.raises(RuntimeError, match=re.escape(str(theirs.value).split(" (")[0])):
+        make(dynagrad)
+
+
+def test_view_is_possible_exactly_where_torch_allows_it():
+    """Random strided layouts (transposes, slices with steps, expanded dims) reshaped to
+    random compatible shapes: dynagrad's view succeeds or refuses as torch's does."""
+    rng = np.random.default_rng(29)
+    for _ in range(600):
+        shape = tuple(int(n) for n in rng.integers(1, 4, rng.integers(1, 5)))
+        base = np.arange(int(np.prod(shape)) * 8, dtype=np.float32)
+        t = torch.from_numpy(base)[::2][:int(np.prod(shape))].reshape(shape)
+        perm = tuple(int(p) for p in rng.permutation(len(shape)))
+        t = t.permute(perm)
+        if rng.random() < 0.3:
+            dim = int(rng.integers(0, t.ndim))
+            t = t.unsqueeze(dim).expand(*t.shape[:dim], 2, *t.shape[dim:])
+        if rng.random() < 0.3:
+            dim = int(rng.integers(0, t.ndim))
+            t = t.narrow(dim, 0, max(1, t.shape[dim] - 1))
+        sizes = list(t.shape)
+        target = [int(n) for n in rng.permutation(sizes)] if rng.random() < 0.5 else \
+            [int(np.prod(sizes[:k])) for k in (1,)] + sizes[1:]
+        if rng.random() < 0.5 and len(target) > 1:
+            target = [target[0] * target[1]] + target[2:]
+        mine = dynagrad.as_strided(dynagrad.from_numpy(base), t.shape, t.stride(),
+                                   t.storage_offset())
+        try:
+            expected = t.view(target)
+        except RuntimeError:
+            with pytest.raises(RuntimeError, match='view size is not compatible'):
+                mine.view(target)
+            continue
+        got = mine.view(target)
+        assert got.shape == expected.shape
+        # a size-1 dimension's stride is arbitrary (NumPy and torch pick different ones)
+        assert [st for n, st in zip(got.shape, got.stride()) if n != 1] == \
+            [st for n, st in zip(expected.shape, expected.stride()) if n != 1]
+        assert got.tolist() == expected.tolist()

@@ -132,9 +132,9 @@ class Isclose(_Compare):
         close = a == b
         if a.dtype == bool:
             return close
-        if equal_nan and a.dtype.kind in 'fV':
+        if equal_nan and a.dtype.kind in 'fVc':
             close |= xp.isnan(a) & xp.isnan(b)
-        if a.dtype.kind not in 'fV':
+        if a.dtype.kind in 'iu':
             a, b = a.astype(np.float64), b.astype(np.float64)
         with np.errstate(invalid='ignore', over='ignore'):
             diff = xp.abs(a - b)

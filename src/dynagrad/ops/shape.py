@@ -410,13 +410,27 @@ def _infer_shape(shape, numel, op='view'):
 
 
 def _can_view(array, shape):
-    if array.flags.c_contiguous:
+    """Whether ``array`` reshaped to ``shape`` can share its memory: each run of dimensions
+    laid out contiguously in memory must be split or merged by the new shape on its own."""
+    if array.flags.c_contiguous or array.size == 0:
         return True
-    try:
-        xp.reshape(array, shape, copy=False)
-        return True
-    except ValueError:
-        return False
+    old = [(n, step) for n, step in zip(array.shape, array.strides) if n != 1]
+    new = [n for n in shape if n != 1]
+    j = 0
+    i = 0
+    while i < len(old):
+        run, k = old[i][0], i
+        while k + 1 < len(old) and old[k][1] == old[k + 1][1] * old[k + 1][0]:
+            k += 1
+            run *= old[k][0]
+        covered = 1
+        while j < len(new) and covered < run:
+            covered *= new[j]
+            j += 1
+        if covered != run:
+            return False
+        i = k + 1
+    return True
 
 
 @method
@@ -428,15 +442,43 @@ def reshape(input, *shape):
 
 
 @method
-def view(input, *shape):
-    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list, np.integer)):
-        return input.to(shape[0])
+def view(input, *shape, dtype=None):
+    if dtype is None and len(shape) == 1 and hasattr(shape[0], 'is_floating_point'):
+        dtype = shape[0]
+    if dtype is not None:
+        return _view_as_dtype(input, dtype)
     shape = _infer_shape(_shape_arg(shape), input._data.size)
     if not _can_view(input._data, shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            'least one dimension spans across two contiguous subspaces). Use '
                            '.reshape(...) instead.')
     return View.apply(input, shape=shape)
+
+
+def _view_as_dtype(input, dtype):
+    """``x.view(dtype)``: the same bytes read as ``dtype``, sharing memory and version
+    counter, with no gradient (as in PyTorch)."""
+    from .._dtype import to_dtype, type_name
+    dtype = to_dtype(dtype)
+    a = input._data
+    old, new = a.dtype.itemsize, dtype.numpy.itemsize
+    if old != new:
+        names = f'to view {type_name(input.dtype)} as {type_name(dtype)} (different element sizes)'
+        if a.ndim == 0:
+            raise RuntimeError(f'self.dim() cannot be 0 {names}')
+        if a.shape[-1] != 1 and a.strides[-1] != old:
+            raise RuntimeError(f'self.stride(-1) must be 1 {names}, but got '
+                               f'{a.strides[-1] // old}')
+        if new > old:
+            ratio = new // old
+            if a.shape[-1] % ratio:
+                raise RuntimeError(f'self.size(-1) must be divisible by {ratio} {names}, but '
+                                   f'got {a.shape[-1]}')
+            offset = input.storage_offset()
+            if offset % ratio:
+                raise RuntimeError(f'self.storage_offset() must be divisible by {ratio} '
+                                   f'{names}, but got {offset}')
+    return Tensor._make(a.view(dtype.numpy), False, None, 0, input._vc, Tensor)
 
 
 @method
