@@ -32,11 +32,19 @@ class NotOnDevice(TypeError):
     """A computation CuPy has no counterpart for (SciPy's ufuncs, ``frompyfunc``)."""
 
 
+def _numpy_internal(ufunc):
+    """A private ufunc NumPy applies inside one of its own functions (NumPy 2.0's power
+    with a zero exponent calls ``_ones_like``): CuPy's counterpart of the public function
+    runs on the device."""
+    umath = getattr(getattr(np, '_core', None), 'umath', None)
+    return ufunc.__name__.startswith('_') and getattr(umath, ufunc.__name__, None) is ufunc
+
+
 class DeviceArray(np.ndarray):
     """An array on the (pretend) device."""
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if getattr(np, ufunc.__name__, None) is not ufunc:
+        if getattr(np, ufunc.__name__, None) is not ufunc and not _numpy_internal(ufunc):
             # SciPy's ufuncs (scipy.special), frompyfunc's: CuPy answers NotImplemented
             raise NotOnDevice(f'fake cuda: {ufunc.__name__} is not a NumPy ufunc; CuPy cannot '
                               'apply it to device arrays')

@@ -226,7 +226,10 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     from .tensor import wrap
     if not hasattr(ext_tensor, '__dlpack__'):
         ext_tensor = _Capsule(ext_tensor)
-    data = xp.from_dlpack(ext_tensor, copy=copy)
+    # NumPy 2.0's from_dlpack takes no keywords, and a CPU import never needs to copy
+    data = xp.from_dlpack(ext_tensor)
+    if copy:
+        data = data.copy()
     out = wrap(data)
     return out if device is None else out.to(device)
 
