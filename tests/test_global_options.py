@@ -173,3 +173,17 @@ def test_device_facts_and_predicates_match_torch():
 
 def test_thread_safe_generator_is_none_outside_thread_workers():
     assert dg.thread_safe_generator() is None and torch.thread_safe_generator() is None
+
+
+def test_dlpack_imports_are_writable_as_in_torch_whatever_the_numpy_release():
+    # NumPy before 2.3 imports every DLPack producer read-only, and any NumPy imports an
+    # unversioned capsule (torch.to_dlpack's) read-only; torch.from_dlpack writes through
+    source = torch.arange(4.0)
+    mine = dg.from_dlpack(source)
+    mine[0] = 7
+    assert source.tolist() == [7.0, 1.0, 2.0, 3.0]
+    legacy = dg.from_dlpack(torch.utils.dlpack.to_dlpack(source))
+    legacy[1] = 8
+    theirs = torch.from_dlpack(torch.utils.dlpack.to_dlpack(source))
+    theirs[2] = 9
+    assert source.tolist() == [7.0, 8.0, 9.0, 3.0]

@@ -216,20 +216,44 @@ class _Capsule:
         return (1, 0)   # kDLCPU: the only device a capsule can come from here
 
 
+class _WritableMemory:
+    """A read-only array's memory offered writable again through NumPy's array interface
+    (holding the array keeps the producer's memory alive)."""
+    __slots__ = ('__array_interface__', 'array')
+
+    def __init__(self, array):
+        interface = dict(array.__array_interface__)
+        interface['data'] = (interface['data'][0], False)
+        self.__array_interface__ = interface
+        self.array = array
+
+
+def _read_only_unknown(xp, producer):
+    """Whether NumPy imported ``producer`` read-only for want of a flag: an unversioned
+    capsule carries none, and NumPy before 2.3 reads none at all."""
+    if isinstance(producer, _Capsule) and '"dltensor"' in repr(producer.capsule):
+        return True
+    major, minor = (int(part) for part in xp.__version__.split('.')[:2])
+    return (major, minor) < (2, 3)
+
+
 def from_dlpack(ext_tensor, *, device=None, copy=None):
     """A tensor sharing memory with another library's array (anything with
     ``__dlpack__``, or a capsule from ``to_dlpack``); ``copy=True`` copies instead.
 
-    A legacy, unversioned capsule (what ``torch.to_dlpack`` returns) carries no read-only
-    flag, so NumPy imports it read-only: pass the other library's tensor itself instead."""
+    The memory is writable, as PyTorch's from_dlpack gives it, unless the producer says it
+    is read-only: a legacy, unversioned capsule (what ``torch.to_dlpack`` returns) cannot
+    say so, and NumPy before 2.3 hears no such flag, so NumPy's read-only import is undone
+    there."""
     from .backend import xp
     from .tensor import wrap
     if not hasattr(ext_tensor, '__dlpack__'):
         ext_tensor = _Capsule(ext_tensor)
-    # NumPy 2.0's from_dlpack takes no keywords, and a CPU import never needs to copy
-    data = xp.from_dlpack(ext_tensor)
-    if copy:
-        data = data.copy()
+    unknown = copy or _read_only_unknown(xp, ext_tensor)   # before NumPy renames a capsule
+    data = xp.from_dlpack(ext_tensor, copy=copy)
+    # a copy is dynagrad's own memory, whatever flag NumPy gave it
+    if unknown and not getattr(getattr(data, 'flags', None), 'writeable', True):
+        data = xp.asarray(_WritableMemory(data)).view(data.dtype)
     out = wrap(data)
     return out if device is None else out.to(device)
 
