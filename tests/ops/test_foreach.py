@@ -91,7 +91,7 @@ def samples():
     for name in UNARY:
         for form in (name, name + '_'):
             out += [S(form, [f32(3), f64(2, 2)]),
-                    S(form, ([f32(2, 3)],)),                    # a tuple works as a list
+                    S(form, (f32(2, 3),)),                      # a tuple works as a list
                     S(form, [i64(3)]),
                     S(form, []), S(form, f32(3)), S(form, [f32(3)], 1)]
         out += [S(name, [f16(4)])]
@@ -457,3 +457,44 @@ def test_optimizers_with_foreach_true_step_as_torchs():
             final[lib.__name__] = params
         for d, t in zip(final['dynagrad'], final['torch']):
             _same(d, t)
+
+
+def _adam_steps_with_foreach(lib, params, grads, steps=3, lr=0.1, betas=(0.9, 0.99), eps=1e-8):
+    """PyTorch's multi-tensor Adam (and clip_grad_norm_'s foreach path), written with the
+    foreach ops as torch.optim writes them, run on either library."""
+    beta1, beta2 = betas
+    exp_avgs = [lib.zeros_like(p) for p in params]
+    exp_avg_sqs = [lib.zeros_like(p) for p in params]
+    state_steps = [lib.tensor(0.0) for _ in params]
+    for _ in range(steps):
+        norms = lib._foreach_norm(grads, 2.0)
+        total = lib.linalg.vector_norm(lib.stack(norms), 2.0)
+        lib._foreach_mul_(grads, (1.0 / (total + 1e-6)).clamp(max=1.0))
+        lib._foreach_add_(state_steps, 1)
+        lib._foreach_lerp_(exp_avgs, grads, 1 - beta1)
+        lib._foreach_mul_(exp_avg_sqs, beta2)
+        lib._foreach_addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
+        bias1 = lib._foreach_pow(beta1, state_steps)          # the capturable spelling
+        lib._foreach_sub_(bias1, 1)
+        lib._foreach_neg_(bias1)
+        bias2 = [1 - beta2 ** s.item() for s in state_steps]
+        step_size = [lr / b.item() * -1 for b in bias1]
+        denom = lib._foreach_sqrt(exp_avg_sqs)
+        lib._foreach_div_(denom, [b ** 0.5 for b in bias2])
+        lib._foreach_add_(denom, eps)
+        lib._foreach_addcdiv_(params, exp_avgs, denom, step_size)
+    return params
+
+
+def test_an_optimizer_written_with_foreach_ops_steps_as_torchs():
+    rng = np.random.default_rng(2)
+    init = [rng.standard_normal((3, 2)), rng.standard_normal(4).astype(np.float32)]
+    grads = [rng.standard_normal((3, 2)), rng.standard_normal(4).astype(np.float32)]
+    out = {}
+    for lib in (torch, dynagrad):
+        with lib.no_grad():
+            out[lib.__name__] = _adam_steps_with_foreach(
+                lib, [lib.tensor(p.copy()) for p in init], [lib.tensor(g.copy()) for g in grads])
+    for d, t in zip(out['dynagrad'], out['torch']):
+        _same(d, t)
+    assert not np.allclose(out['dynagrad'][0].numpy(), init[0])
