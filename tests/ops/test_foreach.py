@@ -498,3 +498,18 @@ def test_an_optimizer_written_with_foreach_ops_steps_as_torchs():
     for d, t in zip(out['dynagrad'], out['torch']):
         _same(d, t)
     assert not np.allclose(out['dynagrad'][0].numpy(), init[0])
+
+
+def test_inplace_on_a_view_of_a_leaf_or_an_inference_tensor_writes_nothing():
+    for lib in (torch, dynagrad):
+        with lib.inference_mode():
+            frozen = lib.ones(2)
+        leaf = lib.tensor([3.0, 4.0], requires_grad=True)
+        for bad, message in ((leaf[:1], 'a view of a leaf Variable'),
+                             (frozen, 'Inplace update to inference tensor')):
+            plain = lib.tensor([1.0, 2.0])
+            with pytest.raises(RuntimeError, match=message):
+                lib._foreach_add_([plain, bad], 1)
+            # torch checks views of leaves first, and writes before an inference tensor
+            written = lib is torch and bad is frozen
+            assert plain.tolist() == ([2.0, 3.0] if written else [1.0, 2.0])

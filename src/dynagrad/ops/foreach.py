@@ -19,11 +19,12 @@ import warnings
 
 from .. import _dtype
 from .._layout import memory_format as _MemoryFormat
-from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import arithmetic, unary, clamping, reduction, linalg_products, linalg_norms  # noqa: F401
 from .clamping import Maximum, Minimum
 from .conversion import _kind
+from .strided import _check_inplace_view
 
 _REQUIRED = object()
 
@@ -289,12 +290,8 @@ def _may_fail(args, kwargs):
 def _check_inplace(single_, rows):
     """Raise what an element of an in-place call would raise before any element is written
     (PyTorch writes the elements before the one that fails)."""
-    if is_grad_enabled():
-        for args, _ in rows:
-            t = args[0]
-            if t.requires_grad and t.is_leaf:
-                raise RuntimeError('a leaf Variable that requires grad is being used in an '
-                                   'in-place operation.')
+    for args, _ in rows:
+        _check_inplace_view(args[0])     # a leaf (or its view) that requires grad, inference
     for args, kwargs in rows:
         if _may_fail(args, kwargs):
             with no_grad(), warnings.catch_warnings():
