@@ -319,8 +319,10 @@ def test_matches_torch(s):
             # (which dtype a failed cast names is the single ops' wording, tested with them)
             assert _first_line(terr) in str(derr), (str(derr), str(terr))
         # dynagrad writes nothing when a call fails (torch may have written some tensors)
-        before = [_convert(dynagrad, a) for a in s.args]
-        for now, was in zip(_tensors(dargs) + _tensors(list(dkw.values())), _tensors(before)):
+        before = [_convert(dynagrad, a) for a in list(s.args) + list(s.kwargs.values())]
+        after = _tensors(dargs) + _tensors(list(dkw.values()))
+        assert len(after) == len(_tensors(before))
+        for now, was in zip(after, _tensors(before)):
             assert now._version == 0
             np.testing.assert_array_equal(now.numpy(), was.numpy())
         return
@@ -331,6 +333,9 @@ def test_matches_torch(s):
         for d, t in zip(dout, tout):
             _same(d, t)
             assert d._version == t._version == 1
+        written = {id(d) for d in dself}
+        for d in _tensors(dargs) + _tensors(list(dkw.values())):
+            assert id(d) in written or d._version == 0     # the other operands are only read
     else:
         assert type(dout) is tuple and type(tout) is tuple and len(dout) == len(tout)
         for d, t in zip(dout, tout):
