@@ -519,3 +519,44 @@ def test_inplace_on_a_view_of_a_leaf_or_an_inference_tensor_writes_nothing():
             # torch checks views of leaves first, and writes before an inference tensor
             written = lib is torch and bad is frozen
             assert plain.tolist() == ([2.0, 3.0] if written else [1.0, 2.0])
+
+
+# -- the single ops whose refusals the foreach samples brought to PyTorch's ----------------
+
+_I, _F, _C = np.array([1, 2, 3]), np.array([1.0, 2.0, 3.0], np.float32), c64(3)
+
+
+@pytest.mark.parametrize('call', [
+    lambda L, t: L.add(t(_I), t(_I), alpha=1.5), lambda L, t: L.sub(t(_I), t(_I), alpha=0.5),
+    lambda L, t: L.add(t(_F), t(_F), alpha=2j), lambda L, t: t(_I).add_(t(_I), alpha=True),
+    lambda L, t: t(_I).sub_(t(_I), alpha=2.5), lambda L, t: L.add(t(_I), t(_F), alpha=1.5),
+    lambda L, t: L.add(t(_I), t(_I), alpha=2), lambda L, t: L.add(t(_F), 1, alpha=True),
+    lambda L, t: L.clamp_min(t(_C), 1), lambda L, t: L.clamp_max(t(_F), 1j),
+    lambda L, t: t(_C).clamp_min_(0), lambda L, t: t(_F).clamp_max_(2j),
+    lambda L, t: L.addcmul(t(_F), t(_F), t(_F), value=2j),
+    lambda L, t: t(_F.astype(np.float64)).addcdiv_(t(_F), t(_F), value=2j),
+    lambda L, t: L.lerp(t(_F), t(_F), 1j), lambda L, t: L.lerp(t(_C), t(_C), 1j),
+    lambda L, t: L.clone(t(_F), memory_format=L.channels_last),
+    lambda L, t: L.clone(t(np.ones((1, 2, 3), np.float32)), memory_format=L.channels_last_3d),
+    lambda L, t: L.clone(t(np.ones((1, 2, 3, 4))), memory_format=L.channels_last),
+    lambda L, t: L.linalg.vector_norm(t(_F), dtype=L.float16),
+    lambda L, t: L.linalg.vector_norm(t(_F), dtype=L.bfloat16),
+    lambda L, t: L.linalg.vector_norm(t(_F), dtype=L.int32),
+    lambda L, t: L.linalg.vector_norm(t(_F), dtype=L.complex64),
+    lambda L, t: L.linalg.vector_norm(t(_C), dtype=L.float32),
+    lambda L, t: L.linalg.vector_norm(t(_C.astype(np.complex128)), dtype=L.complex64),
+    lambda L, t: L.linalg.vector_norm(t(_C), dtype=L.complex128),
+    lambda L, t: L.linalg.vector_norm(t(_F.astype(np.float16)), dtype=L.float64),
+])
+def test_single_ops_refuse_as_torch(call):
+    outcomes = []
+    for lib in (torch, dynagrad):
+        try:
+            outcomes.append(call(lib, lambda a: lib.tensor(a.copy())))
+        except (RuntimeError, NotImplementedError) as e:
+            outcomes.append(e)
+    t, d = outcomes
+    if isinstance(t, Exception):
+        assert type(d) is type(t) and str(t) in str(d), (d, t)
+    else:
+        _same(d, t)
