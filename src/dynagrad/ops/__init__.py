@@ -31,3 +31,7 @@ __all__ = [name for module in FAMILIES + (creation, sparse) for name in module._
 from . import spectral  # noqa: E402
 from .spectral import stft, istft  # noqa: E402
 __all__ += spectral.TOP_LEVEL
+# torch._foreach_*: loops over the single ops above, so imported after every family
+from . import foreach  # noqa: E402
+from .foreach import *  # noqa: F401,F403,E402
+__all__ += foreach.__all__

@@ -615,13 +615,36 @@ class Addcdiv(Op):
 # follows it, then its operators: those call the op's apply directly (one frame, no more).
 
 
+def _check_alpha(alpha, input, other):
+    """PyTorch's refusals of an ``alpha`` the result's dtype cannot take (checked off the
+    hot path: only for an alpha other than 1)."""
+    if isinstance(alpha, Tensor) or not isinstance(alpha, (bool, float, complex, np.generic)):
+        return
+    d = _dtype.result_type(input, other)
+    if isinstance(alpha, (bool, np.bool_)):
+        if d is not _dtype.bool:
+            raise RuntimeError('Boolean alpha only supported for Boolean results.')
+    elif isinstance(alpha, (complex, np.complexfloating)):
+        if not d.is_complex:
+            raise RuntimeError('For non-complex input tensors, argument alpha must not be a '
+                               'complex number.')
+    elif isinstance(alpha, (float, np.floating)) and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError('For integral input tensors, argument alpha must not be a floating '
+                           'point number.')
+
+
 @method
 def add(input, other, *, alpha=1):
-    return Add.apply(input, other) if alpha == 1 else Add.apply(input, other, alpha=alpha)
+    if alpha == 1 and alpha is not True:
+        return Add.apply(input, other)
+    _check_alpha(alpha, input, other)
+    return Add.apply(input, other, alpha=alpha)
 
 
 @method('add_', '__iadd__')
 def add_(self, other, *, alpha=1):
+    if alpha != 1 or alpha is True:
+        _check_alpha(alpha, self, other)
     return Add.apply_(self, other, alpha=alpha)
 
 
@@ -630,7 +653,10 @@ _operator(Add, '__add__', '__radd__')
 
 @method('sub', 'subtract')
 def sub(input, other, *, alpha=1):
-    return Sub.apply(input, other) if alpha == 1 else Sub.apply(input, other, alpha=alpha)
+    if alpha == 1 and alpha is not True:
+        return Sub.apply(input, other)
+    _check_alpha(alpha, input, other)
+    return Sub.apply(input, other, alpha=alpha)
 
 
 subtract = sub
@@ -638,6 +664,8 @@ subtract = sub
 
 @method('sub_', 'subtract_', '__isub__')
 def sub_(self, other, *, alpha=1):
+    if alpha != 1 or alpha is True:
+        _check_alpha(alpha, self, other)
     return Sub.apply_(self, other, alpha=alpha)
 
 
@@ -941,6 +969,11 @@ def _check_addc(name, input, tensor1, tensor2, value):
             '.to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) '
             'for float inputs. The future addcdiv behavior is just the latter implementation: '
             '(input + value * tensor1 / tensor2), for all dtypes.')
+    if value.__class__ is complex and 'c' not in kinds:
+        from .clamping import _torch_dtype_name    # (clamping loads after arithmetic)
+        result = _dtype.result_type(input, tensor1, tensor2)
+        raise RuntimeError(f'value cannot be converted to type '
+                           f'{_torch_dtype_name(result.numpy)} without overflow')
     if isinstance(value, float) and all(k in 'iub' for k in kinds):
         if name == 'addcdiv':
             raise RuntimeError('For integral input tensors, argument value must not be a '

@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from .._device import backend_of, is_any_array
+from .._layout import memory_order
 from ..backend import xp
 from ..tensor import Tensor, method, wrap
 from ..autograd.graph import real_grad_as
@@ -183,6 +184,8 @@ class ClampTensor(Op):
 class ClampMin(Op):
     widens_bfloat16 = True
     def forward(self, x, min):
+        if x.dtype.kind == 'c' or min.__class__ is complex:
+            raise unordered_complex()
         self.save_for_backward(x)
         self.bound = min
         return xp.maximum(x, min)
@@ -195,6 +198,8 @@ class ClampMin(Op):
 class ClampMax(Op):
     widens_bfloat16 = True
     def forward(self, x, max):
+        if x.dtype.kind == 'c' or max.__class__ is complex:
+            raise unordered_complex()
         self.save_for_backward(x)
         self.bound = max
         return xp.minimum(x, max)
@@ -393,6 +398,8 @@ def where(condition, input=None, other=None):
 
 @method
 def clone(input, *, memory_format=None):
+    if memory_format is not None:
+        memory_order(memory_format, input.ndim)   # PyTorch's error for a format of another rank
     return Clone.apply(input)
 
 
@@ -495,6 +502,9 @@ def clamp_(self, min=None, max=None):
 def _lerp_args(input, end, weight):
     _need_tensor('lerp', end, 2, 'end')
     dt = input._data.dtype
+    if weight.__class__ is complex and dt.kind != 'c':
+        raise RuntimeError(f'value cannot be converted to type {_torch_dtype_name(dt)} without '
+                           'overflow')
     if end._data.dtype != dt:
         raise RuntimeError(f'expected dtype {_torch_dtype_name(dt)} for `end` but got dtype '
                            f'{_torch_dtype_name(end._data.dtype)}')

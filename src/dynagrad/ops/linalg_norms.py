@@ -2,6 +2,7 @@
 ``ops/linalg.py``. Their op, ``VectorNorm``, lives in reduction.py with ``torch.norm``."""
 import math
 
+from .. import _dtype
 from ..backend import xp
 from ..autograd.function import Op
 from ._linalg_common import _tname
@@ -28,6 +29,21 @@ def _norm_dims(dim, ndim, op):
     return tuple(sorted(out)) if ndim else None
 
 
+def _check_norm_dtype(have, want):
+    """PyTorch's rule for vector_norm's ``dtype``: of the input's kind, and no narrower."""
+    name = _dtype.type_name(want)
+    if not (want.is_floating_point or want.is_complex):
+        raise RuntimeError(f'linalg.vector_norm: dtype should be floating point or complex, '
+                           f'but got {name}')
+    if want.is_complex != have.is_complex:
+        kind = 'complex for complex' if have.is_complex else 'real for real'
+        raise RuntimeError(f'linalg.vector_norm: dtype should be {kind} inputs, but got {name}')
+    if _dtype.promote_types(have, want) is not want:
+        raise RuntimeError(f'linalg.vector_norm: the dtype of the input '
+                           f'({_dtype.type_name(have)}) should be convertible without narrowing '
+                           f'to the specified dtype ({name})')
+
+
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     _check_tensor('linalg.vector_norm', x)
     if x._data.dtype.kind not in 'fVc':
@@ -37,6 +53,7 @@ def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         raise TypeError(f'linalg_vector_norm(): argument \'ord\' must be Number, not '
                         f'{type(ord).__name__}')
     if dtype is not None:
+        _check_norm_dtype(x.dtype, dtype)
         x = x.to(dtype)
     dims = _norm_dims(dim, x.ndim, 'linalg.vector_norm')
     if dims == () and dim is not None:
