@@ -50,7 +50,8 @@ from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enab
                                 set_autocast_gpu_dtype)
 
 
-__version__ = '0.1.0'
+from .version import __version__  # noqa: E402  (PyTorch's API version; see version.py)
+from . import version  # noqa: F401,E402
 
 # Imported on first use, to keep `import dynagrad` short: a training script that never
 # loads data through DataLoader, saves a checkpoint, trains on several processes or draws
@@ -61,7 +62,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'testing': 'testing', 'distributions': 'distributions', 'distributed': 'distributed',
     'func': 'func', 'vmap': 'func', 'special': 'special', 'fft': 'fft',
     'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit', 'export': 'export',
-    'save': 'serialization', 'load': 'serialization'})
+    'save': 'serialization', 'load': 'serialization', '_dynamo': '_dynamo',
+    'torch_version': 'torch_version'})
 
 
 def result_type(tensor1, tensor2):
