@@ -63,7 +63,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'func': 'func', 'vmap': 'func', 'special': 'special', 'fft': 'fft',
     'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit', 'export': 'export',
     'save': 'serialization', 'load': 'serialization', '_dynamo': '_dynamo',
-    'torch_version': 'torch_version', 'library': 'library'})
+    'torch_version': 'torch_version', 'library': 'library', '_utils': '_utils'})
 
 
 def result_type(tensor1, tensor2):
