@@ -101,41 +101,103 @@ def is_namedtuple(obj):
     return is_namedtuple_class(obj if isinstance(obj, type) else type(obj))
 
 
-def _keys_of(children, context, key):
-    return [(key(k), c) for k, c in zip(context, children)]
+# the built-in node types' functions, under PyTorch's names (libraries reuse them: transformers
+# registers its ModelOutput dicts with _dict_flatten_with_keys)
+
+def _seq_keys(xs):
+    return [(SequenceKey(i), x) for i, x in enumerate(xs)]
 
 
-def _register_builtins():
-    seq = lambda xs, ctx: [(SequenceKey(i), c) for i, c in enumerate(xs)]   # noqa: E731
-    SUPPORTED_NODES[tuple] = NodeDef(tuple, lambda t: (list(t), None),
-                                     lambda xs, ctx: tuple(xs), lambda t: (seq(t, None), None))
-    SUPPORTED_NODES[list] = NodeDef(list, lambda t: (list(t), None),
-                                    lambda xs, ctx: list(xs), lambda t: (seq(t, None), None))
-    SUPPORTED_NODES[dict] = NodeDef(
-        dict, lambda d: (list(d.values()), list(d.keys())),
-        lambda xs, ctx: dict(zip(ctx, xs)),
-        lambda d: ([(MappingKey(k), v) for k, v in d.items()], list(d.keys())))
-    SUPPORTED_NODES[collections.namedtuple] = NodeDef(
-        collections.namedtuple, lambda t: (list(t), type(t)),
-        lambda xs, ctx: ctx(*xs),
-        lambda t: ([(GetAttrKey(f), v) for f, v in zip(t._fields, t)], type(t)))
-    SUPPORTED_NODES[collections.OrderedDict] = NodeDef(
-        collections.OrderedDict, lambda d: (list(d.values()), list(d.keys())),
-        lambda xs, ctx: collections.OrderedDict(zip(ctx, xs)),
-        lambda d: ([(MappingKey(k), v) for k, v in d.items()], list(d.keys())))
-    SUPPORTED_NODES[collections.defaultdict] = NodeDef(
-        collections.defaultdict,
-        lambda d: (list(d.values()), [d.default_factory, list(d.keys())]),
-        lambda xs, ctx: collections.defaultdict(ctx[0], zip(ctx[1], xs)),
-        lambda d: ([(MappingKey(k), v) for k, v in d.items()],
-                   [d.default_factory, list(d.keys())]))
-    SUPPORTED_NODES[collections.deque] = NodeDef(
-        collections.deque, lambda d: (list(d), d.maxlen),
-        lambda xs, ctx: collections.deque(xs, maxlen=ctx),
-        lambda d: (seq(d, None), d.maxlen))
+def _tuple_flatten(t):
+    return list(t), None
 
 
-_register_builtins()
+def _tuple_flatten_with_keys(t):
+    return _seq_keys(t), None
+
+
+def _tuple_unflatten(values, context):
+    return tuple(values)
+
+
+def _list_flatten(t):
+    return list(t), None
+
+
+def _list_flatten_with_keys(t):
+    return _seq_keys(t), None
+
+
+def _list_unflatten(values, context):
+    return list(values)
+
+
+def _dict_flatten(d):
+    return list(d.values()), list(d.keys())
+
+
+def _dict_flatten_with_keys(d):
+    return [(MappingKey(k), v) for k, v in d.items()], list(d.keys())
+
+
+def _dict_unflatten(values, context):
+    return dict(zip(context, values))
+
+
+def _namedtuple_flatten(t):
+    return list(t), type(t)
+
+
+def _namedtuple_flatten_with_keys(t):
+    return [(GetAttrKey(f), v) for f, v in zip(t._fields, t)], type(t)
+
+
+def _namedtuple_unflatten(values, context):
+    return context(*values)
+
+
+_ordereddict_flatten = _odict_flatten = _dict_flatten
+_ordereddict_flatten_with_keys = _dict_flatten_with_keys
+
+
+def _ordereddict_unflatten(values, context):
+    return collections.OrderedDict(zip(context, values))
+
+
+_odict_unflatten = _ordereddict_unflatten
+
+
+def _defaultdict_flatten(d):
+    return list(d.values()), [d.default_factory, list(d.keys())]
+
+
+def _defaultdict_flatten_with_keys(d):
+    return [(MappingKey(k), v) for k, v in d.items()], [d.default_factory, list(d.keys())]
+
+
+def _defaultdict_unflatten(values, context):
+    return collections.defaultdict(context[0], zip(context[1], values))
+
+
+def _deque_flatten(d):
+    return list(d), d.maxlen
+
+
+def _deque_flatten_with_keys(d):
+    return _seq_keys(d), d.maxlen
+
+
+def _deque_unflatten(values, context):
+    return collections.deque(values, maxlen=context)
+
+
+for _kind, _name in ((tuple, 'tuple'), (list, 'list'), (dict, 'dict'),
+                     (collections.namedtuple, 'namedtuple'),
+                     (collections.OrderedDict, 'ordereddict'),
+                     (collections.defaultdict, 'defaultdict'), (collections.deque, 'deque')):
+    SUPPORTED_NODES[_kind] = NodeDef(_kind, globals()[f'_{_name}_flatten'],
+                                     globals()[f'_{_name}_unflatten'],
+                                     globals()[f'_{_name}_flatten_with_keys'])
 
 
 def _node_type(tree):
