@@ -50,9 +50,6 @@ from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enab
                                 set_autocast_gpu_dtype)
 
 
-from .version import __version__  # noqa: E402  (PyTorch's API version; see version.py)
-from . import version  # noqa: F401,E402
-
 # Imported on first use, to keep `import dynagrad` short: a training script that never
 # loads data through DataLoader, saves a checkpoint, trains on several processes or draws
 # its graph does not pay for the zip/pickle machinery, the workers, MPI or graphviz glue.
@@ -63,7 +60,9 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'func': 'func', 'vmap': 'func', 'special': 'special', 'fft': 'fft',
     'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit', 'export': 'export',
     'save': 'serialization', 'load': 'serialization', '_dynamo': '_dynamo',
-    'torch_version': 'torch_version', 'library': 'library', '_utils': '_utils'})
+    'torch_version': 'torch_version', 'library': 'library', '_utils': '_utils',
+    # PyTorch's API version, which libraries check (version.py says why)
+    '__version__': 'version', 'version': 'version'})
 
 
 def result_type(tensor1, tensor2):

@@ -5,12 +5,14 @@ other versions, and falls back to plain string comparison when the other side do
 parse as a version, as PyTorch's does. The parsing is written here because NumPy is
 dynagrad's only runtime dependency (``packaging`` may not be installed).
 """
+import functools
 import re
 
 __all__ = ['TorchVersion', 'InvalidVersion']
 
-# PEP 440's own pattern (its appendix), for the forms and spellings it normalizes
-_PATTERN = re.compile(r'''
+# PEP 440's own pattern (its appendix), for the forms and spellings it normalizes; compiled
+# at the first comparison, not at `import dynagrad`
+_PATTERN = r'''
     ^\s*v?
     (?:(?P<epoch>[0-9]+)!)?
     (?P<release>[0-9]+(?:\.[0-9]+)*)
@@ -18,7 +20,12 @@ _PATTERN = re.compile(r'''
     (?P<post>(?:-(?P<post_n1>[0-9]+))|(?:[-_.]?(?P<post_l>post|rev|r)[-_.]?(?P<post_n2>[0-9]+)?))?
     (?P<dev>[-_.]?(?P<dev_l>dev)[-_.]?(?P<dev_n>[0-9]+)?)?
     (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?
-    \s*$''', re.VERBOSE | re.IGNORECASE)
+    \s*$'''
+
+
+@functools.cache
+def _pattern():
+    return re.compile(_PATTERN, re.VERBOSE | re.IGNORECASE)
 
 _PRE = {'alpha': 'a', 'a': 'a', 'beta': 'b', 'b': 'b', 'c': 'rc', 'pre': 'rc', 'preview': 'rc',
         'rc': 'rc'}
@@ -31,7 +38,7 @@ class InvalidVersion(ValueError):
 
 def _key(text):
     """A tuple that orders versions as PEP 440 does (packaging's order)."""
-    m = _PATTERN.match(text)
+    m = _pattern().match(text)
     if m is None:
         raise InvalidVersion(f'Invalid version: {text!r}')
     release = [int(p) for p in m['release'].split('.')]

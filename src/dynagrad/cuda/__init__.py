@@ -35,8 +35,8 @@ __all__ = ['is_available', 'device_count', 'is_initialized', 'init', 'manual_see
 
 register_lazy('cuda', _backend.load)
 
-from .graphs import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402
-                     make_graphed_callables)
+_GRAPHS = ('CUDAGraph', 'graph', 'graph_pool_handle', 'is_current_stream_capturing',
+           'make_graphed_callables')   # from graphs.py, loaded on first use
 
 
 def _backend_or_none():
@@ -463,6 +463,8 @@ class device_of(device):
 
 def __getattr__(name):
     """Load a submodule (``amp``) on first use, as ``import dynagrad.cuda.amp`` would."""
+    if name in _GRAPHS:
+        return getattr(importlib.import_module(f'{__name__}.graphs'), name)
     if not name.startswith('_'):
         try:
             return importlib.import_module(f'{__name__}.{name}')
