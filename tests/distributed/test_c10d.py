@@ -106,3 +106,16 @@ def test_the_imports_transformers_makes_when_distributed_is_available():
             assert hasattr(reference, name), (module, name)
             assert hasattr(ours, name), (module, name)
 
+
+
+def test_join_on_one_process_and_module_paths_libraries_import():
+    from dynagrad.distributed.algorithms.join import Join, Joinable
+    from torch.distributed.algorithms.join import Join as TJoin
+    for join in (Join, TJoin):
+        with pytest.raises(ValueError, match='at least one joinable'):
+            join([])
+    with Join([Joinable()]) as j:
+        assert isinstance(j, Join)
+    from dynagrad.nn.modules import Module
+    from torch.nn.modules import Module as TModule
+    assert Module is dynagrad.nn.Module and TModule is torch.nn.Module
