@@ -109,3 +109,23 @@ def test_torch_utils_names():
     for name in ('_rebuild_tensor', '_rebuild_tensor_v2', '_rebuild_tensor_v3',
                  '_rebuild_parameter', '_rebuild_parameter_with_state'):
         assert callable(getattr(_utils, name)) and hasattr(torch._utils, name)
+
+
+def test_toplevel_from_file_as_torch(data_file, tmp_path):
+    for kwargs in ({'size': 4, 'dtype': 'int16'}, {'size': 0}, {'size': 2, 'dtype': 'float64'},
+                   {'size': 10, 'shared': False}):
+        dt = kwargs.pop('dtype', None)
+        m = dynagrad.from_file(str(data_file), dtype=getattr(dynagrad, dt) if dt else None,
+                               **kwargs)
+        t = torch.from_file(str(data_file), dtype=getattr(torch, dt) if dt else None, **kwargs)
+        assert str(m.dtype).split('.')[1] == str(t.dtype).split('.')[1]
+        np.testing.assert_array_equal(m.numpy(), t.numpy())
+    assert dynagrad.from_file(str(data_file), size=1, dtype=dynagrad.float64,
+                              requires_grad=True).requires_grad
+    with pytest.raises(RuntimeError, match='is smaller than the required mapping size <400>'):
+        dynagrad.from_file(str(data_file), size=100)
+    shared = dynagrad.from_file(str(tmp_path / 'new.bin'), shared=True, size=3,
+                                dtype=dynagrad.int32)
+    shared[1] = 258
+    del shared
+    assert (tmp_path / 'new.bin').read_bytes() == bytes([0] * 4 + [2, 1, 0, 0] + [0] * 4)

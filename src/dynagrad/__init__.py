@@ -36,7 +36,7 @@ from .random import thread_safe_generator  # noqa: F401,E402
 from .storage import (UntypedStorage, TypedStorage, FloatStorage, DoubleStorage,  # noqa: F401,E402
                       HalfStorage, BFloat16Storage, LongStorage, IntStorage, ShortStorage,
                       CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
-                      ComplexDoubleStorage)
+                      ComplexDoubleStorage, from_file)
 Storage = FloatStorage   # PyTorch's legacy alias
 from .amp import GradScaler  # noqa: F401,E402  (torch.GradScaler is torch.amp.GradScaler)
 from . import amp, cpu  # noqa: F401,E402

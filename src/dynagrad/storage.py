@@ -20,7 +20,7 @@ from .tensor import array_address, method
 __all__ = ['UntypedStorage', 'TypedStorage', 'FloatStorage', 'DoubleStorage', 'HalfStorage',
            'BFloat16Storage', 'LongStorage', 'IntStorage', 'ShortStorage', 'CharStorage',
            'ByteStorage', 'BoolStorage', 'ComplexFloatStorage', 'ComplexDoubleStorage',
-           'is_storage']
+           'is_storage', 'from_file']
 
 _TYPED_DEPRECATED = (
     'TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be '
@@ -383,6 +383,18 @@ _BY_DTYPE = {c.dtype: c for c in (FloatStorage, DoubleStorage, HalfStorage, BFlo
                                    LongStorage, IntStorage, ShortStorage, CharStorage,
                                    ByteStorage, BoolStorage, ComplexFloatStorage,
                                    ComplexDoubleStorage)}
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    """A 1-D tensor of ``size`` elements over a memory-mapped file (see
+    ``UntypedStorage.from_file`` for ``shared``)."""
+    from .ops.creation import asarray
+    dtype = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    if device is not None and str(device) != 'cpu':
+        raise RuntimeError('from_file: only CPU tensors can be mapped to files')
+    storage = UntypedStorage.from_file(filename, bool(shared), size * dtype.itemsize)
+    return asarray(storage, dtype=dtype, requires_grad=requires_grad)
 
 
 def _load_from_bytes(b):
