@@ -22,6 +22,7 @@ __all__ = ['custom_op', 'CustomOpDef', 'Library', 'define', 'impl', 'register_fa
 _KINDS = ('DEF', 'IMPL', 'FRAGMENT')
 _OPS = {}            # 'ns::name' -> CustomOpDef
 _DEFINED_NAMESPACES = set()
+_SCHEMA_TYPES = {'float': 'float', 'int': 'SymInt', 'bool': 'bool', 'str': 'str'}
 
 
 def _split(qualname):
@@ -43,8 +44,7 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None):
             raise ValueError(f'infer_schema(func): Parameter {p.name} must have a type '
                              f'annotation. Got func with signature {sig})')
         kind = getattr(p.annotation, '__name__', str(p.annotation))
-        kind = 'Tensor' if p.annotation is Tensor else {'float': 'float', 'int': 'SymInt',
-                                                         'bool': 'bool', 'str': 'str'}.get(kind, kind)
+        kind = 'Tensor' if p.annotation is Tensor else _SCHEMA_TYPES.get(kind, kind)
         if mutates_args == 'unknown' or p.name in mutates_args:
             kind += f'(a{mutated}!)'
             mutated += 1
@@ -53,7 +53,8 @@ def infer_schema(prototype_function, /, *, mutates_args, op_name=None):
         raise ValueError(f'infer_schema(func): No return type annotation was provided. Please '
                          f'add one. Got func with signature {sig})')
     ret = sig.return_annotation
-    ret = '()' if ret is None else ('Tensor' if ret is Tensor else getattr(ret, '__name__', str(ret)))
+    ret = '()' if ret is None else \
+        'Tensor' if ret is Tensor else getattr(ret, '__name__', str(ret))
     return f'({", ".join(parts)}) -> {ret}'
 
 

@@ -18,7 +18,8 @@ def test_enums_match_torch():
 @pytest.mark.parametrize('kwargs', [
     dict(wait=1, warmup=1, active=2), dict(wait=1, warmup=1, active=2, repeat=1, skip_first=1),
     dict(wait=2, warmup=1, active=1, skip_first=2, skip_first_wait=1),
-    dict(wait=1, warmup=0, active=1, skip_first_wait=1), dict(wait=0, warmup=2, active=3, repeat=2)])
+    dict(wait=1, warmup=0, active=1, skip_first_wait=1),
+    dict(wait=0, warmup=2, active=3, repeat=2)])
 def test_schedule_matches_torch(kwargs):
     with warnings.catch_warnings(record=True) as w_mine:
         warnings.simplefilter('always')

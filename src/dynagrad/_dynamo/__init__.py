@@ -6,9 +6,9 @@ dynagrad's compile (see ``dynagrad.compiler``): the markers are the same as
 ``dynagrad.compiler``'s, the shape hints change nothing because dynagrad makes a program
 for every batch size on its own when the tapes allow it, and ``optimize`` is ``compile``.
 """
-from ..compiler import (allow_in_graph, assume_constant_result, compile, disable, explain,  # noqa: F401
-                        is_compiling, is_dynamo_compiling, is_exporting, reset, set_stance,
-                        substitute_in_graph)
+from ..compiler import (allow_in_graph, assume_constant_result, compile, disable,  # noqa: F401
+                        explain, is_compiling, is_dynamo_compiling, is_exporting, reset,
+                        set_stance, substitute_in_graph)
 from . import config, exc  # noqa: F401
 from .exc import Unsupported  # noqa: F401
 

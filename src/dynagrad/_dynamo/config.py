@@ -17,7 +17,8 @@ _DEFAULTS = {
     'allow_unspec_int_on_nn_module': False, 'specialize_int': False,
     'specialize_float': False, 'dynamic_shapes': True, 'use_single_step_graph': False,
     'error_on_recompile': False, 'skip_nnmodule_hook_guards': True,
-    'force_unspec_int_unbacked_size_like_on_torchrec_kjt': False, 'raise_on_ctx_manager_usage': True,
+    'force_unspec_int_unbacked_size_like_on_torchrec_kjt': False,
+    'raise_on_ctx_manager_usage': True,
 }
 
 

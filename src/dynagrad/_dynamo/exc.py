@@ -1,7 +1,7 @@
 """``torch._dynamo.exc``: the exception types libraries catch around compiled calls."""
 
-__all__ = ['TorchDynamoException', 'Unsupported', 'InternalTorchDynamoError', 'BackendCompilerFailed',
-           'RecompileError']
+__all__ = ['TorchDynamoException', 'Unsupported', 'InternalTorchDynamoError',
+           'BackendCompilerFailed', 'RecompileError']
 
 
 class TorchDynamoException(RuntimeError):

@@ -66,7 +66,8 @@ def assume_constant_result(fn):
     return _marker(fn, 'assume_constant_result')
 
 
-def substitute_in_graph(original_fn, *, can_constant_fold_through=False, skip_signature_check=False):
+def substitute_in_graph(original_fn, *, can_constant_fold_through=False,
+                        skip_signature_check=False):
     """A decorator that keeps ``original_fn`` (a capture records what it runs, whatever
     Python implements it)."""
     def register(fn):

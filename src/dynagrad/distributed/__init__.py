@@ -28,12 +28,13 @@ Differences from PyTorch, by design:
 from .c10d import (Backend, DistStoreError, FileStore, HashStore, PrefixStore, ProcessGroup,
                    Store, TCPStore)
 from .checks import DistributedError
-from .collectives import (ReduceOp, all_gather, all_to_all_single, all_gather_into_tensor, all_gather_object,
-                          all_reduce, barrier, broadcast, broadcast_object_list, gather,
+from .collectives import (ReduceOp, all_gather, all_gather_into_tensor, all_gather_object,
+                          all_to_all_single, all_reduce, barrier, broadcast, broadcast_object_list, gather,
                           gather_object, reduce, reduce_scatter, reduce_scatter_tensor, scatter)
 from .point_to_point import irecv, isend, recv, send
 from .process_group import (INSTALL_HINT, GroupMember, destroy_process_group, get_backend,
-                            get_process_group_ranks, get_rank, get_world_size, group, init_process_group, is_available,
+                            get_process_group_ranks, get_rank, get_world_size, group,
+                            init_process_group, is_available,
                             is_gloo_available, is_initialized, is_mpi_available,
                             is_nccl_available, is_torchelastic_launched)
 from .work import Work

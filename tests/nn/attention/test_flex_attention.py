@@ -29,7 +29,8 @@ def nothing(b, h, q, kv):
     return q < 0
 
 
-MASK_CASES = [(causal, 2, None, 5, 7, 2), (sliding, None, 2, 9, 9, 4), (causal, 1, 1, 300, 260, 128),
+MASK_CASES = [(causal, 2, None, 5, 7, 2), (sliding, None, 2, 9, 9, 4),
+              (causal, 1, 1, 300, 260, 128),
               (even_batch_only, 3, None, 6, 5, (2, 3)), (nothing, None, None, 4, 4, 2),
               (causal, 1, 1, 8, 8, 4)]
 
@@ -144,7 +145,8 @@ def test_mask_combinators():
     for combined, reference in ((both, theirs.and_masks(causal, sliding)),
                                 (either, theirs.or_masks(nothing, causal))):
         np.testing.assert_array_equal(mine.create_mask(combined, 1, 1, 6, 6).numpy(),
-                                      theirs.create_mask(reference, 1, 1, 6, 6, device='cpu').numpy())
+                                      theirs.create_mask(reference, 1, 1, 6, 6,
+                                                         device='cpu').numpy())
     assert mine._DEFAULT_SPARSE_BLOCK_SIZE == theirs._DEFAULT_SPARSE_BLOCK_SIZE
 
 
