@@ -101,7 +101,7 @@ LEFT_OUT = {
                                     'col_indices_copy', 'crow_indices_copy',
                                     'row_indices_copy')],
         ('segment_reduce', SEGMENT),
-        *[(n, DEVICE) for n in ('Stream', 'Event', 'from_file',
+        *[(n, DEVICE) for n in ('Stream', 'Event',
                                 'DeserializationStorageContext',
                                 'SerializationStorageContext', 'PyTorchFileReader',
                                 'PyTorchFileWriter')],

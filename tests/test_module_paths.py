@@ -9,7 +9,7 @@ import torch
 import dynagrad
 
 NAMESPACES = ['nn', 'nn.init', 'nn.utils', 'nn.functional', 'optim', 'optim.lr_scheduler',
-              'utils.data', 'autograd', '']
+              'utils.data', 'autograd', 'distributions', '']
 # torch's compiled core: no Python module path to mirror
 SKIP_MODULES = ('torch._C',)
 

@@ -36,7 +36,7 @@ from .random import thread_safe_generator  # noqa: F401,E402
 from .storage import (UntypedStorage, TypedStorage, FloatStorage, DoubleStorage,  # noqa: F401,E402
                       HalfStorage, BFloat16Storage, LongStorage, IntStorage, ShortStorage,
                       CharStorage, ByteStorage, BoolStorage, ComplexFloatStorage,
-                      ComplexDoubleStorage)
+                      ComplexDoubleStorage, from_file)
 Storage = FloatStorage   # PyTorch's legacy alias
 from .amp import GradScaler  # noqa: F401,E402  (torch.GradScaler is torch.amp.GradScaler)
 from . import amp, cpu  # noqa: F401,E402
@@ -50,8 +50,6 @@ from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enab
                                 set_autocast_gpu_dtype)
 
 
-__version__ = '0.1.0'
-
 # Imported on first use, to keep `import dynagrad` short: a training script that never
 # loads data through DataLoader, saves a checkpoint, trains on several processes or draws
 # its graph does not pay for the zip/pickle machinery, the workers, MPI or graphviz glue.
@@ -61,7 +59,11 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'testing': 'testing', 'distributions': 'distributions', 'distributed': 'distributed',
     'func': 'func', 'vmap': 'func', 'special': 'special', 'fft': 'fft',
     'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit', 'export': 'export',
-    'save': 'serialization', 'load': 'serialization'})
+    'save': 'serialization', 'load': 'serialization', '_dynamo': '_dynamo',
+    'torch_version': 'torch_version', 'library': 'library', '_utils': '_utils',
+    'profiler': 'profiler',
+    # PyTorch's API version, which libraries check (version.py says why)
+    '__version__': 'version', 'version': 'version'})
 
 
 def result_type(tensor1, tensor2):

@@ -7,6 +7,7 @@ whether tensors share memory (``t.untyped_storage().data_ptr()``) and how large 
 (``nbytes()``, ``size()``); element access, ``tolist``, ``fill_`` and ``copy_`` work too.
 A write through a storage is not counted by autograd, as in PyTorch.
 """
+import os
 import warnings
 import weakref
 
@@ -19,7 +20,7 @@ from .tensor import array_address, method
 __all__ = ['UntypedStorage', 'TypedStorage', 'FloatStorage', 'DoubleStorage', 'HalfStorage',
            'BFloat16Storage', 'LongStorage', 'IntStorage', 'ShortStorage', 'CharStorage',
            'ByteStorage', 'BoolStorage', 'ComplexFloatStorage', 'ComplexDoubleStorage',
-           'is_storage']
+           'is_storage', 'from_file']
 
 _TYPED_DEPRECATED = (
     'TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be '
@@ -88,6 +89,30 @@ class UntypedStorage:
         s = object.__new__(cls)
         s._bytes = flat_bytes
         return s
+
+    @classmethod
+    def from_file(cls, filename, shared=False, nbytes=0):
+        """The first ``nbytes`` bytes of a file, memory-mapped: with ``shared`` writes reach
+        the file (which is made or grown to ``nbytes`` as needed), without it they stay in
+        this process and the file must hold ``nbytes`` bytes already."""
+        path = os.fspath(filename)
+        try:
+            if shared:
+                with open(path, 'ab') as f:     # makes it if missing; never truncates
+                    if f.seek(0, os.SEEK_END) < nbytes:
+                        f.truncate(nbytes)
+            size = os.stat(path).st_size
+        except OSError as e:
+            raise RuntimeError(f'unable to open file <{path}> in '
+                               f'{"read-write" if shared else "read-only"} mode: {e.strerror} '
+                               f'({e.errno})') from None
+        if size < nbytes:
+            raise RuntimeError(f'file <{path}> size <{size}> is smaller than the required '
+                               f'mapping size <{nbytes}>')
+        if nbytes == 0:
+            return cls._over(np.zeros(0, np.uint8))
+        mapped = np.memmap(path, dtype=np.uint8, mode='r+' if shared else 'c', shape=(nbytes,))
+        return cls._over(mapped.view(np.ndarray))
 
     def _elements(self, dtype):
         """The memory as a flat array of ``dtype``, whole elements only, no copy: what
@@ -358,6 +383,26 @@ _BY_DTYPE = {c.dtype: c for c in (FloatStorage, DoubleStorage, HalfStorage, BFlo
                                    LongStorage, IntStorage, ShortStorage, CharStorage,
                                    ByteStorage, BoolStorage, ComplexFloatStorage,
                                    ComplexDoubleStorage)}
+
+
+def from_file(filename, shared=None, size=0, *, dtype=None, layout=None, device=None,
+              pin_memory=False, requires_grad=False):
+    """A 1-D tensor of ``size`` elements over a memory-mapped file (see
+    ``UntypedStorage.from_file`` for ``shared``)."""
+    from .ops.creation import asarray
+    dtype = _dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)
+    if device is not None and str(device) != 'cpu':
+        raise RuntimeError('from_file: only CPU tensors can be mapped to files')
+    storage = UntypedStorage.from_file(filename, bool(shared), size * dtype.itemsize)
+    return asarray(storage, dtype=dtype, requires_grad=requires_grad)
+
+
+def _load_from_bytes(b):
+    """The storage a PyTorch pickle of a tensor holds (its legacy-format bytes): what
+    ``torch.storage._load_from_bytes`` is called for when such a pickle loads."""
+    import io
+    from .serialization import load
+    return load(io.BytesIO(b))
 
 
 def is_storage(obj):

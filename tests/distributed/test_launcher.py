@@ -33,6 +33,9 @@ CODE = '''
 import sys
 import dynagrad, dynagrad.distributed, dynagrad.nn.parallel
 import dynagrad.utils.data.distributed
+import importlib.util
+# is_available answers whether mpi4py is installed without importing it (which starts MPI)
+assert dynagrad.distributed.is_available() is (importlib.util.find_spec('mpi4py') is not None)
 assert 'mpi4py' not in sys.modules, 'importing dynagrad.distributed imported mpi4py'
 try:
     dynagrad.distributed.get_rank()

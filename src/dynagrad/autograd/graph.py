@@ -33,18 +33,23 @@ def real_grad_as(g, dtype):
 
 
 class RemovableHandle:
-    """Returned by ``register_hook``; ``remove()`` unregisters the hook (idempotent)."""
+    """Returned by ``register_hook``; ``remove()`` unregisters the hook (idempotent), from
+    ``hooks_dict`` and from each of ``extra_dict`` (a dict or a list of them) too."""
     _ids = itertools.count()
-    __slots__ = ('_hooks_ref', 'id')
+    __slots__ = ('_hooks_ref', 'id', '_extra_refs')
 
-    def __init__(self, hooks_dict):
+    def __init__(self, hooks_dict, *, extra_dict=None):
         self._hooks_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._ids)
+        extras = [] if extra_dict is None else \
+            extra_dict if isinstance(extra_dict, list) else [extra_dict]
+        self._extra_refs = tuple(weakref.ref(d) for d in extras)
 
     def remove(self):
-        hooks = self._hooks_ref()
-        if hooks is not None:
-            hooks.pop(self.id, None)
+        for ref in (self._hooks_ref,) + self._extra_refs:
+            hooks = ref()
+            if hooks is not None:
+                hooks.pop(self.id, None)
 
     def __enter__(self):
         return self

@@ -1,5 +1,5 @@
 """dynagrad.compiler: ``dynagrad.compile`` (torch.compile's API), ``explain`` and
-``show_code``.
+``show_code``, and ``torch.compiler``'s markers and switches (decorators.py).
 
 Capture records the ops one eager call runs (capture.py); replay runs them again as a flat
 program over arrays, forward and backward, with no Tensor or graph node per op
@@ -7,9 +7,16 @@ program over arrays, forward and backward, with no Tensor or graph node per op
 """
 from .api import CompiledFunction, OptimizedModule, compile
 from .capture import GraphBreak
+from .decorators import (allow_in_graph, assume_constant_result, cudagraph_mark_step_begin,
+                         disable, get_default_backend, is_compiling, is_dynamo_compiling,
+                         is_exporting, list_backends, nested_compile_region, set_stance,
+                         substitute_in_graph)
 
 __all__ = ['compile', 'explain', 'show_code', 'reset', 'CompiledFunction', 'OptimizedModule',
-           'GraphBreak']
+           'GraphBreak', 'allow_in_graph', 'assume_constant_result', 'cudagraph_mark_step_begin',
+           'disable', 'get_default_backend', 'is_compiling', 'is_dynamo_compiling',
+           'is_exporting', 'list_backends', 'nested_compile_region', 'set_stance',
+           'substitute_in_graph']
 
 
 def _compiled_of(fn):

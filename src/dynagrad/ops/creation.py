@@ -493,6 +493,14 @@ def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=None):
     if isinstance(obj, Tensor):
         return _asarray_tensor(obj, dtype, copy, requires_grad)
     requires_grad = bool(requires_grad)
+    elements = getattr(obj, '_elements', None)
+    if elements is not None:
+        # a storage: its memory as elements of dtype; PyTorch's default is int64, or the
+        # default float dtype for an empty storage (read as an empty sequence)
+        if dtype is None:
+            dtype = _dtype.int64 if len(obj) else _dtype.get_default_dtype()
+        data = elements(_dtype.to_dtype(dtype))
+        return _finish(data.copy() if copy else data, requires_grad)
     if isinstance(obj, np.ndarray):
         _dtype.from_numpy_dtype(obj.dtype)
         target = obj.dtype if dtype is None else _np_dtype(dtype)

@@ -1,3 +1,4 @@
+from .module import Module  # noqa: F401  (torch.nn.modules exports it too)
 from .linear import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403

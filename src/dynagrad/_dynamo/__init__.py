@@ -1,0 +1,56 @@
+"""``dynagrad._dynamo``: the names of ``torch._dynamo`` that libraries import and call.
+
+PyTorch's compiler front end is not public API, but libraries (transformers, accelerate,
+peft) reach into it for markers and settings. Here those names are what they mean for
+dynagrad's compile (see ``dynagrad.compiler``): the markers are the same as
+``dynagrad.compiler``'s, the shape hints change nothing because dynagrad makes a program
+for every batch size on its own when the tapes allow it, and ``optimize`` is ``compile``.
+"""
+from ..compiler import (allow_in_graph, assume_constant_result, compile, disable,  # noqa: F401
+                        explain, is_compiling, is_dynamo_compiling, is_exporting, reset,
+                        set_stance, substitute_in_graph)
+from . import config, exc  # noqa: F401
+from .exc import Unsupported  # noqa: F401
+
+__all__ = ['allow_in_graph', 'assume_constant_result', 'disable', 'explain', 'is_compiling',
+           'is_dynamo_compiling', 'is_exporting', 'reset', 'set_stance', 'substitute_in_graph',
+           'mark_dynamic', 'maybe_mark_dynamic', 'mark_static', 'mark_static_address',
+           'optimize', 'run', 'config', 'exc', 'Unsupported']
+
+
+def _dims(t, index):
+    if index is None:
+        return
+    for i in (index if isinstance(index, (list, tuple)) else [index]):
+        if not isinstance(i, int):
+            raise TypeError(f'mark_dynamic: dimension must be an int, got {type(i).__name__}')
+
+
+def mark_dynamic(t, index, *, hint_override=None, min=None, max=None, specialize_on=None):
+    """A hint that changes nothing: ``dynagrad.compile`` finds batch-size-generic programs
+    itself (and only along the first dimension)."""
+    _dims(t, index)
+
+
+def maybe_mark_dynamic(t, index):
+    _dims(t, index)
+
+
+def mark_static(t, index=None):
+    _dims(t, index)
+
+
+def mark_static_address(t, guard=False):
+    """Nothing to do: replays read parameters and buffers where they live."""
+
+
+def optimize(backend='inductor', *, nopython=False, dynamic=None, **kwargs):
+    """``torch._dynamo.optimize(backend)``: the decorator ``compile`` would be."""
+    if not isinstance(backend, str):
+        backend = 'inductor'   # a callable backend: dynagrad's replay stands in for it
+    return lambda fn: compile(fn, backend=backend, fullgraph=nopython, dynamic=dynamic)
+
+
+def run(fn=None):
+    """``fn`` as it is: nothing of it is compiled."""
+    return fn

@@ -1,0 +1,4 @@
+"""PyTorch's module path ``torch.distributions.half_normal``."""
+from .normal import HalfNormal  # noqa: F401
+
+__all__ = ['HalfNormal']

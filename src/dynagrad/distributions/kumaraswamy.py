@@ -1,0 +1,4 @@
+"""PyTorch's module path ``torch.distributions.kumaraswamy``."""
+from .continuous import Kumaraswamy  # noqa: F401
+
+__all__ = ['Kumaraswamy']

@@ -1,0 +1,4 @@
+"""PyTorch's module path ``torch.distributions.laplace``."""
+from .continuous import Laplace  # noqa: F401
+
+__all__ = ['Laplace']

@@ -1,0 +1,4 @@
+"""PyTorch's module path ``torch.distributions.negative_binomial``."""
+from .discrete import NegativeBinomial  # noqa: F401
+
+__all__ = ['NegativeBinomial']
