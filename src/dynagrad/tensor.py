@@ -3,6 +3,7 @@
 Math lives in ``dynagrad.ops``; its functions are bound as methods and operators there.
 This file holds storage, autograd state, conversion and printing.
 """
+import numbers
 import threading
 import warnings
 
@@ -653,6 +654,14 @@ class Tensor:
 
     def __hash__(self):
         return id(self)
+
+    def __contains__(self, element):
+        # PyTorch: `x in t` is (t == x).any() for a tensor or a number (numbers.Number: so
+        # NumPy's numeric scalars, but not np.bool_), and refuses anything else.
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((self == element).any())
+        raise RuntimeError('Tensor.__contains__ only supports Tensor or scalar, but you passed '
+                           f'in a {type(element)}.')
 
     def __format__(self, spec):
         if self._data.ndim == 0 or (spec and self._data.size == 1):

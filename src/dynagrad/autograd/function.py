@@ -660,8 +660,7 @@ def forward_arrays(cls, inputs):
 
 
 def _complex_refused(cls, array):
-    name = getattr(cls, 'aten', '') or cls._node_name
-    name = name[:-9].lower() if name.endswith('Backward0') else name
+    name = op_name(cls)
     kind = 'ComplexFloat' if array.dtype.itemsize == 8 else 'ComplexDouble'
     return NotImplementedError(f'"{name}" not implemented for \'{kind}\' (dynagrad computes '
                                f'{name} on real tensors only, as PyTorch does)')
@@ -691,6 +690,33 @@ def _common_dtype(arrays):
     return d
 
 
+class OperandTypeError(TypeError):
+    """An operand that is neither a tensor nor a number (a str, None, a list). The operators
+    turn it into ``NotImplemented``, so that Python answers as it does for torch: ``==`` is
+    False, ``+`` and ``<`` raise its "unsupported operand" TypeError."""
+
+
+def op_name(cls):
+    """The op's name in PyTorch's messages ('add' for Add)."""
+    name = getattr(cls, 'aten', '') or cls._node_name
+    return name[:-9].lower() if name[-9:-1] == 'Backward' else name
+
+
+def number_operand(cls, x, position):
+    """A non-tensor operand as the Python number PyTorch reads it: a NumPy scalar is a
+    number like any other (weak in promotion, so float32 * np.float64(2) stays float32,
+    where NumPy 2 would widen); anything else is refused as PyTorch's argument parser does.
+    np.bool_, which is no numbers.Number, torch reads as a float (int32 + np.True_ is
+    float32)."""
+    if isinstance(x, np.generic) and x.dtype.kind in 'biufc':
+        return float(x) if x.dtype.kind == 'b' else x.item()
+    if isinstance(x, (bool, int, float, complex)):     # int and float subclasses too
+        return x
+    raise OperandTypeError(
+        f"{op_name(cls)}(): argument '{'other' if position else 'input'}' (position "
+        f"{position + 1}) must be Tensor, not {type(x).__name__}")
+
+
 def _promote(cls, inputs, arrays):
     """Cast, in the list ``arrays``, what PyTorch's promotion casts; return whether it did.
 
@@ -698,6 +724,11 @@ def _promote(cls, inputs, arrays):
     bfloat16, for float16 where the op ``widens_half``), return instead the op's widened
     variant, which the caller runs in its place.
     """
+    for i, a in enumerate(arrays):
+        c = a.__class__
+        if c is not float and c is not int and c is not bool and c is not complex \
+                and c is not COO and not is_data_array(a):
+            arrays[i] = number_operand(cls, a, i)
     if not cls.supports_complex:
         for a in arrays:
             if is_data_array(a) and a.dtype.kind == 'c':
@@ -1147,12 +1178,29 @@ class _CustomNode(Op, FunctionCtx):
             if not isinstance(g, Tensor):
                 raise TypeError(f'function {self.name()} returned a gradient of type '
                                 f'{type(g).__name__} for input {i}; expected a Tensor or None')
-            if meta is not None and g.shape != meta[0]:
-                raise RuntimeError(f'Function {self.name()} returned an invalid gradient at '
-                                   f'index {i} - got {list(g.shape)} but expected shape '
-                                   f'compatible with {list(meta[0])}')
+            if meta is not None:
+                if g.shape != meta[0]:
+                    # torch sums a gradient the input broadcasts to (more leading dims, or
+                    # size 1 where the gradient has more) down to it; refuses any other shape
+                    if not _expands_to(meta[0], g.shape):
+                        raise RuntimeError(
+                            f'Function {self.name()} returned an invalid gradient at index {i}'
+                            f' - got {list(g.shape)} but expected shape compatible with '
+                            f'{list(meta[0])}')
+                    g = sum_to(g, meta[0])
+                if g._data.dtype.kind == 'c' and meta[1].kind in 'fV':   # complex into real
+                    raise RuntimeError('Expected isFloatingType(grad.scalar_type()) || '
+                                       '(input_is_complex == grad_is_complex) to be true, but '
+                                       'got false.')
             out.append(g if as_tensors else g._data)
         return tuple(out)
+
+
+def _expands_to(shape, target):
+    """Whether ``shape`` broadcasts to exactly ``target`` (torch's is_expandable_to)."""
+    if len(shape) > len(target):
+        return False
+    return all(n == m or n == 1 for n, m in zip(reversed(shape), reversed(target)))
 
 
 class _FunctionMeta(type):

@@ -9,7 +9,7 @@ from ..backend import xp
 from ..tensor import Tensor, method, wrap
 from ..autograd.graph import real_grad_as
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.function import Op, widened
+from ..autograd.function import Op, OperandTypeError, number_operand, widened
 from .. import _dtype
 from . import formula as fm
 from ._elementwise import (REFUSED, _as_array, _binary, _need_tensor,
@@ -379,6 +379,8 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        input, other = _where_operands(condition, input, other)
     from .._dtype import result_type
     target = result_type(input, other)
     if hasattr(input, '_data') and input._data.dtype != target.numpy:
@@ -389,6 +391,21 @@ def where(condition, input=None, other=None):
         # bfloat16, computed in float32 (its condition comes first, so Op.apply cannot tell)
         return widened(Where, target.numpy).apply(condition, input, other)
     return Where.apply(condition, input, other)
+
+
+def _where_operands(condition, input, other):
+    """where's Scalar operands as Python numbers (a NumPy scalar is weak, as in torch);
+    anything else is refused with torch's message."""
+    try:
+        return tuple(x if isinstance(x, Tensor) else number_operand(Where, x, i)
+                     for i, x in enumerate((input, other)))
+    except OperandTypeError:
+        got = ', '.join(type(x).__name__ for x in (condition, input, other))
+        raise TypeError(f'where() received an invalid combination of arguments - got ({got}),'
+                        ' but expected one of: (Tensor condition, Tensor input, Tensor other),'
+                        ' (Tensor condition, Number self, Tensor other), (Tensor condition,'
+                        ' Tensor input, Number other), (Tensor condition, Number self, Number'
+                        ' other)') from None
 
 
 @method
@@ -463,6 +480,12 @@ def _clamp_tensor_args(min, max):
     return tmin or tmax
 
 
+def _number_bound(bound):
+    # a NumPy scalar bound is a number like any other: np.float64 keeps float32 float32
+    return bound if bound is None or bound.__class__ in (float, int) else \
+        number_operand(Clamp, bound, 1)
+
+
 @method('clamp', 'clip')
 def clamp(input, min=None, max=None):
     if min is None and max is None:
@@ -473,6 +496,7 @@ def clamp(input, min=None, max=None):
         if max is None:
             return ClampTensor.apply(input, min, which='min')
         return ClampTensor.apply(input, min, max)
+    min, max = _number_bound(min), _number_bound(max)
     return Clamp.apply(_scalar_bound_input(input, (min, max)), min=min, max=max)
 
 
@@ -489,6 +513,7 @@ def clamp_(self, min=None, max=None):
         if max is None:
             return ClampTensor.apply_(self, min, which='min')
         return ClampTensor.apply_(self, min, max)
+    min, max = _number_bound(min), _number_bound(max)
     return Clamp.apply_(self, min=min, max=max)
 
 

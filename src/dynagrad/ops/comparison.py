@@ -6,7 +6,7 @@ import numpy as np
 
 from .._device import is_any_array
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.function import Op, number_operand
 from ..tensor import Tensor, method
 from .. import _dtype
 from ._elementwise import (REFUSED, WIDE_UNSIGNED, _binary, _need_tensor, not_implemented,
@@ -16,6 +16,16 @@ from ._elementwise import (REFUSED, WIDE_UNSIGNED, _binary, _need_tensor, not_im
 class _Compare(Op):
     vmap_rule = 'elementwise'
     differentiable = False
+
+
+_PLAIN_OPERANDS = frozenset((np.ndarray, float, int, bool, complex))
+
+
+def _operand(op, b):
+    """A comparison's second operand that is not an array or a plain number: a NumPy scalar
+    compares as a Python number; anything else raises OperandTypeError, so that ``==`` is
+    False and ``<`` a TypeError, as in torch."""
+    return b if is_any_array(b) else number_operand(type(op), b, 1)
 
 
 
@@ -38,6 +48,8 @@ def _check_operands(kernel, a, b):
 
 class Eq(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('', a, b)
         return xp.equal(a, b)
@@ -45,6 +57,8 @@ class Eq(_Compare):
 
 class Ne(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('', a, b)
         return xp.not_equal(a, b)
@@ -52,6 +66,8 @@ class Ne(_Compare):
 
 class Lt(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('lt_cpu', a, b)
         if a.dtype.kind == 'c':
@@ -61,6 +77,8 @@ class Lt(_Compare):
 
 class Le(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('le_cpu', a, b)
         if a.dtype.kind == 'c':
@@ -70,6 +88,8 @@ class Le(_Compare):
 
 class Gt(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('gt_cpu', a, b)
         if a.dtype.kind == 'c':
@@ -79,6 +99,8 @@ class Gt(_Compare):
 
 class Ge(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('ge_cpu', a, b)
         if a.dtype.kind == 'c':
