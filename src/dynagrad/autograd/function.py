@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import DEVICE_ARRAY_TYPES, backend_of, on_backends_changed
-from ..backend import fp_errors_off, fp_errors_restore, xp
+from ..backend import fp_errors_off, fp_errors_restore, writable_alias, xp
 from ..tensor import Tensor, VersionCounter, bump_version, legacy, wrap  # noqa: F401
 from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, inference_blocks
 from .graph import Node, SavedTensor, grad_accumulator, real_grad_as
@@ -117,6 +117,9 @@ class Op(Node):
     # others: comparisons, rounding, erf...). Checked where an op's dtype rule runs, so a
     # float32 input pays nothing for it.
     supports_complex = False
+    # Into an expanded view (elements sharing memory) torch refuses most in-place ops; an op
+    # it lets write through says 'silent', or (name, example) for its deprecation warning.
+    overlapping_write = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -371,7 +374,12 @@ class Op(Node):
                     arrays[0] = old._data
                     node._saved = tuple(old._data if s is target._data else s for s in node._saved)
                 resolved_inputs = (old if old is not None else target,) + others
-        target._data[...] = result
+        try:
+            target._data[...] = result
+        except ValueError:      # a read-only array: an expanded view (elements share memory)
+            if target._data.__class__ is not _ndarray or target._data.flags.writeable:
+                raise
+            _write_overlapping(cls, target, result)
         vc = target._vc
         vc.value += 1
         vc.modified_by = cls._node_name
@@ -688,6 +696,58 @@ def _common_dtype(arrays):
     if d is None or (float_scalar and d.kind not in 'fc'):
         return None
     return d
+
+
+OVERLAP_ERROR = ('unsupported operation: more than one element of the written-to tensor '
+                 'refers to a single memory location. Please clone() the tensor before '
+                 'performing the operation.')
+
+
+def has_internal_overlap(array):
+    """Whether elements of ``array`` share memory: a stride 0 over a size above 1 (what an
+    expanded tensor has; torch's has_internal_overlap)."""
+    return any(st == 0 and n > 1 for n, st in zip(array.shape, array.strides))
+
+
+def write_region(region, values):
+    """``region[...] = values`` where ``region`` is a view of a fresh array taken as a view
+    of a tensor was (CopySlices' backward): through an expanded view that NumPy keeps
+    read-only, and refused as in torch where its elements share memory."""
+    try:
+        region[...] = values
+    except ValueError:
+        if region.__class__ is not _ndarray or region.flags.writeable:
+            raise
+        if has_internal_overlap(region):
+            raise RuntimeError(OVERLAP_ERROR) from None
+        writable_alias(region)[...] = values
+
+
+def _write_overlapping(cls, target, result):
+    """Write ``result`` into ``target``, a read-only view of an expanded tensor (NumPy keeps
+    those read-only). Where its elements share memory (a stride 0 over a size above 1,
+    torch's internal overlap), torch refuses most ops (``OVERLAP_ERROR``); those that say
+    ``overlapping_write`` (fill_, index_put_...) write the elements they change through the
+    shared memory, the deprecated ones with torch's warning. A view without overlap (a row
+    of an expanded tensor) is written through like any other."""
+    old = target._data
+    alias = writable_alias(old)
+    overlap = has_internal_overlap(old)
+    if alias is None or overlap and cls.overlapping_write is None:
+        raise RuntimeError(OVERLAP_ERROR)
+    if not overlap:
+        alias[...] = result
+        return
+    if cls.overlapping_write != 'silent':
+        import warnings
+        name, example = cls.overlapping_write
+        warnings.warn(f'Use of {name} on expanded tensors is deprecated. Please clone() the '
+                      'tensor before performing this operation. This also applies to advanced '
+                      f'indexing e.g. {example}', UserWarning, stacklevel=4)
+    changed = result != old
+    if result.dtype.kind in 'fc':
+        changed &= ~(xp.isnan(result) & xp.isnan(old))
+    alias[changed] = result[changed]
 
 
 class OperandTypeError(TypeError):

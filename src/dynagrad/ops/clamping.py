@@ -327,6 +327,7 @@ class Clone(Op):
 
 
 class Fill(Op):
+    overlapping_write = 'silent'    # torch writes it through an expanded tensor
     node_name = 'FillBackward2'
 
     def forward(self, x, value):
@@ -397,8 +398,9 @@ def _where_operands(condition, input, other):
     """where's Scalar operands as Python numbers (a NumPy scalar is weak, as in torch);
     anything else is refused with torch's message."""
     try:
-        return tuple(x if isinstance(x, Tensor) else number_operand(Where, x, i)
-                     for i, x in enumerate((input, other)))
+        # (an array: a backward formula's operand, on the fast path of arrays)
+        return tuple(x if isinstance(x, Tensor) or is_any_array(x)
+                     else number_operand(Where, x, i) for i, x in enumerate((input, other)))
     except OperandTypeError:
         got = ', '.join(type(x).__name__ for x in (condition, input, other))
         raise TypeError(f'where() received an invalid combination of arguments - got ({got}),'

@@ -106,6 +106,11 @@ class Expand(Op):
 
     def forward(self, x, shape):
         self.in_shape = x.shape
+        lead = len(shape) - x.ndim
+        if tuple(shape[lead:]) == x.shape and not any(n != 1 for n in shape[:lead]):
+            # no element repeats (leading 1s only): a writable view, as torch's, which
+            # copy_ into arange(n).expand(1, -1) needs (NumPy's broadcasts are read-only)
+            return xp.expand_dims(x, tuple(range(lead))) if lead else x[...]
         return xp.broadcast_to(x, shape)
 
     def backward(self, g):
