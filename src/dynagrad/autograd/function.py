@@ -777,6 +777,21 @@ def number_operand(cls, x, position):
         f"{position + 1}) must be Tensor, not {type(x).__name__}")
 
 
+def float_argument(op, name, value, position=None):
+    """A ``float`` parameter (logit's eps, nan_to_num's nan...) as torch's argument parser
+    reads it: a number, a NumPy scalar or a one-element tensor; None stays None; anything
+    else is its TypeError, not NumPy's."""
+    if value is None or value.__class__ is float or value.__class__ is int:
+        return value
+    if isinstance(value, (bool, int, float, np.integer, np.floating)) or (
+            isinstance(value, Tensor) and value._data.size == 1
+            and value._data.dtype.kind in 'biuf'):
+        return float(value)
+    where = f' (position {position})' if position is not None else ''
+    raise TypeError(f"{op}(): argument '{name}'{where} must be float, not "
+                    f'{type(value).__name__}')
+
+
 def _promote(cls, inputs, arrays):
     """Cast, in the list ``arrays``, what PyTorch's promotion casts; return whether it did.
 
@@ -787,8 +802,8 @@ def _promote(cls, inputs, arrays):
     for i, a in enumerate(arrays):
         c = a.__class__
         if c is not float and c is not int and c is not bool and c is not complex \
-                and c is not COO and not is_data_array(a):
-            arrays[i] = number_operand(cls, a, i)
+                and a is not None and c is not COO and not is_data_array(a):
+            arrays[i] = number_operand(cls, a, i)   # (None: an op's optional input)
     if not cls.supports_complex:
         for a in arrays:
             if is_data_array(a) and a.dtype.kind == 'c':
@@ -826,6 +841,9 @@ def _promote(cls, inputs, arrays):
             continue
         elif number_as_float8:
             arrays[i] = xp.asarray(a, dtype=np_target)
+        elif cls.promotes and target.category >= 2 and a is None:   # t + None
+            raise OperandTypeError(f"{op_name(cls)}(): argument 'other' (position {i + 1}) "
+                                   'must be Tensor, not NoneType')
         elif cls.promotes and target.category == 2 and not isinstance(a, float):
             arrays[i] = float(a)
         elif cls.promotes and target.category == 3 and not isinstance(a, complex):

@@ -9,7 +9,8 @@ from ..backend import xp
 from ..tensor import Tensor, method, wrap
 from ..autograd.graph import real_grad_as
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.function import Op, OperandTypeError, number_operand, widened
+from ..autograd.function import (Op, OperandTypeError, float_argument, number_operand,
+                                 widened)
 from .. import _dtype
 from . import formula as fm
 from ._elementwise import (REFUSED, _as_array, _binary, _need_tensor,
@@ -423,6 +424,7 @@ fmin = _binary(Fmin, 'fmin', tensors_only=True)
 
 @method
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    nan, posinf, neginf = _nan_to_num_args('nan_to_num', nan, posinf, neginf)
     if isinstance(input, Tensor) and input._data.dtype.kind == 'c':
         if input._requires_grad and is_grad_enabled():
             raise RuntimeError('nan_to_num does not support automatic differentiation for '
@@ -434,7 +436,14 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 @method
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    nan, posinf, neginf = _nan_to_num_args('nan_to_num_', nan, posinf, neginf)
     return NanToNum.apply_(self, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def _nan_to_num_args(op, nan, posinf, neginf):
+    nan = 0.0 if nan is None else nan       # torch: None is the default, 0
+    return (float_argument(op, 'nan', nan, 1), float_argument(op, 'posinf', posinf),
+            float_argument(op, 'neginf', neginf))
 
 
 def _scalar_bound_input(input, bounds):
