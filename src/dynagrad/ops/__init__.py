@@ -31,3 +31,9 @@ __all__ = [name for module in FAMILIES + (creation, sparse) for name in module._
 from . import spectral  # noqa: E402
 from .spectral import stft, istft  # noqa: E402
 __all__ += spectral.TOP_LEVEL
+
+# NumPy's keyword names (axis=, keepdims=) and the keywords of *sizes parameters, as torch's
+# argument parser takes them: last, once every family has bound its functions and methods.
+import sys as _sys  # noqa: E402
+from . import keywords as _keywords  # noqa: E402
+_keywords.install(FAMILIES + (creation, sparse, spectral, _sys.modules[__name__]))
