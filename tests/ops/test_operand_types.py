@@ -4,6 +4,7 @@ NotImplemented (so == is False, != True, and <, +, ** raise Python's TypeError) 
 functions raise TypeError; ``x in t``."""
 import operator
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -165,3 +166,38 @@ def test_float_parameters_match_torch(call):
         # the position differs between torch's function and method forms; dynagrad's are one
         assert d[0] is t[0] is TypeError
         assert re.sub(r' \(position \d\)', '', d[1]) == re.sub(r' \(position \d\)', '', t[1])
+
+
+# -- arguments NumPy used to read (and word the refusal of) ----------------------------------
+
+LEAKS = {
+    'ragged': lambda L, x: L.tensor([[1, 2], [3]]),
+    'ragged_deep': lambda L, x: L.tensor([[[1], [2]], [[1], [2, 3]]]),
+    'mixed_depth': lambda L, x: L.tensor([[1, 2], 3]),
+    'view_str': lambda L, x: x.view('a'), 'reshape_float': lambda L, x: x.reshape(2.5, 2),
+    'zeros_str': lambda L, x: L.zeros('a'), 'ones_float': lambda L, x: L.ones(2.5),
+    'ones_negative': lambda L, x: L.ones(-1), 'zeros_tensor_size': lambda L, x: L.zeros(
+        L.tensor(2), 3), 'view_tensor_size': lambda L, x: x.view(L.tensor(3), 2),
+    'full_str': lambda L, x: L.full((2,), 'a'), 'full_none': lambda L, x: L.full((2,), None),
+    'full_numpy': lambda L, x: L.full((2,), np.float64(2.5)),
+    'fill_str': lambda L, x: x.clone().fill_('a'), 'fill_list': lambda L, x: x.clone().fill_([1]),
+    'fill_numpy': lambda L, x: x.clone().fill_(np.float64(2.5)),
+    'fn_fill_str': lambda L, x: L.fill(x, 'a'),
+    'where_float_condition': lambda L, x: L.where(x, x, x),
+    'where_long_condition': lambda L, x: L.where(x.long(), x, x),
+}
+
+
+@pytest.mark.parametrize('name', list(LEAKS))
+def test_argument_errors_match_torch(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        t, d = _same(lambda L: LEAKS[name](L, L.arange(6.0).reshape(2, 3)))
+    if t[0] is ValueError or t[0] is RuntimeError:
+        assert d[1] == t[1]
+
+
+def test_where_uint8_condition_warns_as_torch():
+    x = dg.ones(2)
+    with pytest.warns(UserWarning, match='where received a uint8 condition tensor'):
+        assert dg.where(x.to(dg.uint8), x, -x).tolist() == [1.0, 1.0]

@@ -381,6 +381,14 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
+    if isinstance(condition, Tensor) and condition._data.dtype.kind != 'b':
+        kind = condition._data.dtype
+        if kind != np.uint8:
+            raise RuntimeError('where expected condition to be a boolean tensor, but got a '
+                               f'tensor with dtype {_dtype.type_name(_dtype.FROM_NUMPY[kind])}')
+        warnings.warn('where received a uint8 condition tensor. This behavior is deprecated '
+                      'and will be removed in a future version of PyTorch. Use a boolean '
+                      'condition instead.', UserWarning, stacklevel=2)
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         input, other = _where_operands(condition, input, other)
     from .._dtype import result_type
@@ -577,15 +585,20 @@ def zero_(self):
     return Zero.apply_(self, value=0)
 
 
-def _check_fill_value(value):
-    if isinstance(value, Tensor) and value._data.ndim:
-        raise RuntimeError('fill_ only supports 0-dimension value tensor but got tensor with '
-                           f'{value._data.ndim} dimensions.')
+def _check_fill_value(value, op):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError('fill_ only supports 0-dimension value tensor but got tensor '
+                               f'with {value._data.ndim} dimensions.')
+    elif not isinstance(value, (int, float, complex, np.number, np.bool_)):
+        raise TypeError(f'{op}() received an invalid combination of arguments - got '
+                        f'({type(value).__name__}), but expected one of: (Tensor value), '
+                        '(Number value)')
 
 
 @method
 def fill_(self, value):
-    _check_fill_value(value)
+    _check_fill_value(value, 'fill_')
     if isinstance(value, Tensor):
         return FillTensor.apply_(self, value)
     return Fill.apply_(self, value=value)
@@ -594,7 +607,7 @@ def fill_(self, value):
 def fill(input, value):
     """A tensor like ``input`` filled with ``value`` (out of place: ``torch.fill``)."""
     _need_tensor('fill', input, 1, 'input')
-    _check_fill_value(value)
+    _check_fill_value(value, 'fill')
     if isinstance(value, Tensor):
         return FillTensor.named('FillBackward1').apply(input, value)
     return Fill.named('FillBackward0').apply(input, value=value)
