@@ -201,3 +201,15 @@ def test_where_uint8_condition_warns_as_torch():
     x = dg.ones(2)
     with pytest.warns(UserWarning, match='where received a uint8 condition tensor'):
         assert dg.where(x.to(dg.uint8), x, -x).tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize('call', [
+    lambda L, x: x.sum(dtype='float'), lambda L, x: x.mean(dtype=3),
+    lambda L, x: x.sum(dtype=float), lambda L, x: x.cumsum(0, dtype=int),
+    lambda L, x: L.arange('a'), lambda L, x: L.arange(0, 'a'), lambda L, x: L.arange(None),
+    lambda L, x: L.arange(L.tensor(3)), lambda L, x: L.arange(np.int64(3)),
+])
+def test_reduction_dtype_and_arange_arguments_match_torch(call):
+    t, d = _same(lambda L: call(L, L.ones(2)))
+    if t[0] != 'tensor':
+        assert t[0] is d[0] is TypeError

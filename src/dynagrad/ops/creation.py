@@ -317,6 +317,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     backend = resolve(device)
     if end is None:
         start, end = 0, start
+    for name, x in (('end', end), ('start', start), ('step', step)):
+        if not isinstance(x, (int, float, np.number, np.bool_, Tensor)):
+            raise TypeError(f"arange(): argument '{name}' must be Number, not "
+                            f'{type(x).__name__}')
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
     if step == 0:
         raise RuntimeError('step must be nonzero')
