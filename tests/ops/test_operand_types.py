@@ -213,3 +213,17 @@ def test_reduction_dtype_and_arange_arguments_match_torch(call):
     t, d = _same(lambda L: call(L, L.ones(2)))
     if t[0] != 'tensor':
         assert t[0] is d[0] is TypeError
+
+
+@pytest.mark.parametrize('dtype', ['float32', 'float64', 'int64'])
+@pytest.mark.parametrize('op', [operator.lt, operator.le, operator.gt, operator.ge,
+                                operator.eq, operator.ne], ids=lambda o: o.__name__)
+def test_comparison_with_a_complex_number_matches_torch(op, dtype):
+    for scalar in (1j, np.complex128(2 + 0j)):
+        for reflected in (False, True):
+            def run(L):
+                t = L.tensor([1, 2]).to(getattr(L, dtype))
+                return op(scalar, t) if reflected else op(t, scalar)
+            t, d = _same(run)
+            if t[0] is NotImplementedError:
+                assert d[1] == t[1]

@@ -46,6 +46,16 @@ def _check_operands(kernel, a, b):
         raise refused(kernel, xp.zeros(0, common.numpy))
 
 
+def _ordered(a, b):
+    """What an ordering comparison computes in (its refusal names it): a complex number
+    makes a float tensor's comparison complex, as in torch."""
+    if b.__class__ is not complex:
+        return a
+    if a.dtype.kind in 'fc':
+        return xp.zeros(0, a.dtype) + b
+    return xp.zeros(0, _dtype.default_complex_dtype().numpy)
+
+
 class Eq(_Compare):
     def forward(self, a, b):
         if b.__class__ not in _PLAIN_OPERANDS:
@@ -70,8 +80,8 @@ class Lt(_Compare):
             b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('lt_cpu', a, b)
-        if a.dtype.kind == 'c':
-            raise not_implemented('lt_cpu', a)
+        if a.dtype.kind == 'c' or b.__class__ is complex:
+            raise not_implemented('lt_cpu', _ordered(a, b))
         return xp.less(a, b)
 
 
@@ -81,8 +91,8 @@ class Le(_Compare):
             b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('le_cpu', a, b)
-        if a.dtype.kind == 'c':
-            raise not_implemented('le_cpu', a)
+        if a.dtype.kind == 'c' or b.__class__ is complex:
+            raise not_implemented('le_cpu', _ordered(a, b))
         return xp.less_equal(a, b)
 
 
@@ -92,8 +102,8 @@ class Gt(_Compare):
             b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('gt_cpu', a, b)
-        if a.dtype.kind == 'c':
-            raise not_implemented('gt_cpu', a)
+        if a.dtype.kind == 'c' or b.__class__ is complex:
+            raise not_implemented('gt_cpu', _ordered(a, b))
         return xp.greater(a, b)
 
 
@@ -103,8 +113,8 @@ class Ge(_Compare):
             b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('ge_cpu', a, b)
-        if a.dtype.kind == 'c':
-            raise not_implemented('ge_cpu', a)
+        if a.dtype.kind == 'c' or b.__class__ is complex:
+            raise not_implemented('ge_cpu', _ordered(a, b))
         return xp.greater_equal(a, b)
 
 
