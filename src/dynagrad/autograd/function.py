@@ -802,7 +802,8 @@ def _promote(cls, inputs, arrays):
     for i, a in enumerate(arrays):
         c = a.__class__
         if c is not float and c is not int and c is not bool and c is not complex \
-                and a is not None and c is not COO and not is_data_array(a):
+                and a is not None and c is not COO and not is_data_array(a) \
+                and not isinstance(a, _ndarray):    # (an array subclass: nn's _NoData)
             arrays[i] = number_operand(cls, a, i)   # (None: an op's optional input)
     if not cls.supports_complex:
         for a in arrays:
