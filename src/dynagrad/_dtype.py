@@ -306,7 +306,8 @@ def promote_types(a, b):
 
 
 def scalar_category(x):
-    if x.__class__ is builtins_bool or isinstance(x, np.bool_):
+    # np.bool_ is no numbers.Number: torch reads it as a float (int32 + np.True_ is float32)
+    if x.__class__ is builtins_bool:
         return _BOOL
     if isinstance(x, (builtins_int, np.integer)):
         return _INT

@@ -80,6 +80,29 @@ def window_view(array, shape, strides):
     return xp.lib.stride_tricks.as_strided(array, shape, strides)
 
 
+class _Interface:
+    """An ``__array_interface__`` holder; its ``base`` keeps the memory alive."""
+
+    def __init__(self, interface, base):
+        self.__array_interface__ = interface
+        self.base = base
+
+
+def writable_alias(array):
+    """A writable view of the memory the read-only NumPy view ``array`` sees (an expanded
+    tensor's, whose elements share memory), or None when nothing under it is writable.
+    NumPy keeps broadcast views read-only; torch writes through them where the op allows
+    it (fill_, index_put_...)."""
+    root = array.base
+    while root is not None and not (root.__class__ is numpy.ndarray and root.flags.writeable):
+        root = getattr(root, 'base', None)
+    if root is None:
+        return None
+    interface = dict(array.__array_interface__)
+    interface['data'] = (interface['data'][0], False)
+    return numpy.asarray(_Interface(interface, root))
+
+
 def get_array_module(*arrays):
     """The namespace that owns ``arrays`` (Chainer's and DeZero's hook for CuPy)."""
     for a in arrays:

@@ -3,6 +3,8 @@
 Math lives in ``dynagrad.ops``; its functions are bound as methods and operators there.
 This file holds storage, autograd state, conversion and printing.
 """
+import numbers
+import operator
 import threading
 import warnings
 
@@ -654,6 +656,14 @@ class Tensor:
     def __hash__(self):
         return id(self)
 
+    def __contains__(self, element):
+        # PyTorch: `x in t` is (t == x).any() for a tensor or a number (numbers.Number: so
+        # NumPy's numeric scalars, but not np.bool_), and refuses anything else.
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((self == element).any())
+        raise RuntimeError('Tensor.__contains__ only supports Tensor or scalar, but you passed '
+                           f'in a {type(element)}.')
+
     def __format__(self, spec):
         if self._data.ndim == 0 or (spec and self._data.size == 1):
             return format(self.item(), spec)
@@ -908,10 +918,25 @@ def to_nested(data):
     return data
 
 
-def size_args(size):
+def size_args(size, fn=None):
+    """Sizes as varargs or one tuple/list/Size: integers (an integer one-element tensor
+    too), torch's TypeError for anything else (2.5 is not truncated, 'a' not parsed)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
-    return tuple(int(s) for s in size)
+    try:
+        return tuple(s if s.__class__ is int else operator.index(s) for s in size)
+    except TypeError:
+        i, bad = next((i, s) for i, s in enumerate(size) if not _is_index(s))
+        raise TypeError(f"{fn + '(): ' if fn else ''}argument 'size' must be tuple of ints, but "
+                        f'found element of type {type(bad).__name__} at pos {i}') from None
+
+
+def _is_index(s):
+    try:
+        operator.index(s)
+    except TypeError:
+        return False
+    return True
 
 
 def _wrap_dim(dim, ndim, op='dim'):

@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import _dtype
 from .._device import DEVICE_ARRAY_TYPES, backend_of, on_backends_changed
-from ..backend import fp_errors_off, fp_errors_restore, xp
+from ..backend import fp_errors_off, fp_errors_restore, writable_alias, xp
 from ..tensor import Tensor, VersionCounter, bump_version, legacy, wrap  # noqa: F401
 from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, inference_blocks
 from .graph import Node, SavedTensor, grad_accumulator, real_grad_as
@@ -117,6 +117,9 @@ class Op(Node):
     # others: comparisons, rounding, erf...). Checked where an op's dtype rule runs, so a
     # float32 input pays nothing for it.
     supports_complex = False
+    # Into an expanded view (elements sharing memory) torch refuses most in-place ops; an op
+    # it lets write through says 'silent', or (name, example) for its deprecation warning.
+    overlapping_write = None
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -371,7 +374,12 @@ class Op(Node):
                     arrays[0] = old._data
                     node._saved = tuple(old._data if s is target._data else s for s in node._saved)
                 resolved_inputs = (old if old is not None else target,) + others
-        target._data[...] = result
+        try:
+            target._data[...] = result
+        except ValueError:      # a read-only array: an expanded view (elements share memory)
+            if target._data.__class__ is not _ndarray or target._data.flags.writeable:
+                raise
+            _write_overlapping(cls, target, result)
         vc = target._vc
         vc.value += 1
         vc.modified_by = cls._node_name
@@ -660,8 +668,7 @@ def forward_arrays(cls, inputs):
 
 
 def _complex_refused(cls, array):
-    name = getattr(cls, 'aten', '') or cls._node_name
-    name = name[:-9].lower() if name.endswith('Backward0') else name
+    name = op_name(cls)
     kind = 'ComplexFloat' if array.dtype.itemsize == 8 else 'ComplexDouble'
     return NotImplementedError(f'"{name}" not implemented for \'{kind}\' (dynagrad computes '
                                f'{name} on real tensors only, as PyTorch does)')
@@ -691,6 +698,100 @@ def _common_dtype(arrays):
     return d
 
 
+OVERLAP_ERROR = ('unsupported operation: more than one element of the written-to tensor '
+                 'refers to a single memory location. Please clone() the tensor before '
+                 'performing the operation.')
+
+
+def has_internal_overlap(array):
+    """Whether elements of ``array`` share memory: a stride 0 over a size above 1 (what an
+    expanded tensor has; torch's has_internal_overlap)."""
+    return any(st == 0 and n > 1 for n, st in zip(array.shape, array.strides))
+
+
+def write_region(region, values):
+    """``region[...] = values`` where ``region`` is a view of a fresh array taken as a view
+    of a tensor was (CopySlices' backward): through an expanded view that NumPy keeps
+    read-only, and refused as in torch where its elements share memory."""
+    try:
+        region[...] = values
+    except ValueError:
+        if region.__class__ is not _ndarray or region.flags.writeable:
+            raise
+        if has_internal_overlap(region):
+            raise RuntimeError(OVERLAP_ERROR) from None
+        writable_alias(region)[...] = values
+
+
+def _write_overlapping(cls, target, result):
+    """Write ``result`` into ``target``, a read-only view of an expanded tensor (NumPy keeps
+    those read-only). Where its elements share memory (a stride 0 over a size above 1,
+    torch's internal overlap), torch refuses most ops (``OVERLAP_ERROR``); those that say
+    ``overlapping_write`` (fill_, index_put_...) write the elements they change through the
+    shared memory, the deprecated ones with torch's warning. A view without overlap (a row
+    of an expanded tensor) is written through like any other."""
+    old = target._data
+    alias = writable_alias(old)
+    overlap = has_internal_overlap(old)
+    if alias is None or overlap and cls.overlapping_write is None:
+        raise RuntimeError(OVERLAP_ERROR)
+    if not overlap:
+        alias[...] = result
+        return
+    if cls.overlapping_write != 'silent':
+        import warnings
+        name, example = cls.overlapping_write
+        warnings.warn(f'Use of {name} on expanded tensors is deprecated. Please clone() the '
+                      'tensor before performing this operation. This also applies to advanced '
+                      f'indexing e.g. {example}', UserWarning, stacklevel=4)
+    changed = result != old
+    if result.dtype.kind in 'fc':
+        changed &= ~(xp.isnan(result) & xp.isnan(old))
+    alias[changed] = result[changed]
+
+
+class OperandTypeError(TypeError):
+    """An operand that is neither a tensor nor a number (a str, None, a list). The operators
+    turn it into ``NotImplemented``, so that Python answers as it does for torch: ``==`` is
+    False, ``+`` and ``<`` raise its "unsupported operand" TypeError."""
+
+
+def op_name(cls):
+    """The op's name in PyTorch's messages ('add' for Add)."""
+    name = getattr(cls, 'aten', '') or cls._node_name
+    return name[:-9].lower() if name[-9:-1] == 'Backward' else name
+
+
+def number_operand(cls, x, position):
+    """A non-tensor operand as the Python number PyTorch reads it: a NumPy scalar is a
+    number like any other (weak in promotion, so float32 * np.float64(2) stays float32,
+    where NumPy 2 would widen); anything else is refused as PyTorch's argument parser does.
+    np.bool_, which is no numbers.Number, torch reads as a float (int32 + np.True_ is
+    float32)."""
+    if isinstance(x, np.generic) and x.dtype.kind in 'biufc':
+        return float(x) if x.dtype.kind == 'b' else x.item()
+    if isinstance(x, (bool, int, float, complex)):     # int and float subclasses too
+        return x
+    raise OperandTypeError(
+        f"{op_name(cls)}(): argument '{'other' if position else 'input'}' (position "
+        f"{position + 1}) must be Tensor, not {type(x).__name__}")
+
+
+def float_argument(op, name, value, position=None):
+    """A ``float`` parameter (logit's eps, nan_to_num's nan...) as torch's argument parser
+    reads it: a number, a NumPy scalar or a one-element tensor; None stays None; anything
+    else is its TypeError, not NumPy's."""
+    if value is None or value.__class__ is float or value.__class__ is int:
+        return value
+    if isinstance(value, (bool, int, float, np.integer, np.floating)) or (
+            isinstance(value, Tensor) and value._data.size == 1
+            and value._data.dtype.kind in 'biuf'):
+        return float(value)
+    where = f' (position {position})' if position is not None else ''
+    raise TypeError(f"{op}(): argument '{name}'{where} must be float, not "
+                    f'{type(value).__name__}')
+
+
 def _promote(cls, inputs, arrays):
     """Cast, in the list ``arrays``, what PyTorch's promotion casts; return whether it did.
 
@@ -698,6 +799,12 @@ def _promote(cls, inputs, arrays):
     bfloat16, for float16 where the op ``widens_half``), return instead the op's widened
     variant, which the caller runs in its place.
     """
+    for i, a in enumerate(arrays):
+        c = a.__class__
+        if c is not float and c is not int and c is not bool and c is not complex \
+                and a is not None and c is not COO and not is_data_array(a) \
+                and not isinstance(a, _ndarray):    # (an array subclass: nn's _NoData)
+            arrays[i] = number_operand(cls, a, i)   # (None: an op's optional input)
     if not cls.supports_complex:
         for a in arrays:
             if is_data_array(a) and a.dtype.kind == 'c':
@@ -735,6 +842,9 @@ def _promote(cls, inputs, arrays):
             continue
         elif number_as_float8:
             arrays[i] = xp.asarray(a, dtype=np_target)
+        elif cls.promotes and target.category >= 2 and a is None:   # t + None
+            raise OperandTypeError(f"{op_name(cls)}(): argument 'other' (position {i + 1}) "
+                                   'must be Tensor, not NoneType')
         elif cls.promotes and target.category == 2 and not isinstance(a, float):
             arrays[i] = float(a)
         elif cls.promotes and target.category == 3 and not isinstance(a, complex):
@@ -1147,12 +1257,29 @@ class _CustomNode(Op, FunctionCtx):
             if not isinstance(g, Tensor):
                 raise TypeError(f'function {self.name()} returned a gradient of type '
                                 f'{type(g).__name__} for input {i}; expected a Tensor or None')
-            if meta is not None and g.shape != meta[0]:
-                raise RuntimeError(f'Function {self.name()} returned an invalid gradient at '
-                                   f'index {i} - got {list(g.shape)} but expected shape '
-                                   f'compatible with {list(meta[0])}')
+            if meta is not None:
+                if g.shape != meta[0]:
+                    # torch sums a gradient the input broadcasts to (more leading dims, or
+                    # size 1 where the gradient has more) down to it; refuses any other shape
+                    if not _expands_to(meta[0], g.shape):
+                        raise RuntimeError(
+                            f'Function {self.name()} returned an invalid gradient at index {i}'
+                            f' - got {list(g.shape)} but expected shape compatible with '
+                            f'{list(meta[0])}')
+                    g = sum_to(g, meta[0])
+                if g._data.dtype.kind == 'c' and meta[1].kind in 'fV':   # complex into real
+                    raise RuntimeError('Expected isFloatingType(grad.scalar_type()) || '
+                                       '(input_is_complex == grad_is_complex) to be true, but '
+                                       'got false.')
             out.append(g if as_tensors else g._data)
         return tuple(out)
+
+
+def _expands_to(shape, target):
+    """Whether ``shape`` broadcasts to exactly ``target`` (torch's is_expandable_to)."""
+    if len(shape) > len(target):
+        return False
+    return all(n == m or n == 1 for n, m in zip(reversed(shape), reversed(target)))
 
 
 class _FunctionMeta(type):

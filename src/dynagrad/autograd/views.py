@@ -5,7 +5,7 @@ the view's region, where it is what the in-place op's backward gives for the vie
 value. A view remembers how it was taken from its base (``_view_fn``: the view ops with
 their parameters), so the region can be taken again of a gradient, array or tensor.
 """
-from .function import Op, _edge, _NO_EDGE, is_array
+from .function import Op, _edge, _NO_EDGE, is_array, write_region
 
 __all__ = ['CopySlices', 'ViewScatter', 'replay_view', 'view_of_array']
 
@@ -52,7 +52,7 @@ class CopySlices(Op):
             g_base = g.copy()
             region = view_of_array(g_base, self.chain)
             grads = self.inner._run_backward((region.copy(),), False)
-            region[...] = 0 if grads[0] is None else grads[0]
+            write_region(region, 0 if grads[0] is None else grads[0])
             return (g_base,) + tuple(grads[1:])
         region = replay_view(g, self.chain)
         grads = self.inner._run_backward((region,), True)
@@ -69,13 +69,13 @@ class ViewScatter(Op):
     def forward(self, base, values, chain):
         self.chain = chain
         out = base.copy()
-        view_of_array(out, self.chain)[...] = values
+        write_region(view_of_array(out, self.chain), values)
         return out
 
     def backward(self, g):
         if is_array(g):
             g_base = g.copy()
-            view_of_array(g_base, self.chain)[...] = 0
+            write_region(view_of_array(g_base, self.chain), 0)
             return g_base, view_of_array(g, self.chain)
         zeros = replay_view(g, self.chain) * 0
         return ViewScatter.apply(g, zeros, chain=self.chain), replay_view(g, self.chain)

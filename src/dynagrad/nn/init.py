@@ -79,6 +79,10 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
         warnings.warn('mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The '
                       'distribution of values may be incorrect.', stacklevel=2)
 
+    if tensor.is_complex():     # torch's redraw compares values, which complex ones refuse
+        raise NotImplementedError(f'"lt_cpu" not implemented for '
+                                  f'\'{tensor.dtype.legacy_name[:-6]}\'')
+
     def cdf(x):
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
     with no_grad():
@@ -208,6 +212,9 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError('Only tensors with 2 or more dimensions are supported')
     if tensor.numel() == 0:
         return tensor
+    if tensor.is_complex():     # torch folds R's diagonal in with sign(), real only
+        raise NotImplementedError('Unlike NumPy, torch.sign is not intended to support complex '
+                                  'numbers. Please use torch.sgn instead.')
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     from ..ops.random import randn

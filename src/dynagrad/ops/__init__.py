@@ -35,3 +35,9 @@ __all__ += spectral.TOP_LEVEL
 from . import foreach  # noqa: E402
 from .foreach import *  # noqa: F401,F403,E402
 __all__ += foreach.__all__
+
+# NumPy's keyword names (axis=, keepdims=) and the keywords of *sizes parameters, as torch's
+# argument parser takes them: last, once every family has bound its functions and methods.
+import sys as _sys  # noqa: E402
+from . import keywords as _keywords  # noqa: E402
+_keywords.install(FAMILIES + (creation, sparse, spectral, _sys.modules[__name__]))

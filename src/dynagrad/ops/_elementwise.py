@@ -15,7 +15,7 @@ import sys
 from .. import _dtype
 from ..backend import xp
 from ..tensor import Tensor, method
-from ..autograd.function import Op
+from ..autograd.function import Op, OperandTypeError
 
 
 class Unary(Op):
@@ -220,14 +220,23 @@ def _binary_inplace(op_cls, name, tensors_only, module):
 
 def _operator(op_cls, *dunders, reflected=False):
     """The Tensor methods ``dunders`` (``__add__``, ``__radd__``...): ``op_cls.apply`` on
-    ``(self, other)``, or on ``(other, self)`` when ``reflected``, called directly."""
-    apply = op_cls.apply
+    ``(self, other)``, or on ``(other, self)`` when ``reflected``, called directly
+    (``op_cls`` may also be a function, where the operator picks among variants)."""
+    apply = op_cls.apply if isinstance(op_cls, type) else op_cls
+    # An operand that is no number (a str, None): NotImplemented, so Python gives torch's
+    # answer (== False, + a TypeError); the try costs nothing when nothing is raised.
     if reflected:
         def operator(self, other):
-            return apply(other, self)
+            try:
+                return apply(other, self)
+            except OperandTypeError:
+                return NotImplemented
     else:
         def operator(self, other):
-            return apply(self, other)
+            try:
+                return apply(self, other)
+            except OperandTypeError:
+                return NotImplemented
     method(*dunders)(_named(operator, dunders[0], _caller_module()))
     return operator
 

@@ -51,7 +51,23 @@ def _check_float(op, A, name='input', complex_ok=False):
         raise RuntimeError(f'{op}: Expected a floating point or complex tensor as {name}. '
                            f'Got {_tname(A)}')
     if kind.char in 'eE':   # float16, bfloat16
+        kernel = _LAPACK_KERNEL.get(op)
+        if kernel is not None:      # torch reaches its LAPACK kernel, which refuses them
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{_tname(A)}\'')
         raise RuntimeError(f'{op}: Low precision dtypes not supported. Got {_tname(A)}')
+
+
+# The kernels whose dtype dispatch refuses float16 and bfloat16 in torch (a
+# NotImplementedError naming the kernel); the other ops check first (a RuntimeError).
+_LAPACK_KERNEL = {
+    'linalg.solve': 'lu_cpu', 'linalg.det': 'lu_cpu', 'linalg.lu': 'lu_cpu',
+    'linalg.lu_factor': 'lu_cpu', 'linalg.lu_factor_ex': 'lu_cpu',
+    'linalg.cholesky': 'cholesky_cpu', 'linalg.cholesky_ex': 'cholesky_cpu',
+    'linalg.qr': 'geqrf_cpu', 'geqrf': 'geqrf_cpu', 'linalg.eigh': 'linalg_eigh_cpu',
+    'linalg.eigvalsh': 'linalg_eigh_cpu', 'linalg.svd': 'linalg_svd_cpu',
+    'linalg.svdvals': 'linalg_svd_cpu', 'linalg.solve_triangular': 'triangular_solve_cpu',
+    'linalg.householder_product': 'orgqr_cpu', 'ormqr': 'ormqr_cpu',
+}
 
 
 def _check_square(op, A, name='A', complex_ok=False):

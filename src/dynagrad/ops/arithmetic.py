@@ -8,7 +8,7 @@ import numpy as np
 from .._device import is_any_array
 from ..backend import xp
 from ..tensor import Tensor, method
-from ..autograd.function import Op
+from ..autograd.function import Op, number_operand
 from .. import _dtype
 from . import formula as fm
 from ._elementwise import (FLOAT8, REFUSED, _NoDerivative, _as_array, _binary, _need_tensor,
@@ -693,16 +693,17 @@ def mul_(self, other):
 _operator(Mul, '__mul__', '__rmul__')
 
 
-@method('pow', '__pow__')
+@method
 def pow(input, exponent):
     if hasattr(exponent, '_data'):
         if not hasattr(input, '_data'):
             return Rpow.apply(exponent, input)
         return PowTensor.apply(input, exponent)
-    if isinstance(exponent, float) and not input.is_floating_point():
+    if exponent.__class__ is not float and exponent.__class__ is not int:
+        exponent = number_operand(Pow, exponent, 1)
+    if isinstance(exponent, (float, complex)) and input._data.dtype.kind not in 'fVc':
         # The exponent is a parameter, not an input, so promotion does not see it.
-        from .._dtype import get_default_dtype
-        input = input.to(get_default_dtype())
+        input = input.to(_dtype.result_type(input, exponent))
     return Pow.apply(input, exponent=exponent)
 
 
@@ -713,6 +714,7 @@ def pow_(self, exponent):
     return Pow.apply_(self, exponent=exponent)
 
 
+_operator(pow, '__pow__')
 _operator(Rpow, '__rpow__')
 
 
@@ -774,7 +776,7 @@ def _xlogy_variant(input, other):
     return Xlogy
 
 
-@method('floor_divide', '__floordiv__')
+@method
 def floor_divide(input, other):
     return FloorDivide.apply(input, other)
 
@@ -784,10 +786,11 @@ def floor_divide_(self, other):
     return FloorDivideInplace.apply_(self, other)
 
 
+_operator(FloorDivide, '__floordiv__')
 _operator(FloorDivide, '__rfloordiv__', reflected=True)
 
 
-@method('remainder', '__mod__')
+@method
 def remainder(input, other):
     if not isinstance(input, Tensor):
         return RemainderScalarSelf.apply(input, other)
@@ -799,6 +802,7 @@ def remainder_(self, other):
     return _scalar_variant(Remainder, other).apply_(self, other)
 
 
+_operator(remainder, '__mod__')
 _operator(RemainderScalarSelf, '__rmod__', reflected=True)
 
 

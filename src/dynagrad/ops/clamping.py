@@ -10,7 +10,8 @@ from ..backend import xp
 from ..tensor import Tensor, method, wrap
 from ..autograd.graph import real_grad_as
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.function import Op, widened
+from ..autograd.function import (Op, OperandTypeError, float_argument, number_operand,
+                                 widened)
 from .. import _dtype
 from . import formula as fm
 from ._elementwise import (REFUSED, _as_array, _binary, _need_tensor,
@@ -332,6 +333,7 @@ class Clone(Op):
 
 
 class Fill(Op):
+    overlapping_write = 'silent'    # torch writes it through an expanded tensor
     node_name = 'FillBackward2'
 
     def forward(self, x, value):
@@ -384,6 +386,16 @@ def where(condition, input=None, other=None):
     if input is None and other is None:
         from .indexing import nonzero
         return nonzero(condition, as_tuple=True)
+    if isinstance(condition, Tensor) and condition._data.dtype.kind != 'b':
+        kind = condition._data.dtype
+        if kind != np.uint8:
+            raise RuntimeError('where expected condition to be a boolean tensor, but got a '
+                               f'tensor with dtype {_dtype.type_name(_dtype.FROM_NUMPY[kind])}')
+        warnings.warn('where received a uint8 condition tensor. This behavior is deprecated '
+                      'and will be removed in a future version of PyTorch. Use a boolean '
+                      'condition instead.', UserWarning, stacklevel=2)
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        input, other = _where_operands(condition, input, other)
     from .._dtype import result_type
     target = result_type(input, other)
     if hasattr(input, '_data') and input._data.dtype != target.numpy:
@@ -394,6 +406,22 @@ def where(condition, input=None, other=None):
         # bfloat16, computed in float32 (its condition comes first, so Op.apply cannot tell)
         return widened(Where, target.numpy).apply(condition, input, other)
     return Where.apply(condition, input, other)
+
+
+def _where_operands(condition, input, other):
+    """where's Scalar operands as Python numbers (a NumPy scalar is weak, as in torch);
+    anything else is refused with torch's message."""
+    try:
+        # (an array: a backward formula's operand, on the fast path of arrays)
+        return tuple(x if isinstance(x, Tensor) or is_any_array(x)
+                     else number_operand(Where, x, i) for i, x in enumerate((input, other)))
+    except OperandTypeError:
+        got = ', '.join(type(x).__name__ for x in (condition, input, other))
+        raise TypeError(f'where() received an invalid combination of arguments - got ({got}),'
+                        ' but expected one of: (Tensor condition, Tensor input, Tensor other),'
+                        ' (Tensor condition, Number self, Tensor other), (Tensor condition,'
+                        ' Tensor input, Number other), (Tensor condition, Number self, Number'
+                        ' other)') from None
 
 
 @method
@@ -411,6 +439,7 @@ fmin = _binary(Fmin, 'fmin', tensors_only=True)
 
 @method
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
+    nan, posinf, neginf = _nan_to_num_args('nan_to_num', nan, posinf, neginf)
     if isinstance(input, Tensor) and input._data.dtype.kind == 'c':
         if input._requires_grad and is_grad_enabled():
             raise RuntimeError('nan_to_num does not support automatic differentiation for '
@@ -422,7 +451,14 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 
 @method
 def nan_to_num_(self, nan=0.0, posinf=None, neginf=None):
+    nan, posinf, neginf = _nan_to_num_args('nan_to_num_', nan, posinf, neginf)
     return NanToNum.apply_(self, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def _nan_to_num_args(op, nan, posinf, neginf):
+    nan = 0.0 if nan is None else nan       # torch: None is the default, 0
+    return (float_argument(op, 'nan', nan, 1), float_argument(op, 'posinf', posinf),
+            float_argument(op, 'neginf', neginf))
 
 
 def _scalar_bound_input(input, bounds):
@@ -470,6 +506,12 @@ def _clamp_tensor_args(min, max):
     return tmin or tmax
 
 
+def _number_bound(bound):
+    # a NumPy scalar bound is a number like any other: np.float64 keeps float32 float32
+    return bound if bound is None or bound.__class__ in (float, int) else \
+        number_operand(Clamp, bound, 1)
+
+
 @method('clamp', 'clip')
 def clamp(input, min=None, max=None):
     if min is None and max is None:
@@ -480,6 +522,7 @@ def clamp(input, min=None, max=None):
         if max is None:
             return ClampTensor.apply(input, min, which='min')
         return ClampTensor.apply(input, min, max)
+    min, max = _number_bound(min), _number_bound(max)
     return Clamp.apply(_scalar_bound_input(input, (min, max)), min=min, max=max)
 
 
@@ -496,6 +539,7 @@ def clamp_(self, min=None, max=None):
         if max is None:
             return ClampTensor.apply_(self, min, which='min')
         return ClampTensor.apply_(self, min, max)
+    min, max = _number_bound(min), _number_bound(max)
     return Clamp.apply_(self, min=min, max=max)
 
 
@@ -551,15 +595,20 @@ def zero_(self):
     return Zero.apply_(self, value=0)
 
 
-def _check_fill_value(value):
-    if isinstance(value, Tensor) and value._data.ndim:
-        raise RuntimeError('fill_ only supports 0-dimension value tensor but got tensor with '
-                           f'{value._data.ndim} dimensions.')
+def _check_fill_value(value, op):
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError('fill_ only supports 0-dimension value tensor but got tensor '
+                               f'with {value._data.ndim} dimensions.')
+    elif not isinstance(value, (int, float, complex, np.number, np.bool_)):
+        raise TypeError(f'{op}() received an invalid combination of arguments - got '
+                        f'({type(value).__name__}), but expected one of: (Tensor value), '
+                        '(Number value)')
 
 
 @method
 def fill_(self, value):
-    _check_fill_value(value)
+    _check_fill_value(value, 'fill_')
     if isinstance(value, Tensor):
         return FillTensor.apply_(self, value)
     return Fill.apply_(self, value=value)
@@ -568,7 +617,7 @@ def fill_(self, value):
 def fill(input, value):
     """A tensor like ``input`` filled with ``value`` (out of place: ``torch.fill``)."""
     _need_tensor('fill', input, 1, 'input')
-    _check_fill_value(value)
+    _check_fill_value(value, 'fill')
     if isinstance(value, Tensor):
         return FillTensor.named('FillBackward1').apply(input, value)
     return Fill.named('FillBackward0').apply(input, value=value)

@@ -6,7 +6,7 @@ import numpy as np
 
 from .._device import is_any_array
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.function import Op, number_operand
 from ..tensor import Tensor, method
 from .. import _dtype
 from ._elementwise import (REFUSED, WIDE_UNSIGNED, _binary, _need_tensor, not_implemented,
@@ -16,6 +16,16 @@ from ._elementwise import (REFUSED, WIDE_UNSIGNED, _binary, _need_tensor, not_im
 class _Compare(Op):
     vmap_rule = 'elementwise'
     differentiable = False
+
+
+_PLAIN_OPERANDS = frozenset((np.ndarray, float, int, bool, complex))
+
+
+def _operand(op, b):
+    """A comparison's second operand that is not an array or a plain number: a NumPy scalar
+    compares as a Python number; anything else raises OperandTypeError, so that ``==`` is
+    False and ``<`` a TypeError, as in torch."""
+    return b if is_any_array(b) else number_operand(type(op), b, 1)
 
 
 
@@ -36,8 +46,20 @@ def _check_operands(kernel, a, b):
         raise refused(kernel, xp.zeros(0, common.numpy))
 
 
+def _ordered(a, b):
+    """What an ordering comparison computes in (its refusal names it): a complex number
+    makes a float tensor's comparison complex, as in torch."""
+    if b.__class__ is not complex:
+        return a
+    if a.dtype.kind in 'fc':
+        return xp.zeros(0, a.dtype) + b
+    return xp.zeros(0, _dtype.default_complex_dtype().numpy)
+
+
 class Eq(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('', a, b)
         return xp.equal(a, b)
@@ -45,6 +67,8 @@ class Eq(_Compare):
 
 class Ne(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('', a, b)
         return xp.not_equal(a, b)
@@ -52,37 +76,45 @@ class Ne(_Compare):
 
 class Lt(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('lt_cpu', a, b)
-        if a.dtype.kind == 'c':
-            raise not_implemented('lt_cpu', a)
+        if a.dtype.kind == 'c' or b.__class__ is complex:
+            raise not_implemented('lt_cpu', _ordered(a, b))
         return xp.less(a, b)
 
 
 class Le(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('le_cpu', a, b)
-        if a.dtype.kind == 'c':
-            raise not_implemented('le_cpu', a)
+        if a.dtype.kind == 'c' or b.__class__ is complex:
+            raise not_implemented('le_cpu', _ordered(a, b))
         return xp.less_equal(a, b)
 
 
 class Gt(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('gt_cpu', a, b)
-        if a.dtype.kind == 'c':
-            raise not_implemented('gt_cpu', a)
+        if a.dtype.kind == 'c' or b.__class__ is complex:
+            raise not_implemented('gt_cpu', _ordered(a, b))
         return xp.greater(a, b)
 
 
 class Ge(_Compare):
     def forward(self, a, b):
+        if b.__class__ not in _PLAIN_OPERANDS:
+            b = _operand(self, b)
         if a.dtype in REFUSED or is_any_array(b) and b.dtype in REFUSED:
             _check_operands('ge_cpu', a, b)
-        if a.dtype.kind == 'c':
-            raise not_implemented('ge_cpu', a)
+        if a.dtype.kind == 'c' or b.__class__ is complex:
+            raise not_implemented('ge_cpu', _ordered(a, b))
         return xp.greater_equal(a, b)
 
 

@@ -113,7 +113,29 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
                 array = xp.array(to_nested(data), dtype=np_dtype)
             except OverflowError:
                 array = _wrapped_integers(data, np_dtype)
+            except ValueError:
+                _refuse_ragged(data, 0)
+                raise
     return _finish(_place(array, backend), requires_grad)
+
+
+def _refuse_ragged(data, dim):
+    """torch's error for nested sequences of unequal lengths (NumPy's names its own
+    'inhomogeneous shape')."""
+    if not isinstance(data, (list, tuple)) or not data:
+        return
+    first = data[0]
+    expected = len(first) if isinstance(first, (list, tuple)) else None
+    for d in data:
+        got = len(d) if isinstance(d, (list, tuple)) else None
+        if got != expected:
+            if expected is None or got is None:
+                raise TypeError(f'expected a sequence or a number at dim {dim + 1}, got a '
+                                f'mixture of both')
+            raise ValueError(f'expected sequence of length {expected} at dim {dim + 1} '
+                             f'(got {got})')
+    for d in data:
+        _refuse_ragged(d, dim + 1)
 
 
 def _numbers(data):
@@ -172,7 +194,12 @@ def _shape(size, name):
     """Sizes as varargs, one tuple or list, or a Size; ``zeros()`` with none is an error."""
     if not size:
         raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
-    return size_args(size)
+    shape = size_args(size, name)
+    for n in shape:
+        if n < 0:
+            raise RuntimeError(f'Trying to create tensor with negative dimension {n}: '
+                               f'{list(shape)}')
+    return shape
 
 
 def _check_fill(fill, np_dtype):
@@ -251,6 +278,9 @@ def _no_extra(kw, fn):
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if not isinstance(fill_value, (int, float, complex, np.number, np.bool_, Tensor)):
+        raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not "
+                        f'{type(fill_value).__name__}')
     if dtype is None:
         dtype = _dtype.result_type(fill_value)
     return _filled(fill_value, (size,), dtype, requires_grad, device)
@@ -287,6 +317,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     backend = resolve(device)
     if end is None:
         start, end = 0, start
+    for name, x in (('end', end), ('start', start), ('step', step)):
+        if not isinstance(x, (int, float, np.number, np.bool_, Tensor)):
+            raise TypeError(f"arange(): argument '{name}' must be Number, not "
+                            f'{type(x).__name__}')
     start, end, step = (x.item() if isinstance(x, Tensor) else x for x in (start, end, step))
     if step == 0:
         raise RuntimeError('step must be nonzero')

@@ -14,7 +14,8 @@ import numpy as np
 from .._device import is_any_array
 from ..autograd.batched import vmap_function
 from ..backend import xp
-from ..autograd.function import Op, autocast_args, autocast_state
+from ..autograd.function import (OVERLAP_ERROR, Op, autocast_args, autocast_state,
+                                 has_internal_overlap)
 from ..tensor import method, wrap
 from .. import _dtype
 from .formula import sum_to, is_array, where
@@ -393,6 +394,7 @@ def _sum_all(g):
 
 class IndexPut(Op):
     """``x[key] = values`` and ``index_put``: run in place on ``x`` by the in-place mechanism."""
+    overlapping_write = ('index_put_', 'tensor[indices] = tensor')  # torch: deprecated
     node_name = 'IndexPutBackward0'
 
     def forward(self, x, values, key, accumulate=False, region_shape=None):
@@ -500,6 +502,10 @@ def setitem(x, key, value):
     if is_tensor:
         target.copy_(value)
     else:
+        data = target._data
+        if data.__class__ is np.ndarray and not data.flags.writeable \
+                and has_internal_overlap(data):
+            raise RuntimeError(OVERLAP_ERROR)   # torch copies here, where fill_ would not mind
         target.fill_(value)
 
 
@@ -1027,6 +1033,7 @@ class IndexCopy(Op):
 
 
 class IndexFill(Op):
+    overlapping_write = ('index_fill_', 'tensor[mask] = scalar')  # torch: deprecated
     def forward(self, x, value, key):
         self.key = key
         out = x.copy()
@@ -1208,6 +1215,7 @@ def index_put_(input, indices, values, accumulate=False):
 # masks
 
 class MaskedFill(Op):
+    overlapping_write = ('masked_fill_', 'tensor[mask] = scalar')  # torch: deprecated
     def forward(self, x, mask, value):
         self.mask = mask
         if is_any_array(value):

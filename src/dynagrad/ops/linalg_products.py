@@ -9,12 +9,12 @@ import math
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op, autocast_args, autocast_state
+from ..autograd.function import Op, OperandTypeError, autocast_args, autocast_state
 from .. import _dtype
 from ..tensor import method
 from .formula import is_array
 from ._linalg_common import _eye, _np_dtype, _tname, _type_name, _shape
-from ._elementwise import REFUSED, WIDE_UNSIGNED_OR_E8M0, refused
+from ._elementwise import REFUSED, WIDE_UNSIGNED_OR_E8M0, _operator, refused
 
 
 def _mm(a, b):
@@ -128,14 +128,14 @@ def _check_tensor(op, *ts):
     from ..tensor import Tensor
     for t in ts:
         if not isinstance(t, Tensor):
-            raise TypeError(f'{op}(): argument must be a Tensor, not {type(t).__name__}')
+            raise OperandTypeError(f'{op}(): argument must be a Tensor, not {type(t).__name__}')
 
 
 def _xshape(shape):
     return 'x'.join(str(d) for d in shape)
 
 
-@method('matmul', '__matmul__')
+@method
 def matmul(input, other):
     if autocast_state.active:
         input, other = autocast_args('lower', input, other)
@@ -175,9 +175,8 @@ def matmul(input, other):
     return _matmul_op(input.ndim, other.ndim).apply(input, other)
 
 
-@method('__rmatmul__')
-def _rmatmul(self, other):
-    return matmul(other, self)
+_operator(matmul, '__matmul__')
+_operator(matmul, '__rmatmul__', reflected=True)
 
 
 @method

@@ -814,7 +814,7 @@ class LdlFactor(Op):
 @vmap_function('physical')
 def ldl_factor_ex(A, *, hermitian=False, check_errors=False):
     _tensors('linalg.ldl_factor_ex', A)
-    _no_half('linalg_ldl_factor_ex_cpu', A)
+    _no_half('ldl_factor_kernel_cpu', A)
     _check_square('linalg.ldl_factor_ex', A)
     LD, pivots, info = LdlFactor.apply(A)
     if check_errors and info._data.any():

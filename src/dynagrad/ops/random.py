@@ -1295,6 +1295,10 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     high = _scalar(kw.pop('to', to), 'uniform_', 'to')
     _no_extra(kw, 'uniform_')
     array_rng(generator)
+    if self._data.dtype.kind == 'c':   # torch draws the real view: each part in [from, to)
+        from .complex_numbers import view_as_real
+        view_as_real(self).uniform_(low, high, generator=generator)
+        return self
     np_dtype = _float_only(self._data.dtype, 'check_uniform_bounds')
     ctype, top = _C_TYPE[_name(np_dtype)], _dtype.finfo(_dtype.FROM_NUMPY[np_dtype]).max
     if not -top <= low <= top:
@@ -1316,9 +1320,15 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """Fill with normal samples."""
     mean, std = _scalar(mean, 'normal_', 'mean'), _scalar(std, 'normal_', 'std')
     array_rng(generator)
-    _float_only(self._data.dtype, 'normal_kernel_cpu')
+    if self._data.dtype.kind != 'c':
+        _float_only(self._data.dtype, 'normal_kernel_cpu')
     if not std >= 0.0:
         raise RuntimeError(f'normal expects std >= 0.0, but found std {_num(std)}')
+    if self._data.dtype.kind == 'c':
+        # torch draws the real view: each part N(mean, std^2 / 2), so E|z - mean|^2 = std^2
+        from .complex_numbers import view_as_real
+        view_as_real(self).normal_(mean, std / math.sqrt(2), generator=generator)
+        return self
     return NormalFill.apply_(self, mean=mean, std=std, generator=generator)
 
 

@@ -87,7 +87,19 @@ def _check_nonempty_dim(input, dim, op):
 
 
 def _np_dtype(dtype):
-    return None if dtype is None else dtype.numpy
+    if dtype is None:
+        return None
+    if dtype.__class__ is not _dtype.dtype:     # torch's parser: a dtype or a Python type
+        if dtype not in _PYTHON_TYPES:
+            raise TypeError(f"argument 'dtype' must be torch.dtype, not "
+                            f'{type(dtype).__name__}')
+        dtype = _PYTHON_TYPES[dtype]
+    return dtype.numpy
+
+
+# what torch's argument parser reads a Python type as (float is double there)
+_PYTHON_TYPES = {float: _dtype.float64, int: _dtype.int64, bool: _dtype.bool,
+                 complex: _dtype.complex128}
 
 
 def _cast(g, np_dtype):

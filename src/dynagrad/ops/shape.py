@@ -8,7 +8,7 @@ import numpy as np
 from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import Op
-from ..tensor import Tensor, method, wrap
+from ..tensor import Tensor, method, size_args, wrap
 from .formula import sum_to, is_array, broadcast_to as _bcast
 from .indexing import BasicIndex, IndexScatter, IndexSelect
 from ._elementwise import REFUSED, refused
@@ -106,6 +106,11 @@ class Expand(Op):
 
     def forward(self, x, shape):
         self.in_shape = x.shape
+        lead = len(shape) - x.ndim
+        if tuple(shape[lead:]) == x.shape and not any(n != 1 for n in shape[:lead]):
+            # no element repeats (leading 1s only): a writable view, as torch's, which
+            # copy_ into arange(n).expand(1, -1) needs (NumPy's broadcasts are read-only)
+            return xp.expand_dims(x, tuple(range(lead))) if lead else x[...]
         return xp.broadcast_to(x, shape)
 
     def backward(self, g):
@@ -391,9 +396,7 @@ class Trace(Op):
 
 
 def _shape_arg(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = shape[0]
-    return tuple(int(s) for s in shape)
+    return size_args(shape)
 
 
 def _infer_shape(shape, numel, op='view'):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..backend import xp
 from . import formula as fm
-from ..autograd.function import Op
+from ..autograd.function import Op, float_argument
 from ..tensor import Tensor, method
 from ._elementwise import (FLOAT8, REFUSED, WIDE_UNSIGNED_OR_E8M0, Unary, _as_array,
                            not_implemented, refused, _unary, _need_tensor,
@@ -603,12 +603,12 @@ def round_(self, *, decimals=0):
 
 @method
 def logit(input, eps=None):
-    return Logit.apply(input, eps=eps)
+    return Logit.apply(input, eps=float_argument('logit', 'eps', eps, 1))
 
 
 @method
 def logit_(self, eps=None):
-    return Logit.apply_(self, eps=eps)
+    return Logit.apply_(self, eps=float_argument('logit_', 'eps', eps, 1))
 
 
 @method

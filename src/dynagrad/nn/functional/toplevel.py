@@ -668,3 +668,8 @@ __all__ = [
     'lstm', 'gru', 'rnn_tanh', 'rnn_relu', 'lstm_cell', 'gru_cell', 'rnn_tanh_cell',
     'rnn_relu_cell',
 ]
+
+# torch's parser takes axis= and keepdims= for these too (torch.softmax(x, axis=1)), and
+# Tensor.softmax and friends, bound by this package, only now exist
+from ...ops.keywords import install as _install_keywords  # noqa: E402
+_install_keywords((import_module(__name__),))
