@@ -38,6 +38,17 @@ def _exception_line(text):
     return ''
 
 
+def log_cause(text):
+    """The first exception line of a pytest console log (for a run that wrote no XML)."""
+    found = _exception_line(text)
+    if not found:
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        found = lines[-1] if lines else ''
+    for pattern, repl in _NOISE:
+        found = pattern.sub(repl, found)
+    return found[:_CAUSE_WIDTH]
+
+
 def cause_of(element):
     """'ExceptionType: first line of the message' for a <failure>/<error>/<skipped> element."""
     message = (element.get('message') or '').strip()
@@ -158,12 +169,14 @@ def render(rows, header_lines, top=8):
             continue
         pct = f"{100 * c['dynagrad_passed'] / c['torch_passed']:.1f} %" if c['torch_passed'] else '-'
         ratio = (f"{row['dynagrad_s'] / row['torch_s']:.1f}x"
-                 if row.get('torch_s') and row.get('dynagrad_s') is not None else '-')
+                 if row.get('torch_s') and row.get('dynagrad_s') is not None
+                 and not row.get('no_results') else '-')
         total_t += c['torch_passed']
         total_d += c['dynagrad_passed']
         out.append(f"| {row['name']} | {row['version']} | {c['run']} | {c['torch_passed']} "
                    f"| {c['dynagrad_passed']} | {pct} | {_fmt_time(row.get('torch_s'))} "
-                   f"| {_fmt_time(row.get('dynagrad_s'))} | {ratio} | {row.get('date', '-')} |")
+                   f"| {_fmt_time(row.get('dynagrad_s'))} | {ratio} | {row.get('date', '-')}"
+                   + (f" ({row['note']})" if row.get('note') else '') + ' |')
     if total_t:
         out.append(f'| **all** | | | {total_t} | {total_d} | {100 * total_d / total_t:.1f} % '
                    f'| | | | |')

@@ -16,6 +16,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import tarfile
@@ -70,11 +71,12 @@ def ensure_venv(lib, workdir):
         sh([venv_python(venv), '-m', 'pip', 'install', '-q', *wanted['requirements']])
         marker.write_text(json.dumps(wanted))
     # dynagrad comes from the repository this harness lives in; a venv made from another
-    # checkout is pointed here again (numpy is already there: no dependency resolution).
+    # checkout is pointed here again. Its dependencies come too: torch's wheel does not
+    # require NumPy, and some test suites import it without declaring it.
     state = json.loads(marker.read_text())
-    if state.get('dynagrad') != str(REPO):
-        sh([venv_python(venv), '-m', 'pip', 'install', '-q', '--no-deps', '-e', REPO])
-        state['dynagrad'] = str(REPO)
+    if state.get('dynagrad_from') != str(REPO):
+        sh([venv_python(venv), '-m', 'pip', 'install', '-q', '-e', REPO])
+        state['dynagrad_from'] = str(REPO)
         marker.write_text(json.dumps(state))
     return venv
 
@@ -120,7 +122,7 @@ def ensure_source(lib, workdir, venv, given):
     return dest
 
 
-def run_pytest(lib, venv, src, side, results):
+def run_pytest(lib, venv, src, side, results, run_timeout):
     """One pytest run; returns (junit path, wall seconds, return code)."""
     xml = results / f'{side}.xml'
     xml.unlink(missing_ok=True)
@@ -139,18 +141,25 @@ def run_pytest(lib, venv, src, side, results):
     log(f'{lib.name} on {side}: ' + ' '.join(str(c) for c in cmd[1:]))
     start = time.perf_counter()
     with open(results / f'{side}.log', 'w') as out:
+        proc = subprocess.Popen([str(c) for c in cmd], cwd=src, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
         try:
-            proc = subprocess.run([str(c) for c in cmd], cwd=src, env=env, stdout=out,
-                                  stderr=subprocess.STDOUT, timeout=lib.run_timeout)
-            rc = proc.returncode
+            rc = proc.wait(timeout=run_timeout)
         except subprocess.TimeoutExpired:
+            # pytest stopped by SIGINT still writes the JUnit XML of the tests it ran.
+            proc.send_signal(signal.SIGINT)
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
             rc = 'timeout'
     wall = time.perf_counter() - start
     log(f'{lib.name} on {side}: exit {rc} after {wall:.0f} s')
     return xml, wall, rc
 
 
-def run_library(lib, workdir, sides, given):
+def run_library(lib, workdir, sides, given, run_timeout=None):
     results = workdir / 'results' / lib.name
     results.mkdir(parents=True, exist_ok=True)
     venv = ensure_venv(lib, workdir)
@@ -160,7 +169,8 @@ def run_library(lib, workdir, sides, given):
     meta_path = results / 'meta.json'
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     for side in sides:
-        xml, wall, rc = run_pytest(lib, venv, src, side, results)
+        xml, wall, rc = run_pytest(lib, venv, src, side, results,
+                                   run_timeout or lib.run_timeout)
         meta[side] = {'seconds': wall, 'exit': rc, 'xml': xml.exists(),
                       'date': datetime.date.today().isoformat(), 'version': lib.version}
     meta['machine'] = machine()
@@ -204,10 +214,23 @@ def collect_row(lib, workdir):
     counts, causes, examples = report.compare(torch_results, dyn_results)
     row.update(counts=counts, causes=causes, examples=examples, torch_s=t.get('seconds'),
                dynagrad_s=d.get('seconds'), date=t.get('date'), machine=meta.get('machine'))
+    missing = 'not run (missing from the dynagrad run)'
+    if d.get('exit') == 'timeout':
+        row['note'] = f"dynagrad run stopped at its time limit ({d['seconds']:.0f} s)"
+        if missing in causes:
+            stopped = 'not reached: the dynagrad run was stopped at its time limit'
+            causes[stopped] = causes.pop(missing)
+            examples[stopped] = examples.pop(missing)
     if not dyn_results and d.get('exit') is not None:
+        # pytest stopped before writing XML (a conftest that failed to import): its log says why.
+        log_path = results / 'dynagrad.log'
+        why = report.log_cause(log_path.read_text(errors='replace')) if log_path.exists() else ''
+        row['no_results'] = True
         causes.clear()
-        causes[f"the dynagrad run wrote no results (exit {d.get('exit')})"] = counts['torch_passed']
-        examples.update({c: '-' for c in causes})
+        examples.clear()
+        cause = f"no results (exit {d.get('exit')}): {why or 'see dynagrad.log'}"
+        causes[cause] = counts['torch_passed']
+        examples[cause] = '(the whole run)'
     return row
 
 
@@ -225,7 +248,10 @@ def write_doc(workdir):
         'run for each library and why, compat/README.md how to add one.',
         '',
         f"Run on: {'; '.join(dates) or '-'}, {'; '.join(machines) or '-'}, Python "
-        f'{platform.python_version()}.',
+        f'{platform.python_version()}. Times are wall times on a machine other jobs may '
+        'share: the ratio is indicative; pytest-timeout stops a test after its library\'s '
+        'limit (a "Failed: Timeout" cause), and a run that reaches its overall limit is '
+        'stopped, its unreached tests counted as not passed.',
     ]
     DOC.write_text(report.render(rows, header))
     log(f'wrote {DOC}')
@@ -244,6 +270,9 @@ def main(argv=None):
                         '$DYNAGRAD_COMPAT_DIR)')
     p.add_argument('--source', action='append', default=[], metavar='NAME=PATH',
                    help='a checkout of NAME at the pinned release, in place of the download')
+    p.add_argument('--run-timeout', type=int, metavar='SECONDS',
+                   help="stop each pytest run after this long (default: the library's "
+                        'run_timeout); the tests it ran still count')
     p.add_argument('--no-doc', action='store_true', help='do not rewrite docs/compat.md')
     args = p.parse_args(argv)
     known = {lib.name: lib for lib in LIBRARIES}
@@ -258,7 +287,7 @@ def main(argv=None):
     failed = []
     for name in names:
         try:
-            run_library(known[name], args.workdir, sides, given)
+            run_library(known[name], args.workdir, sides, given, args.run_timeout)
         except (subprocess.CalledProcessError, RuntimeError, OSError) as exc:
             log(f'{name}: could not run: {exc}')
             failed.append(name)

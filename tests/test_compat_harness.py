@@ -149,3 +149,13 @@ def test_unknown_library_is_refused(capsys):
     with pytest.raises(SystemExit):
         run.main(['--libraries', 'no-such-library', '--no-doc'])
     assert 'unknown libraries' in capsys.readouterr().err
+
+
+def test_log_cause_of_a_run_that_wrote_no_xml():
+    log = ("ImportError while loading conftest '/tmp/abc/pkg/tests/conftest.py'.\n"
+           "pkg/__init__.py:33: in <module>\n    raise ImportWarning(msg)\n"
+           "E   ImportWarning: pkg depends on a newer version of PyTorch (not 0.1.0)\n")
+    assert report.log_cause(log) == \
+        'ImportWarning: pkg depends on a newer version of PyTorch (not 0.1.0)'
+    assert report.log_cause('collected 0 items\n\nno tests ran in 0.01s\n') == \
+        'no tests ran in 0.01s'
