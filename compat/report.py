@@ -12,7 +12,7 @@ PASSED, FAILED, ERROR, SKIPPED = 'passed', 'failed', 'error', 'skipped'
 # A cause is grouped by text, so the parts that change from one test to the next (object
 # addresses, temporary folders) are blanked; shapes and values stay, they often are the cause.
 _NOISE = [(re.compile(r'0x[0-9a-fA-F]{6,}'), '0x...'),
-          (re.compile(r'/tmp/[^\s\'"]+'), '/tmp/...')]
+          (re.compile(r'(?<![\w.])/(?:[\w.+-]+/)+[\w.+-]*'), '/...')]
 _CAUSE_WIDTH = 160
 
 
@@ -170,7 +170,7 @@ def render(rows, header_lines, top=8):
         pct = f"{100 * c['dynagrad_passed'] / c['torch_passed']:.1f} %" if c['torch_passed'] else '-'
         ratio = (f"{row['dynagrad_s'] / row['torch_s']:.1f}x"
                  if row.get('torch_s') and row.get('dynagrad_s') is not None
-                 and not row.get('no_results') else '-')
+                 and c['dynagrad_passed'] else '-')
         total_t += c['torch_passed']
         total_d += c['dynagrad_passed']
         out.append(f"| {row['name']} | {row['version']} | {c['run']} | {c['torch_passed']} "

@@ -141,8 +141,11 @@ def run_pytest(lib, venv, src, side, results, run_timeout):
     log(f'{lib.name} on {side}: ' + ' '.join(str(c) for c in cmd[1:]))
     start = time.perf_counter()
     with open(results / f'{side}.log', 'w') as out:
+        # A parent started in the background may ignore SIGINT, and Python keeps an ignored
+        # SIGINT ignored: the time limit below needs pytest to take it.
         proc = subprocess.Popen([str(c) for c in cmd], cwd=src, env=env, stdout=out,
-                                stderr=subprocess.STDOUT)
+                                stderr=subprocess.STDOUT,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             rc = proc.wait(timeout=run_timeout)
         except subprocess.TimeoutExpired:
@@ -228,7 +231,11 @@ def collect_row(lib, workdir):
         row['no_results'] = True
         causes.clear()
         examples.clear()
-        cause = f"no results (exit {d.get('exit')}): {why or 'see dynagrad.log'}"
+        if d.get('exit') == 'timeout':
+            cause = (f"no results: the run was stopped at its time limit ({d['seconds']:.0f} s) "
+                     'and pytest wrote no XML')
+        else:
+            cause = f"no results (exit {d.get('exit')}): {why or 'see dynagrad.log'}"
         causes[cause] = counts['torch_passed']
         examples[cause] = '(the whole run)'
     return row

@@ -159,3 +159,16 @@ def test_log_cause_of_a_run_that_wrote_no_xml():
         'ImportWarning: pkg depends on a newer version of PyTorch (not 0.1.0)'
     assert report.log_cause('collected 0 items\n\nno tests ran in 0.01s\n') == \
         'no tests ran in 0.01s'
+
+
+def test_paths_in_causes_are_blanked_so_that_checkouts_group():
+    xml = ('<testsuites><testsuite><testcase classname="t.test_x" name="test_y"><failure '
+           'message="ImportError: cannot import name \'M\' from \'dynagrad.serialization\' '
+           '(/home/someone/repo/src/dynagrad/serialization/__init__.py)"/></testcase>'
+           '</testsuite></testsuites>')
+    cause = report.parse_junit(xml)['t.test_x::test_y'].cause
+    assert cause == "ImportError: cannot import name 'M' from 'dynagrad.serialization' (/...)"
+    # A ratio needs the dynagrad run to have passed something.
+    row = {'name': 'n', 'version': '1', 'torch_s': 5.0, 'dynagrad_s': 1.0, 'date': 'd',
+           'counts': {'run': 3, 'torch_passed': 3, 'dynagrad_passed': 0}}
+    assert '| n | 1 | 3 | 3 | 0 | 0.0 % | 5 s | 1 s | - | d |' in report.render([row], ['#'])
