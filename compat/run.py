@@ -192,6 +192,12 @@ def machine():
     return f'{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu})'
 
 
+def _stopped(log_path, meta):
+    """Whether the time limit cut the run short (a run may finish in the grace period)."""
+    return (meta.get('exit') == 'timeout' and log_path.exists()
+            and 'KeyboardInterrupt' in log_path.read_text(errors='replace'))
+
+
 def collect_row(lib, workdir):
     results = workdir / 'results' / lib.name
     row = {'name': lib.name, 'version': lib.version}
@@ -217,8 +223,11 @@ def collect_row(lib, workdir):
     counts, causes, examples = report.compare(torch_results, dyn_results)
     row.update(counts=counts, causes=causes, examples=examples, torch_s=t.get('seconds'),
                dynagrad_s=d.get('seconds'), date=t.get('date'), machine=meta.get('machine'))
+    if _stopped(results / 'torch.log', t):
+        row['note'] = (f"torch run stopped at its time limit ({t['seconds']:.0f} s): the tests "
+                       'it reached')
     missing = 'not run (missing from the dynagrad run)'
-    if d.get('exit') == 'timeout':
+    if _stopped(results / 'dynagrad.log', d):
         row['note'] = f"dynagrad run stopped at its time limit ({d['seconds']:.0f} s)"
         if missing in causes:
             stopped = 'not reached: the dynagrad run was stopped at its time limit'
@@ -260,6 +269,11 @@ def write_doc(workdir):
         'limit (a "Failed: Timeout" cause), and a run that reaches its overall limit is '
         'stopped, its unreached tests counted as not passed.',
     ]
+    missing = [r['name'] for r in rows if not r.get('counts')]
+    if missing:
+        header += ['', f"Without results here: {', '.join(missing)} (see the row; a library "
+                   'whose tests come from a git tag needs that host reachable, or '
+                   '`--source NAME=PATH` with a checkout of the tag).']
     DOC.write_text(report.render(rows, header))
     log(f'wrote {DOC}')
 

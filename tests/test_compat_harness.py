@@ -27,7 +27,7 @@ TORCH_XML = '''<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name
 pkg/tests/test_a.py:5: AssertionError</failure></testcase>
 <testcase classname="pkg.tests.test_b" name="test_one" time="0.01" />
 <testcase classname="pkg.tests.test_b" name="test_two" time="0.01" />
-</testsuite></testsuites>'''
+<testcase time="0.000" /></testsuite></testsuites>'''
 
 DYNAGRAD_XML = '''<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest">
 <testcase classname="" name="pkg.tests.test_b" file="pkg/tests/test_b.py" time="0.0"><error
