@@ -169,7 +169,8 @@ def render(rows, header_lines, top=8):
             out.append(f"| {row['name']} | {row['version']} | - | - | - | - | - | - | - "
                        f"| {row.get('note', 'not run')} |")
             continue
-        pct = f"{100 * c['dynagrad_passed'] / c['torch_passed']:.1f} %" if c['torch_passed'] else '-'
+        pct = (f"{100 * c['dynagrad_passed'] / c['torch_passed']:.1f} %"
+               if c['torch_passed'] else '-')
         ratio = (f"{row['dynagrad_s'] / row['torch_s']:.1f}x"
                  if row.get('torch_s') and row.get('dynagrad_s') is not None
                  and c['dynagrad_passed'] else '-')

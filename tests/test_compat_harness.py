@@ -38,14 +38,17 @@ E   ModuleNotFoundError: No module named 'torch.fft': the program runs on dynagr
 pkg/tests/test_b.py:1: ModuleNotFoundError</error></testcase>
 <testcase classname="pkg.tests.test_a" name="test_ok" time="0.02" />
 <testcase classname="pkg.tests.test_a" name="test_add" time="0.02"><failure
- message="TypeError: unsupported operand for +: 'Tensor' at 0x7f00deadbeef&#10;more">E   TypeError: x
+ message="TypeError: unsupported operand for +: 'Tensor' at 0x7f00deadbeef&#10;more"
+ >E   TypeError: x
 
 pkg/tests/test_a.py:3: TypeError</failure></testcase>
 <testcase classname="pkg.tests.test_a" name="test_setup" time="0.0"><error
- message="failed on setup with &quot;RuntimeError: fixture broke&#10;second line&quot;">E       RuntimeError: fixture broke
+ message="failed on setup with &quot;RuntimeError: fixture broke&#10;second line&quot;"
+ >E       RuntimeError: fixture broke
 E       second line</error></testcase>
 <testcase classname="pkg.tests.test_a.TestK" name="test_p[1]" time="0.01"><failure
- message="TypeError: unsupported operand for +: 'Tensor' at 0x7f11cafef00d">E   TypeError</failure></testcase>
+ message="TypeError: unsupported operand for +: 'Tensor' at 0x7f11cafef00d"
+ >E   TypeError</failure></testcase>
 <testcase classname="pkg.tests.test_a.TestK" name="test_p[2]" time="0.01" />
 <testcase classname="pkg.tests.test_a.TestK" name="test_p[2]" time="0.0"><error
  message="failed on teardown with &quot;OSError: gone&quot;">E   OSError: gone</error></testcase>
