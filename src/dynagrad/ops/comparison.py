@@ -304,9 +304,9 @@ for _op, _names in ((EqInplace, ('eq_',)), (NeInplace, ('ne_', 'not_equal_')),
                     (GtInplace, ('gt_', 'greater_')), (GeInplace, ('ge_', 'greater_equal_'))):
     _inplace_compare_method(_op, *_names)
 
-isnan = _unary(Isnan, 'isnan')
-isinf = _unary(Isinf, 'isinf')
-isfinite = _unary(Isfinite, 'isfinite')
+isnan = _unary(Isnan, 'isnan', out=False)
+isinf = _unary(Isinf, 'isinf', out=False)
+isfinite = _unary(Isfinite, 'isfinite', out=False)
 isposinf = _unary(Isposinf, 'isposinf')
 isneginf = _unary(Isneginf, 'isneginf')
 

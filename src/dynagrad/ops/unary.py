@@ -537,7 +537,7 @@ reciprocal = _unary(Reciprocal, 'reciprocal', inplace=True)
 
 tanh = _unary(Tanh, 'tanh', inplace=True)
 sigmoid = _unary(Sigmoid, 'sigmoid', inplace=True)
-relu = _unary(Relu, 'relu', inplace=True)
+relu = _unary(Relu, 'relu', inplace=True, out=False)
 
 sin = _unary(Sin, 'sin', inplace=True)
 cos = _unary(Cos, 'cos', inplace=True)
