@@ -26,9 +26,10 @@ __all__ = ['LinAlgError', 'matmul', 'norm', 'vector_norm', 'matrix_norm', 'inv',
 
 
 # the forms that take out= in PyTorch (see ops/out_args.py)
+give_out(globals(), 'cond matrix_power matrix_rank pinv tensorinv tensorsolve')
 give_out(globals(), '''
-    cholesky cholesky_ex cond cross det eig eigh eigvals eigvalsh householder_product inv
-    inv_ex ldl_factor ldl_factor_ex ldl_solve lu lu_factor lu_factor_ex lu_solve matmul
-    matrix_norm matrix_power matrix_rank multi_dot norm pinv qr slogdet solve solve_ex
-    solve_triangular svd svdvals tensorinv tensorsolve vecdot vector_norm''', EXACT)
+    cholesky cholesky_ex cross det eig eigh eigvals eigvalsh householder_product inv inv_ex
+    ldl_factor ldl_factor_ex ldl_solve lu lu_factor lu_factor_ex lu_solve matmul matrix_norm
+    multi_dot norm qr slogdet solve solve_ex solve_triangular svd svdvals vecdot
+    vector_norm''', EXACT)
 del give_out, EXACT

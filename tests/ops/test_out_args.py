@@ -66,10 +66,68 @@ def _run(op, sample, expected, make):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter('always')
             result = op.call(lib, *args, out=out, **kw)
-        warned = {w.category.__name__ for w in caught
-                  if not any(t in str(w.message) for t in conformance.TORCH_WARNS_ONCE)}
+        # the resize warning only: the forward column compares the op's own warnings
+        warned = {w.category.__name__ for w in caught if 'was resized' in str(w.message)}
         return result, outs, before, warned
     return run
+
+
+# Where dynagrad's out= differs from torch's, by op (and variant: None for all): the reason.
+# A failure of a listed op is an expected one (xfail); any other fails.
+NOT_GIVEN = 'dynagrad gives this form no out= yet'
+F_FORMS = ('nn.functional forms take no out= yet: F.linear, F.gelu... run on nn.Module hot '
+           'paths, where the wrapper would cost a frame')
+OUT_KNOWN = {
+    **{(name, None): F_FORMS for name in (
+        'linear', 'nn.functional.avg_pool2d', 'nn.functional.avg_pool3d', 'nn.functional.gelu',
+        'nn.functional.gelu_tanh', 'nn.functional.softplus', 'nn.functional.logsigmoid',
+        'nn.functional.hardshrink', 'nn.functional.softshrink', 'nn.functional.normalize')},
+    **{(name, None): NOT_GIVEN for name in (
+        'argsort', 'alias_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy',
+        'linalg.lstsq')},
+    ('nonzero', None): "torch's nonzero(as_tuple=True) takes no out=; dynagrad's does",
+    ('where', None): "torch's where takes out= with tensor operands only; dynagrad's with all",
+    ('std', None): "torch's std(x, unbiased) takes no out=; dynagrad's does",
+    ('var', None): "torch's var(x, unbiased) takes no out=; dynagrad's does",
+    ('diff', None): 'torch checks out= before the sample error dynagrad raises',
+    ('mode', 'resized'): "torch's mode resizes a 0-dim result's out silently",
+    ('linalg.svd', None): "singular vectors' signs are not unique: the row makes the returned "
+                          "ones canonical, not those written into out",
+    ('kron', None): "torch's kron writes out through a view: no version bump on out",
+    ('matmul', None): "torch's matmul resizes out as its kernels do (1-D cases) and refuses "
+                      'some casts its mm form allows',
+    **{(name, 'resized'): 'torch resizes this out silently (a legacy kernel)'
+       for name in ('addbmm', 'narrow_copy', 'index_reduce')},
+    **{(name, 'dtype'): 'whether torch casts or wants the exact dtype depends on the overload '
+                        '(a Scalar or Tensor operand): dynagrad has one rule per function'
+       for name in ('lerp', 'ldexp', 'clamp_min', 'clamp_max', 'inner', 'matrix_power',
+                    'linalg.matrix_power', 'all')},
+}
+
+
+def _tol(out, computed):
+    """The tolerance of the dtype the result was computed in, when looser than out's."""
+    kinds = [conformance.dtype_name(t) for t in (out, computed)]
+    tols = [conformance.FWD_TOL[k] for k in kinds if k in conformance.FWD_TOL]
+    if not tols:
+        return conformance.FWD_TOL
+    return {kinds[0]: max(tols, key=lambda t: t['rtol'])}
+
+
+def _check_variant(op, sample, expected, name, make):
+    d, t = conformance.same_exception(_run(op, sample, expected, make))
+    if t is None:
+        return
+    (d_res, d_outs, d_before, d_warned), (t_res, t_outs, t_before, t_warned) = d, t
+    assert d_warned == t_warned, f'{name}: dynagrad warned {d_warned}, torch {t_warned}'
+    d_list, t_list = conformance.outputs(d_res), conformance.outputs(t_res)
+    assert len(d_list) == len(t_list), f'{name}: number of results'
+    for k, (a, b, ao, bo) in enumerate(zip(d_list, t_list, d_outs, t_outs)):
+        assert (a is ao) == (b is bo), f'{name}: result {k} is out {k}'
+    for k, (a, e, c) in enumerate(zip(d_outs, t_outs, conformance.outputs(expected))):
+        conformance.assert_same(a, e, _tol(e, c), what=f'{name}, out {k}')
+    for k, (o, v0, tv0, tv) in enumerate(zip(d_outs, d_before, t_before, t_outs)):
+        assert (o._version > v0) == (tv._version > tv0), f'{name}: version of out {k}'
 
 
 @pytest.mark.parametrize('op,sample,i', _rows())
@@ -90,26 +148,28 @@ def test_out(op, sample, i):
             warnings.simplefilter('ignore')
             _run(op, sample, expected, VARIANTS[0][1])(torch)
     except TypeError:
-        pytest.skip('torch takes no out= here')
-    except RuntimeError:
-        pass            # torch takes out= but refuses this one (an exact-dtype rule...)
+        if (op.name, None) not in OUT_KNOWN:
+            # torch takes no out= in this overload: neither does dynagrad
+            with pytest.raises(TypeError):
+                _run(op, sample, expected, VARIANTS[0][1])(dynagrad)
+        return
+    except Exception:   # noqa: BLE001 - torch takes out= but refuses this one (a dtype rule)
+        pass
     RAN['rows'] += 1
+    failures = []
     for name, make in VARIANTS:
-        d, t = conformance.same_exception(_run(op, sample, expected, make))
-        if t is None:
-            continue
-        (d_res, d_outs, d_before, d_warned), (t_res, t_outs, t_before, t_warned) = d, t
-        assert d_warned == t_warned, f'{name}: dynagrad warned {d_warned}, torch {t_warned}'
-        if isinstance(t_res, (tuple, list)):
-            assert all(a is b for a, b in zip(conformance.outputs(d_res), d_outs)), \
-                f'{name}: the outs returned'
-            assert getattr(d_res, '_fields', None) == getattr(t_res, '_fields', None)
-        else:
-            assert d_res is d_outs[0], f'{name}: out itself is returned'
-        for k, (a, e) in enumerate(zip(d_outs, t_outs)):
-            conformance.assert_same(a, e, what=f'{name}, out {k}')
-        for k, (o, v0, tv0, tv) in enumerate(zip(d_outs, d_before, t_before, t_outs)):
-            assert (o._version > v0) == (tv._version > tv0), f'{name}: version of out {k}'
+        try:
+            _check_variant(op, sample, expected, name, make)
+        except (Exception, pytest.fail.Exception) as e:  # noqa: BLE001 - an error too
+            failures.append((name, e))
+    if not failures:
+        return
+    reasons = {OUT_KNOWN.get((op.name, name)) or OUT_KNOWN.get((op.name, None))
+               for name, _ in failures}
+    if None in reasons:
+        name, e = failures[0]
+        raise AssertionError(f'{name}: {e}') from e
+    pytest.xfail('; '.join(sorted(reasons)))
 
 
 def test_column_ran():

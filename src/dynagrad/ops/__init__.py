@@ -38,19 +38,20 @@ __all__ += spectral.TOP_LEVEL
 # that compute through a cast; out's own dtype for factories; the same dtype for the rest.
 from .out_args import give_out, EXACT, FACTORY  # noqa: E402
 give_out(globals(), '''
-    pow remainder fmod copysign float_power floor_divide heaviside ldexp logit xlogy signbit
-    square true_divide mvlgamma polygamma addcmul addcdiv lerp cat concat concatenate stack
-    hstack vstack dstack column_stack row_stack sum mean prod std var nansum nanmean
-    logsumexp cumsum cumprod kron outer diff all''')
+    pow remainder fmod copysign floor_divide logit xlogy square mean max min true_divide
+    mvlgamma polygamma addcmul addcdiv cat concat concatenate stack hstack vstack dstack
+    column_stack row_stack nansum nanmean logsumexp cumsum cumprod kron outer all addr
+    clamp_max clamp_min inner matrix_power''')
+give_out(globals(), 'sum prod std var median nanmedian', needs_dim=True)
 give_out(globals(), '''
-    addbmm addmm addmv addr aminmax amax amin any argmax argmin as_strided_copy baddbmm
-    bernoulli bmm bucketize chain_matmul clamp clamp_max clamp_min clip complex conj_physical
-    cross cummax cummin detach_copy diag diagonal_copy dot expand_copy frexp gather ger
-    histc histogram index_add index_copy index_reduce index_select inner inverse isin kthvalue
-    logcumsumexp masked_select matmul matrix_power max median min mm mode msort multinomial
-    mv nan_to_num nanmedian nanquantile narrow_copy nonzero nonzero_static norm normal
-    permute_copy polar quantile renorm round scatter scatter_add scatter_reduce searchsorted
-    select_copy slice_copy slice_scatter slogdet sort squeeze_copy t_copy take take_along_dim
+    addbmm addmm addmv aminmax amax amin any argmax argmin as_strided_copy baddbmm
+    bernoulli bmm bucketize chain_matmul clamp clip complex conj_physical cross cummax cummin
+    detach_copy diag diagonal_copy diff dot expand_copy float_power frexp gather ger
+    heaviside histc histogram index_add index_copy index_reduce index_select isin kthvalue
+    ldexp lerp logcumsumexp masked_select matmul mm mode msort multinomial mv
+    nan_to_num nanquantile narrow_copy nonzero nonzero_static norm normal permute_copy
+    polar quantile renorm round scatter scatter_add scatter_reduce searchsorted select_copy
+    signbit slice_copy slice_scatter slogdet sort squeeze_copy t_copy take take_along_dim
     tensordot topk transpose_copy tril triu unfold_copy unsqueeze_copy values_copy vdot
     view_as_complex_copy view_as_real_copy view_copy where''', EXACT)
 give_out(globals(), 'arange empty eye full linspace logspace ones rand randint randn randperm '

@@ -16,7 +16,7 @@ from .. import _dtype
 from ..backend import xp
 from ..tensor import Tensor, method
 from ..autograd.function import Op
-from .out_args import call_into
+from .out_args import call_into, CAST
 
 
 class Unary(Op):
@@ -170,7 +170,8 @@ def _need_tensor(fn_name, value, position, arg='other'):
 
 def _unary(op_cls, name, *, aliases=(), inplace=None, out=True):
     """``name(input, *, out=None)``: ``op_cls`` on one tensor (``out=False``: without
-    ``out=``, as PyTorch's function); also the Tensor method ``name`` and each alias (the
+    ``out=``, as PyTorch's function; ``out=EXACT``: out's dtype must be the result's, as
+    PyTorch's kernels of sign, floor, abs... want); also the Tensor method ``name`` and each alias (the
     same function: it accepts the ``out=`` PyTorch's methods refuse). ``inplace`` (True for
     ``op_cls`` itself, or the op class of PyTorch's in-place form) adds ``Tensor.<name>_``
     for ``name`` and each alias."""
@@ -178,10 +179,12 @@ def _unary(op_cls, name, *, aliases=(), inplace=None, out=True):
     apply = op_cls.apply
 
     if out:
+        rule = CAST if out is True else out
+
         def fn(input, *, out=None):
             if out is None:
                 return apply(input)
-            return call_into(out, name, apply, input)
+            return call_into(out, name, apply, input, _dtype_rule=rule)
         fn.takes_out = True
     else:
         def fn(input):

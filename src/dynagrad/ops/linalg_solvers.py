@@ -861,5 +861,6 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
 
 
 # PyTorch's top-level forms of these take out= (see out_args)
-give_out(TOP_LEVEL, 'triangular_solve cholesky_solve cholesky_inverse cholesky svd qr orgqr '
-                    'nuclear_norm geqrf ormqr lu_solve lu_unpack', EXACT)
+give_out(TOP_LEVEL, 'cholesky_solve cholesky_inverse')
+give_out(TOP_LEVEL, 'triangular_solve cholesky svd qr orgqr nuclear_norm geqrf ormqr lu_solve '
+                    'lu_unpack', EXACT)

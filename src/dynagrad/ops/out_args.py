@@ -137,9 +137,11 @@ def call_into(out, name, fn, *args, _dtype_rule=CAST, **kwargs):
     return write_out(fn(*args, **kwargs), out, name, _dtype_rule)
 
 
-def with_out(fn, name=None, dtype_rule=CAST):
+def with_out(fn, name=None, dtype_rule=CAST, needs_dim=False):
     """``fn`` with PyTorch's ``out=`` keyword: without it, ``fn`` itself is called (one
-    frame more); with it, the result is written into ``out`` by ``write_out``'s rules."""
+    frame more); with it, the result is written into ``out`` by ``write_out``'s rules.
+    ``needs_dim``: only the overloads given a ``dim`` take out= (``sum(x, 0, out=o)``,
+    not ``sum(x, out=o)``)."""
     name = name or fn.__name__
 
     if dtype_rule == FACTORY:
@@ -151,7 +153,12 @@ def with_out(fn, name=None, dtype_rule=CAST):
         def function(*args, out=None, **kwargs):
             if out is None:
                 return fn(*args, **kwargs)
-            return call_into(out, name, fn, *args, _dtype_rule=dtype_rule, **kwargs)
+            if needs_dim and len(args) < 2 and kwargs.get('dim') is None:
+                raise TypeError(f'{name}() received an invalid combination of arguments: '
+                                'out= takes a dim')
+            # a dtype= asked for is the result's: out must have it
+            rule = EXACT if kwargs.get('dtype') is not None else dtype_rule
+            return call_into(out, name, fn, *args, _dtype_rule=rule, **kwargs)
     function.__name__ = function.__qualname__ = fn.__name__
     function.__module__ = fn.__module__
     function.__doc__ = fn.__doc__
@@ -171,10 +178,10 @@ def _factory_out(fn, name, args, kwargs, out):
     return call_into(out, name, fn, *args, **kwargs)
 
 
-def give_out(namespace, names, dtype_rule=CAST):
+def give_out(namespace, names, dtype_rule=CAST, needs_dim=False):
     """Replace each of ``names`` in the module dict ``namespace`` by its ``with_out`` form
     (names already taking out=, made by a factory, are left as they are)."""
     for name in names.split():
         fn = namespace[name]
         if not getattr(fn, 'takes_out', False):
-            namespace[name] = with_out(fn, name.rsplit('.', 1)[-1], dtype_rule)
+            namespace[name] = with_out(fn, name, dtype_rule, needs_dim)

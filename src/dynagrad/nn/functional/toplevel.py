@@ -672,5 +672,6 @@ __all__ = [
 
 
 # PyTorch's top-level forms of these take out= (dynagrad.ops.out_args)
-give_out(globals(), 'softmax log_softmax hardshrink threshold', EXACT)
+give_out(globals(), 'threshold')
+give_out(globals(), 'softmax log_softmax hardshrink', EXACT)
 del give_out, EXACT
