@@ -30,11 +30,6 @@ def _rows():
     return out
 
 
-def _empty_like(lib, t, shape=(0,), dtype=None):
-    return lib.zeros(shape, dtype=dtype or t.dtype) if shape != (0,) else \
-        lib.empty(0, dtype=dtype or t.dtype)
-
-
 def _other_dtype(lib, t):
     """A dtype the result is not: float64 for floats (a cast torch allows or an exact-dtype
     op refuses), int32 for integers, float32 for bools and complex64 for complex."""
@@ -46,11 +41,15 @@ def _other_dtype(lib, t):
     return getattr(lib, other)
 
 
+def _same_dtype(lib, r):
+    return getattr(lib, conformance.dtype_name(r))
+
+
 # How each variant makes out from torch's result on a library: (name, make(lib, result))
 VARIANTS = [
-    ('same', lambda lib, r: lib.zeros(tuple(r.shape), dtype=getattr(lib, conformance.dtype_name(r)))),
-    ('empty', lambda lib, r: lib.empty(0, dtype=getattr(lib, conformance.dtype_name(r)))),
-    ('resized', lambda lib, r: lib.zeros((7,), dtype=getattr(lib, conformance.dtype_name(r)))),
+    ('same', lambda lib, r: lib.zeros(tuple(r.shape), dtype=_same_dtype(lib, r))),
+    ('empty', lambda lib, r: lib.empty(0, dtype=_same_dtype(lib, r))),
+    ('resized', lambda lib, r: lib.zeros((7,), dtype=_same_dtype(lib, r))),
     ('dtype', lambda lib, r: lib.zeros(tuple(r.shape), dtype=_other_dtype(lib, r))),
 ]
 
@@ -83,7 +82,7 @@ OUT_KNOWN = {
         'nn.functional.gelu_tanh', 'nn.functional.softplus', 'nn.functional.logsigmoid',
         'nn.functional.hardshrink', 'nn.functional.softshrink', 'nn.functional.normalize')},
     **{(name, None): NOT_GIVEN for name in (
-        'argsort', 'alias_copy', 'split_copy', 'split_with_sizes_copy', 'unbind_copy',
+        'argsort', 'split_copy', 'split_with_sizes_copy', 'unbind_copy',
         'linalg.lstsq')},
     ('nonzero', None): "torch's nonzero(as_tuple=True) takes no out=; dynagrad's does",
     ('where', None): "torch's where takes out= with tensor operands only; dynagrad's with all",

@@ -171,10 +171,10 @@ def _need_tensor(fn_name, value, position, arg='other'):
 def _unary(op_cls, name, *, aliases=(), inplace=None, out=True):
     """``name(input, *, out=None)``: ``op_cls`` on one tensor (``out=False``: without
     ``out=``, as PyTorch's function; ``out=EXACT``: out's dtype must be the result's, as
-    PyTorch's kernels of sign, floor, abs... want); also the Tensor method ``name`` and each alias (the
-    same function: it accepts the ``out=`` PyTorch's methods refuse). ``inplace`` (True for
-    ``op_cls`` itself, or the op class of PyTorch's in-place form) adds ``Tensor.<name>_``
-    for ``name`` and each alias."""
+    PyTorch's kernels of sign, floor, abs... want); also the Tensor method ``name`` and
+    each alias (the same function, so it accepts the ``out=`` PyTorch's methods refuse).
+    ``inplace`` (True for ``op_cls`` itself, or the op class of PyTorch's in-place form)
+    adds ``Tensor.<name>_`` for ``name`` and each alias."""
     module = _caller_module()
     apply = op_cls.apply
 
