@@ -174,7 +174,11 @@ def _front(fn, slow):
     """A function with ``fn``'s own signature plus ``out=None`` that calls ``fn`` without
     it and ``slow`` with it, made as ``collections.namedtuple`` makes its methods: a call
     without out= then costs one frame, not the packing of ``*args, **kwargs`` too (about
-    40 ns against 120). ``slow`` itself where the signature cannot be copied."""
+    40 ns against 120). ``slow`` itself where the signature cannot be copied, and for a
+    decorated function (``vmap_function``...): its wrapper's rules read the call as it was
+    made, which a copy passing every default would change."""
+    if hasattr(fn, '__wrapped__'):
+        return slow
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):
