@@ -7,7 +7,15 @@ from .ops.spectral import (fft, ifft, fft2, ifft2, fftn, ifftn, rfft, irfft, rff
                            irfft2, rfftn, irfftn, hfft, ihfft, hfft2, ihfft2, hfftn, ihfftn,
                            fftfreq, rfftfreq, fftshift, ifftshift)
 from .tensor import Tensor  # noqa: F401  (torch.fft exports it too)
+from .ops.out_args import give_out, FACTORY
 
 __all__ = ['fft', 'ifft', 'fft2', 'ifft2', 'fftn', 'ifftn', 'rfft', 'irfft', 'rfft2', 'irfft2',
            'rfftn', 'irfftn', 'hfft', 'ihfft', 'hfft2', 'ihfft2', 'hfftn', 'ihfftn', 'fftfreq',
            'rfftfreq', 'fftshift', 'ifftshift']
+
+
+# the forms that take out= in PyTorch (see ops/out_args.py)
+give_out(globals(), 'fft ifft fft2 ifft2 fftn ifftn rfft irfft rfft2 irfft2 rfftn irfftn hfft '
+                    'ihfft hfft2 ihfft2 hfftn ihfftn')
+give_out(globals(), 'fftfreq rfftfreq', FACTORY)
+del give_out, FACTORY

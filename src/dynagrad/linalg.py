@@ -14,6 +14,7 @@ from .ops.linalg_solvers import (solve_triangular, cholesky_ex, inv_ex, solve_ex
                                  householder_product, diagonal, lu_factor, lu_factor_ex, lu,
                                  lu_solve, ldl_factor, ldl_factor_ex, ldl_solve)
 from .ops.linalg_eig import eig, eigvals  # noqa: F401
+from .ops.out_args import give_out, EXACT
 
 __all__ = ['LinAlgError', 'matmul', 'norm', 'vector_norm', 'matrix_norm', 'inv', 'det',
            'slogdet', 'solve', 'cholesky', 'qr', 'svd', 'svdvals', 'eigh', 'eigvalsh', 'pinv',
@@ -22,3 +23,13 @@ __all__ = ['LinAlgError', 'matmul', 'norm', 'vector_norm', 'matrix_norm', 'inv',
            'cond', 'matrix_exp', 'householder_product', 'diagonal', 'lu_factor',
            'lu_factor_ex', 'lu', 'lu_solve', 'ldl_factor', 'ldl_factor_ex', 'ldl_solve', 'eig',
            'eigvals']
+
+
+# the forms that take out= in PyTorch (see ops/out_args.py)
+give_out(globals(), 'cond matrix_power matrix_rank pinv tensorinv tensorsolve')
+give_out(globals(), '''
+    cholesky cholesky_ex cross det eig eigh eigvals eigvalsh householder_product inv inv_ex
+    ldl_factor ldl_factor_ex ldl_solve lu lu_factor lu_factor_ex lu_solve matmul matrix_norm
+    multi_dot norm qr slogdet solve solve_ex solve_triangular svd svdvals vecdot
+    vector_norm''', EXACT)
+del give_out, EXACT

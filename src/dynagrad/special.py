@@ -16,6 +16,7 @@ from .ops import special as _ops
 from .ops.arithmetic import Mul as _Mul
 from . import ops as _top
 from .nn.functional import softmax as _softmax, log_softmax as _log_softmax
+from .ops.out_args import give_out, EXACT
 
 __all__ = [
     'airy_ai', 'bessel_j0', 'bessel_j1', 'bessel_y0', 'bessel_y1', 'chebyshev_polynomial_t',
@@ -155,3 +156,18 @@ def _polynomial(name):
 for _name in _ops.POLYNOMIALS:
     globals()[_name] = _polynomial(_name)
 del _name
+
+
+# the forms that take out= in PyTorch (see ops/out_args.py)
+give_out(globals(), '''
+    airy_ai bessel_j0 bessel_j1 bessel_y0 bessel_y1 chebyshev_polynomial_t
+    chebyshev_polynomial_u chebyshev_polynomial_v chebyshev_polynomial_w digamma entr erf
+    erfc erfcx erfinv exp2 expit expm1 gammainc gammaincc gammaln hermite_polynomial_h
+    hermite_polynomial_he i0 i0e i1 i1e laguerre_polynomial_l legendre_polynomial_p log1p
+    log_ndtr logit logsumexp modified_bessel_i0 modified_bessel_i1 modified_bessel_k0
+    modified_bessel_k1 multigammaln ndtr ndtri polygamma psi scaled_modified_bessel_k0
+    scaled_modified_bessel_k1 shifted_chebyshev_polynomial_t shifted_chebyshev_polynomial_u
+    shifted_chebyshev_polynomial_v shifted_chebyshev_polynomial_w sinc spherical_bessel_j0
+    xlog1py xlogy zeta''')
+give_out(globals(), 'round', EXACT)
+del give_out, EXACT

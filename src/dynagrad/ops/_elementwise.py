@@ -16,6 +16,7 @@ from .. import _dtype
 from ..backend import xp
 from ..tensor import Tensor, method
 from ..autograd.function import Op, OperandTypeError
+from .out_args import call_into, CAST
 
 
 class Unary(Op):
@@ -167,15 +168,27 @@ def _need_tensor(fn_name, value, position, arg='other'):
 # ``apply`` (bound once, here) directly: one frame on the hot path, as a hand-written one.
 
 
-def _unary(op_cls, name, *, aliases=(), inplace=None):
-    """``name(input)``: ``op_cls`` on one tensor; also the Tensor method ``name`` and each
-    alias. ``inplace`` (True for ``op_cls`` itself, or the op class of PyTorch's in-place
-    form) adds ``Tensor.<name>_`` for ``name`` and each alias."""
+def _unary(op_cls, name, *, aliases=(), inplace=None, out=True):
+    """``name(input, *, out=None)``: ``op_cls`` on one tensor (``out=False``: without
+    ``out=``, as PyTorch's function; ``out=EXACT``: out's dtype must be the result's, as
+    PyTorch's kernels of sign, floor, abs... want); also the Tensor method ``name`` and
+    each alias (the same function, so it accepts the ``out=`` PyTorch's methods refuse).
+    ``inplace`` (True for ``op_cls`` itself, or the op class of PyTorch's in-place form)
+    adds ``Tensor.<name>_`` for ``name`` and each alias."""
     module = _caller_module()
     apply = op_cls.apply
 
-    def fn(input):
-        return apply(input)
+    if out:
+        rule = CAST if out is True else out
+
+        def fn(input, *, out=None):
+            if out is None:
+                return apply(input)
+            return call_into(out, name, apply, input, _dtype_rule=rule)
+        fn.takes_out = True
+    else:
+        def fn(input):
+            return apply(input)
     method(name, *aliases)(_named(fn, name, module))
     if inplace:
         apply_ = (op_cls if inplace is True else inplace).apply_
@@ -187,18 +200,23 @@ def _unary(op_cls, name, *, aliases=(), inplace=None):
 
 
 def _binary(op_cls, name, *, aliases=(), inplace=False, tensors_only=False):
-    """``name(input, other)``: ``op_cls`` on two operands (``tensors_only``: ``other`` must be
-    a Tensor, as in PyTorch's signature); also the Tensor method ``name`` and each alias.
-    ``inplace`` adds ``Tensor.<name>_`` for ``name`` and each alias."""
+    """``name(input, other, *, out=None)``: ``op_cls`` on two operands (``tensors_only``:
+    ``other`` must be a Tensor, as in PyTorch's signature); also the Tensor method ``name``
+    and each alias. ``inplace`` adds ``Tensor.<name>_`` for ``name`` and each alias."""
     module = _caller_module()
     apply = op_cls.apply
     if tensors_only:
-        def fn(input, other):
+        def fn(input, other, *, out=None):
             _need_tensor(name, other, 2)
-            return apply(input, other)
+            if out is None:
+                return apply(input, other)
+            return call_into(out, name, apply, input, other)
     else:
-        def fn(input, other):
-            return apply(input, other)
+        def fn(input, other, *, out=None):
+            if out is None:
+                return apply(input, other)
+            return call_into(out, name, apply, input, other)
+    fn.takes_out = True
     method(name, *aliases)(_named(fn, name, module))
     if inplace:
         for each in (name,) + aliases:

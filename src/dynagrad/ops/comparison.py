@@ -11,6 +11,7 @@ from ..tensor import Tensor, method
 from .. import _dtype
 from ._elementwise import (REFUSED, WIDE_UNSIGNED, _binary, _need_tensor, not_implemented,
                            _operator, _unary, refused)
+from .out_args import EXACT
 
 
 class _Compare(Op):
@@ -336,11 +337,11 @@ for _op, _names in ((EqInplace, ('eq_',)), (NeInplace, ('ne_', 'not_equal_')),
                     (GtInplace, ('gt_', 'greater_')), (GeInplace, ('ge_', 'greater_equal_'))):
     _inplace_compare_method(_op, *_names)
 
-isnan = _unary(Isnan, 'isnan')
-isinf = _unary(Isinf, 'isinf')
-isfinite = _unary(Isfinite, 'isfinite')
-isposinf = _unary(Isposinf, 'isposinf')
-isneginf = _unary(Isneginf, 'isneginf')
+isnan = _unary(Isnan, 'isnan', out=False)
+isinf = _unary(Isinf, 'isinf', out=False)
+isfinite = _unary(Isfinite, 'isfinite', out=False)
+isposinf = _unary(Isposinf, 'isposinf', out=EXACT)
+isneginf = _unary(Isneginf, 'isneginf', out=EXACT)
 
 
 
@@ -380,7 +381,7 @@ bitwise_right_shift = _binary(BitwiseRightShift, 'bitwise_right_shift', inplace=
 _operator(BitwiseRightShift, '__rshift__')
 _operator(BitwiseRightShift, '__rrshift__', reflected=True)
 method('__irshift__')(Tensor.bitwise_right_shift_)
-bitwise_not = _unary(BitwiseNot, 'bitwise_not', inplace=True)
+bitwise_not = _unary(BitwiseNot, 'bitwise_not', inplace=True, out=EXACT)
 
 
 @method('__invert__')

@@ -252,20 +252,19 @@ def _size_keyword(size, keyword, fn):
     return (keyword,)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
+def zeros(*size, dtype=None, device=None, requires_grad=False, **kw):
     size = _size_keyword(size, kw.pop('size', None), 'zeros')
     _no_extra(kw, 'zeros')
     return _filled(0, size, dtype, requires_grad, device, 'zeros')
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, out=None, **kw):
+def ones(*size, dtype=None, device=None, requires_grad=False, **kw):
     size = _size_keyword(size, kw.pop('size', None), 'ones')
     _no_extra(kw, 'ones')
     return _filled(1, size, dtype, requires_grad, device, 'ones')
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, out=None, memory_format=None,
-          **kw):
+def empty(*size, dtype=None, device=None, requires_grad=False, memory_format=None, **kw):
     size = _size_keyword(size, kw.pop('size', None), 'empty')
     _no_extra(kw, 'empty')
     return _filled(None, size, dtype, requires_grad, device, 'empty')

@@ -697,7 +697,7 @@ def einsum(equation, *operands):
     return Einsum.apply(*ops, inputs=tuple(explicit), output=out)
 
 
-def tensordot(a, b, dims=2, out=None):
+def tensordot(a, b, dims=2):
     _check_tensor('tensordot', a, b)
     if autocast_state.active:
         a, b = autocast_args('lower', a, b)

@@ -25,6 +25,7 @@ from .linalg_products import matmul
 from ._linalg_common import LinAlgError, _check_float, _check_square, _tname
 from .shape import cat
 from .creation import zeros_like, eye, arange, zeros
+from .out_args import give_out, EXACT
 
 __all__ = ['solve_triangular', 'cholesky_ex', 'inv_ex', 'solve_ex', 'tensorinv',
            'tensorsolve', 'vander', 'vecdot', 'cond', 'matrix_exp', 'householder_product',
@@ -857,3 +858,9 @@ def ldl_solve(LD, pivots, B, *, hermitian=False):
     _tensors('linalg.ldl_solve', LD, pivots, B)
     _no_half('linalg_ldl_solve_cpu', LD, B)
     return LdlSolve.apply(LD, pivots, B)
+
+
+# PyTorch's top-level forms of these take out= (see out_args)
+give_out(TOP_LEVEL, 'cholesky_solve cholesky_inverse')
+give_out(TOP_LEVEL, 'triangular_solve cholesky svd qr orgqr nuclear_norm geqrf ormqr lu_solve '
+                    'lu_unpack', EXACT)

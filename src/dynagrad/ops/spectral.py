@@ -343,14 +343,12 @@ def _frequencies(values, dtype, requires_grad):
     return tensor(values, dtype=d, requires_grad=requires_grad)
 
 
-def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
-            requires_grad=False):
+def fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of ``fft(x, n)``: [0, 1, ..., -(n // 2), ..., -1] / (d * n)."""
     return _frequencies(xp.fft.fftfreq(int(n), d), dtype, requires_grad)
 
 
-def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad=False):
+def rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, requires_grad=False):
     """The sample frequencies of ``rfft(x, n)``: [0, 1, ..., n // 2] / (d * n)."""
     return _frequencies(xp.fft.rfftfreq(int(n), d), dtype, requires_grad)
 

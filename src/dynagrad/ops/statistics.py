@@ -679,7 +679,7 @@ def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=N
     return wrap(xp.asarray(idx, dtype=np.int32 if out_int32 else np.int64))
 
 
-def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+def bucketize(input, boundaries, *, out_int32=False, right=False):
     _check_tensor('bucketize', 'boundaries', boundaries)
     if boundaries.ndim != 1:
         raise RuntimeError(f'boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})')

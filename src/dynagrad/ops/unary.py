@@ -17,6 +17,7 @@ from ._elementwise import (FLOAT8, REFUSED, WIDE_UNSIGNED_OR_E8M0, Unary, _as_ar
                            not_implemented, refused, _unary, _need_tensor,
                            unordered_complex)
 from .complex_numbers import ComplexAngle, ComplexSgn
+from .out_args import EXACT
 from .special import (Erf, Erfc, Erfinv, Lgamma, Digamma, Polygamma, PolygammaInplace, I0,
                       Mvlgamma)
 
@@ -515,13 +516,15 @@ class Frac(Unary):
 # Each line: dynagrad.<name>, Tensor.<name> (and the aliases), and with ``inplace`` the
 # in-place Tensor.<name>_ (the op class given, where PyTorch's in-place form is another op).
 
-neg = negative = _unary(Neg, 'neg', aliases=('negative',), inplace=True)
+neg = negative = _unary(Neg, 'neg', aliases=('negative',), inplace=True,
+                          out=EXACT)
 method('__neg__')(neg)                  # -tensor
 method('__pos__')(lambda self: self)    # +tensor
-abs = absolute = _unary(Abs, 'abs', aliases=('absolute',), inplace=True)
+abs = absolute = _unary(Abs, 'abs', aliases=('absolute',), inplace=True,
+                          out=EXACT)
 method('__abs__')(abs)                  # abs(tensor)
-sign = _unary(Sign, 'sign', inplace=True)
-sgn = _unary(Sgn, 'sgn', inplace=True)
+sign = _unary(Sign, 'sign', inplace=True, out=EXACT)
+sgn = _unary(Sgn, 'sgn', inplace=True, out=EXACT)
 angle = _unary(Angle, 'angle')
 
 exp = _unary(Exp, 'exp', inplace=True)
@@ -537,7 +540,7 @@ reciprocal = _unary(Reciprocal, 'reciprocal', inplace=True)
 
 tanh = _unary(Tanh, 'tanh', inplace=True)
 sigmoid = _unary(Sigmoid, 'sigmoid', inplace=True)
-relu = _unary(Relu, 'relu', inplace=True)
+relu = _unary(Relu, 'relu', inplace=True, out=False)
 
 sin = _unary(Sin, 'sin', inplace=True)
 cos = _unary(Cos, 'cos', inplace=True)
@@ -562,10 +565,10 @@ sinc = _unary(Sinc, 'sinc', inplace=True)
 rad2deg = _unary(Rad2Deg, 'rad2deg', inplace=True)
 deg2rad = _unary(Deg2Rad, 'deg2rad', inplace=True)
 
-floor = _unary(Floor, 'floor', inplace=True)
-ceil = _unary(Ceil, 'ceil', inplace=True)
-trunc = fix = _unary(Trunc, 'trunc', aliases=('fix',), inplace=True)
-frac = _unary(Frac, 'frac', inplace=True)
+floor = _unary(Floor, 'floor', inplace=True, out=EXACT)
+ceil = _unary(Ceil, 'ceil', inplace=True, out=EXACT)
+trunc = fix = _unary(Trunc, 'trunc', aliases=('fix',), inplace=True, out=EXACT)
+frac = _unary(Frac, 'frac', inplace=True, out=EXACT)
 
 
 def polygamma(n, input):

@@ -27,6 +27,7 @@ from . import pooling as _pool
 from . import sparse as _sparse
 from . import vision as _vision
 from .rnn import recurrent_layer, recurrent_stack
+from ...ops.out_args import give_out, EXACT
 
 # nn.functional binds ``dropout`` and ``linear`` to the functions: reach the modules by import
 _drop = import_module(f'{__package__}.dropout')
@@ -668,6 +669,11 @@ __all__ = [
     'lstm', 'gru', 'rnn_tanh', 'rnn_relu', 'lstm_cell', 'gru_cell', 'rnn_tanh_cell',
     'rnn_relu_cell',
 ]
+
+# PyTorch's top-level forms of these take out= (dynagrad.ops.out_args)
+give_out(globals(), 'threshold')
+give_out(globals(), 'softmax log_softmax hardshrink', EXACT)
+del give_out, EXACT
 
 # torch's parser takes axis= and keepdims= for these too (torch.softmax(x, axis=1)), and
 # Tensor.softmax and friends, bound by this package, only now exist
