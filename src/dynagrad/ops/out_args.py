@@ -237,4 +237,7 @@ def give_out(namespace, names, dtype_rule=CAST, needs_dim=False):
     for name in names.split():
         fn = namespace[name]
         if not getattr(fn, 'takes_out', False):
-            namespace[name] = with_out(fn, name, dtype_rule, needs_dim)
+            wrapped = with_out(fn, name, dtype_rule, needs_dim)
+            # pickled by reference: found again where it is bound, not as the plain function
+            wrapped.__module__ = namespace.get('__name__', fn.__module__)
+            namespace[name] = wrapped
