@@ -1,0 +1,39 @@
+"""``nn.modules.utils``: the argument normalisers and the state-dict prefix helper, equal to
+torch's on the same inputs."""
+from collections import OrderedDict
+
+import torch
+import torch.nn.modules.utils as tu
+
+import dynagrad.nn.modules.utils as du
+
+
+@torch.no_grad()
+def test_ntuple_helpers_match_torch():
+    for name in ('_single', '_pair', '_triple', '_quadruple'):
+        for arg in (3, (1, 2), [4, 5, 6], 'ab', range(2)):
+            assert getattr(du, name)(arg) == getattr(tu, name)(arg), (name, arg)
+        assert getattr(du, name).__name__ == name
+    assert du._ntuple(5)(7) == tu._ntuple(5)(7)
+    assert du._reverse_repeat_tuple((1, 2, 3), 2) == tu._reverse_repeat_tuple((1, 2, 3), 2)
+    assert du._list_with_default([None, 4], [8, 9, 10]) == \
+        tu._list_with_default([None, 4], [8, 9, 10])
+
+
+def test_consume_prefix_matches_torch():
+    def make():
+        sd = OrderedDict([('module.w', 1), ('module.b', 2), ('other', 3)])
+        sd._metadata = OrderedDict([('', {}), ('module', {'v': 1}), ('module.sub', {})])
+        return sd
+
+    ours, theirs = make(), make()
+    du.consume_prefix_in_state_dict_if_present(ours, 'module.')
+    tu.consume_prefix_in_state_dict_if_present(theirs, 'module.')
+    assert list(ours.items()) == list(theirs.items())
+    assert list(ours._metadata.items()) == list(theirs._metadata.items())
+
+
+def test_pooling_layers_normalise_as_torch():
+    import dynagrad as dg
+    for args in ((2,), ([2, 3], None, 1), ((3, 2), 1, (1, 0))):
+        assert dg.nn.MaxPool2d(*args).kernel_size == torch.nn.MaxPool2d(*args).kernel_size
