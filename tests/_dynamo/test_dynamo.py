@@ -61,3 +61,18 @@ def test_transform_getitem_mode_lets_vmap_index_with_scalars():
     with TransformGetItemToIndex():
         got = dynagrad.vmap(lambda i: b[i])(dynagrad.tensor([1, 3, 5]))
     assert got.tolist() == expected.tolist()
+
+
+def test_compiled_module_class_support_flag_and_testing_names():
+    compiled = dynagrad.compile(dynagrad.nn.Linear(2, 2))
+    ref = torch.compile(torch.nn.Linear(2, 2))
+    from dynagrad._dynamo.eval_frame import OptimizedModule
+    assert isinstance(compiled, OptimizedModule) and isinstance(compiled, mine.OptimizedModule)
+    assert isinstance(ref, torch._dynamo.eval_frame.OptimizedModule)
+    assert not isinstance(dynagrad.nn.Linear(2, 2), OptimizedModule)
+    assert mine.is_dynamo_supported() is torch._dynamo.is_dynamo_supported() is True
+    from dynagrad._dynamo.testing import CompileCounter
+    from dynagrad._dynamo.utils import counters
+    counter = CompileCounter()
+    assert (counter.frame_count, counter.op_count) == (0, 0)
+    assert counters['nothing'] == {}
