@@ -41,3 +41,7 @@ __all__ += foreach.__all__
 import sys as _sys  # noqa: E402
 from . import keywords as _keywords  # noqa: E402
 _keywords.install(FAMILIES + (creation, sparse, spectral, _sys.modules[__name__]))
+
+# out=: after the keyword aliases, so that the out= wrapper is the outermost frame
+from . import out as _out  # noqa: E402
+_out.install(FAMILIES + (spectral, _sys.modules[__name__]))
