@@ -22,3 +22,8 @@ __all__ = ['LinAlgError', 'matmul', 'norm', 'vector_norm', 'matrix_norm', 'inv',
            'cond', 'matrix_exp', 'householder_product', 'diagonal', 'lu_factor',
            'lu_factor_ex', 'lu', 'lu_solve', 'ldl_factor', 'ldl_factor_ex', 'ldl_solve', 'eig',
            'eigvals']
+
+# out= as torch.linalg's functions take it (ops/out.py has the rules)
+import sys as _sys  # noqa: E402
+from .ops.out import LINALG_OUT_FUNCTIONS, install as _install_out  # noqa: E402
+_install_out([_sys.modules[__name__]], LINALG_OUT_FUNCTIONS)

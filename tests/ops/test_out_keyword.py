@@ -83,3 +83,15 @@ def test_errors_as_torch_and_nothing_written():
         with m.no_grad():
             res = m.div(m.ones(3, requires_grad=True), 2, out=m.empty(3))
         assert not res.requires_grad
+
+
+def test_reductions_and_linalg_take_out():
+    a = np.array([[4.0, 2.0], [2.0, 3.0]])
+    for m in (torch, dg):
+        total = m.empty(2, dtype=m.float64)
+        assert m.sum(m.tensor(a), 0, out=total) is total
+        np.testing.assert_array_equal(total.numpy(), a.sum(0))
+        L, info = m.empty(0, dtype=m.float64), m.empty(0, dtype=m.int32)
+        res = m.linalg.cholesky_ex(m.tensor(a), out=(L, info))
+        assert res.L is L and res.info is info and int(info) == 0
+        np.testing.assert_allclose(L.numpy(), np.linalg.cholesky(a))

@@ -20,20 +20,30 @@ from .creation import can_cast
 # torch's functions taking out= that compute from their inputs (the factories, whose out=
 # also picks the dtype, are left to their own signatures)
 OUT_FUNCTIONS = frozenset('''
-abs acos acosh add addbmm addcdiv addcmul addmm addmv addr all amax amin aminmax angle any
-asin asinh atan atan2 atanh baddbmm bitwise_and bitwise_left_shift bitwise_not bitwise_or
-bitwise_right_shift bitwise_xor bmm cat ceil clamp clip column_stack concat concatenate
-conj_physical copysign cos cosh cross cummax cummin cumprod cumsum deg2rad diag diff digamma
-div divide dot dstack eq erf erfc erfinv exp exp2 expm1 fix float_power floor floor_divide
-fmax fmin fmod frac frexp gather gcd ge ger greater greater_equal gt heaviside hstack hypot
-i0 igamma igammac index_select inner inverse isneginf isposinf kron kthvalue lcm ldexp le
-lerp less less_equal lgamma log log10 log1p log2 logaddexp logaddexp2 logcumsumexp
-logical_and logical_not logical_or logical_xor logit logsumexp lt masked_select matmul
-matrix_power max maximum mean min minimum mm mode msort mul multiply mv mvlgamma nan_to_num
-nanmean nanquantile narrow_copy ne neg negative nextafter nonzero not_equal outer polygamma
-pow quantile rad2deg reciprocal remainder renorm round row_stack rsqrt sgn sigmoid sign
-signbit sin sinc sinh sort sqrt square stack std std_mean sub subtract take_along_dim tan
-tanh topk tril triu trunc var var_mean vdot vstack where xlogy
+abs absolute acos acosh add addbmm addcdiv addcmul addmm addmv addr all amax amin aminmax
+angle any arccos arcsin arctan arctan2 argmax argmin asin asinh atan atan2 atanh baddbmm
+bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor bmm
+cat ceil cholesky cholesky_solve clamp clip column_stack concat concatenate conj_physical
+copysign cos cosh cross cummax cummin cumprod cumsum deg2rad diag diff digamma div divide
+dot dstack eq erf erfc erfinv exp exp2 expm1 fix float_power floor floor_divide fmax fmin
+fmod frac frexp gather gcd ge ger greater greater_equal gt heaviside hstack hypot i0 igamma
+igammac index_select inner inverse isneginf isposinf kron kthvalue lcm ldexp le lerp less
+less_equal lgamma log log10 log1p log2 logaddexp logaddexp2 logcumsumexp logical_and
+logical_not logical_or logical_xor logit logsumexp lt masked_select matmul matrix_power max
+maximum mean median min minimum mm mode msort mul multiply mv mvlgamma nan_to_num nanmean
+nanmedian nanquantile nansum narrow_copy ne neg negative nextafter nonzero not_equal outer
+polygamma pow prod quantile rad2deg reciprocal remainder renorm round row_stack rsqrt sgn
+sigmoid sign signbit sin sinc sinh sort sqrt square stack std std_mean sub subtract sum take
+take_along_dim tan tanh topk triangular_solve tril triu trunc var var_mean vdot vstack where
+xlogy
+'''.split())
+
+# torch.linalg's: every function that computes a result takes out=
+LINALG_OUT_FUNCTIONS = frozenset('''
+matmul norm vector_norm matrix_norm inv det slogdet solve cholesky qr svd svdvals eigh
+eigvalsh pinv matrix_power matrix_rank cross multi_dot solve_triangular cholesky_ex inv_ex
+solve_ex tensorinv tensorsolve vecdot cond householder_product lu_factor lu_factor_ex lu
+lu_solve ldl_factor ldl_factor_ex ldl_solve eig eigvals
 '''.split())
 
 
@@ -98,12 +108,12 @@ def _with_out(fn, name):
     return call
 
 
-def install(namespaces):
-    """Wrap, in each module of ``namespaces``, the functions of ``OUT_FUNCTIONS`` it binds;
-    one wrapper per function, so aliases (``div``/``divide``) stay one object."""
+def install(namespaces, names=OUT_FUNCTIONS):
+    """Wrap, in each module of ``namespaces``, the functions of ``names`` it binds; one
+    wrapper per function, so aliases (``div``/``divide``) stay one object."""
     wrapped = {}
     for module in namespaces:
-        for name in OUT_FUNCTIONS & set(getattr(module, '__all__', ())):
+        for name in names & set(getattr(module, '__all__', ())):
             fn = getattr(module, name, None)
             if not callable(fn) or getattr(fn, 'accepts_out', False):
                 continue
