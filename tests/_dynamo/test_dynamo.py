@@ -76,3 +76,13 @@ def test_compiled_module_class_support_flag_and_testing_names():
     counter = CompileCounter()
     assert (counter.frame_count, counter.op_count) == (0, 0)
     assert counters['nothing'] == {}
+
+
+def test_list_backends_is_a_part_of_torchs_and_compiles():
+    for tags in (('debug', 'experimental'), ()):
+        ours = mine.list_backends(exclude_tags=tags)
+        assert ours and set(ours) <= set(torch._dynamo.list_backends(exclude_tags=tags))
+        for backend in ours:
+            f = dynagrad.compile(lambda x: x * 2, backend=backend)
+            assert f(dynagrad.ones(2)).tolist() == [2.0, 2.0]
+    assert mine.list_backends() == ['inductor'] and 'inductor' in torch._dynamo.list_backends()

@@ -24,6 +24,7 @@ CASES = [
     ('mm', lambda m, a, b, out: m.mm(a, b.T, out=out)),
     ('mv', lambda m, a, b, out: m.mv(a, b[0], out=out)),
     ('sum_like', lambda m, a, b, out: m.mean(a, 1, out=out)),
+    ('norm', lambda m, a, b, out: m.norm(a, dim=0, out=out)),
 ]
 
 

@@ -17,7 +17,21 @@ __all__ = ['allow_in_graph', 'assume_constant_result', 'disable', 'explain', 'is
            'is_dynamo_compiling', 'is_exporting', 'reset', 'set_stance', 'substitute_in_graph',
            'mark_dynamic', 'maybe_mark_dynamic', 'mark_static', 'mark_static_address',
            'optimize', 'run', 'config', 'exc', 'Unsupported', 'OptimizedModule',
-           'is_dynamo_supported']
+           'is_dynamo_supported', 'list_backends']
+
+
+# torch tags these backends 'debug': list_backends() leaves them out unless asked
+_DEBUG_BACKENDS = frozenset({'eager', 'aot_eager'})
+
+
+def list_backends(exclude_tags=('debug', 'experimental')):
+    """The backend names ``compile`` accepts, as torch lists them (kornia's conftest
+    parametrises over them)."""
+    from ..compiler.api import BACKENDS
+    names = {b for b in BACKENDS if b != 'default'}
+    if exclude_tags and 'debug' in exclude_tags:
+        names -= _DEBUG_BACKENDS
+    return sorted(names)
 
 
 def is_dynamo_supported():

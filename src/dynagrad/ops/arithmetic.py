@@ -732,7 +732,7 @@ divide = div
 @method('div_', 'divide_', '__itruediv__')
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
-        if self._data.dtype.kind not in 'fV':
+        if self._data.dtype.kind not in 'fcV':     # true division: float or complex targets
             raise RuntimeError(f'result type Float can\'t be cast to the desired output type '
                                f'{self.dtype.legacy_name[:-6]}')
         return Div.apply_(self, other)

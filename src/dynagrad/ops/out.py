@@ -31,11 +31,11 @@ igammac index_select inner inverse isneginf isposinf kron kthvalue lcm ldexp le 
 less_equal lgamma log log10 log1p log2 logaddexp logaddexp2 logcumsumexp logical_and
 logical_not logical_or logical_xor logit logsumexp lt masked_select matmul matrix_power max
 maximum mean median min minimum mm mode msort mul multiply mv mvlgamma nan_to_num nanmean
-nanmedian nanquantile nansum narrow_copy ne neg negative nextafter nonzero not_equal outer
-polygamma pow prod quantile rad2deg reciprocal remainder renorm round row_stack rsqrt sgn
-sigmoid sign signbit sin sinc sinh sort sqrt square stack std std_mean sub subtract sum take
-take_along_dim tan tanh topk triangular_solve tril triu trunc var var_mean vdot vstack where
-xlogy
+nanmedian nanquantile nansum narrow_copy ne neg negative nextafter nonzero norm not_equal
+outer polygamma pow prod quantile rad2deg reciprocal remainder renorm round row_stack rsqrt
+sgn sigmoid sign signbit sin sinc sinh sort sqrt square stack std std_mean sub subtract sum
+take take_along_dim tan tanh topk triangular_solve tril triu trunc var var_mean vdot vstack
+where xlogy
 '''.split())
 
 # torch.linalg's: every function that computes a result takes out=
