@@ -37,3 +37,11 @@ def test_pooling_layers_normalise_as_torch():
     import dynagrad as dg
     for args in ((2,), ([2, 3], None, 1), ((3, 2), 1, (1, 0))):
         assert dg.nn.MaxPool2d(*args).kernel_size == torch.nn.MaxPool2d(*args).kernel_size
+
+
+def test_nn_utils_is_not_shadowed_by_modules_utils():
+    """nn's star import of nn.modules binds modules.utils as `utils`; nn.utils must stay the
+    package of clip_grad_norm_ and friends, as in torch."""
+    import dynagrad as dg
+    assert dg.nn.utils.__name__ == 'dynagrad.nn.utils' and torch.nn.utils.__name__ == 'torch.nn.utils'
+    assert callable(dg.nn.utils.clip_grad_norm_) and dg.nn.modules.utils._pair(3) == (3, 3)
