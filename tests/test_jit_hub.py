@@ -89,3 +89,9 @@ def test_cpp_extension_imports_and_refuses_to_build():
         cpp_extension.load_inline('ext', 'int f() { return 1; }')
     import torch.utils.cpp_extension as tce
     assert set(cpp_extension.__all__) <= set(tce.__all__)
+
+
+def test_c_extension_names_libraries_call():
+    assert dg._C._get_tracing_state() is torch._C._get_tracing_state() is None
+    assert dg._C._LinAlgError is dg.linalg.LinAlgError
+    assert torch._C._LinAlgError is torch.linalg.LinAlgError

@@ -45,3 +45,24 @@ def test_nn_utils_is_not_shadowed_by_modules_utils():
     import dynagrad as dg
     assert dg.nn.utils.__name__ == 'dynagrad.nn.utils' and torch.nn.utils.__name__ == 'torch.nn.utils'
     assert callable(dg.nn.utils.clip_grad_norm_) and dg.nn.modules.utils._pair(3) == (3, 3)
+
+
+def test_module_list_abs_index_and_tensor_identity_as_torch():
+    """pyro's PyroModuleList calls ModuleList._get_abs_string_index; its param store compares
+    tensors by _cdata."""
+    import dynagrad as dg
+    ours = dg.nn.ModuleList([dg.nn.ReLU(), dg.nn.Tanh(), dg.nn.Sigmoid()])
+    theirs = torch.nn.ModuleList([torch.nn.ReLU(), torch.nn.Tanh(), torch.nn.Sigmoid()])
+    for i in (0, 2, -1, -3):
+        assert ours._get_abs_string_index(i) == theirs._get_abs_string_index(i)
+    for m in (ours, theirs):
+        for bad in (3, -4):
+            try:
+                m._get_abs_string_index(bad)
+                raise AssertionError('no IndexError')
+            except IndexError as e:
+                assert 'out of range' in str(e)
+    for m in (dg, torch):
+        a = m.ones(2)
+        assert a._cdata == a._cdata and a._cdata != m.ones(2)._cdata
+        assert isinstance(a._cdata, int)
