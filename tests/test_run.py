@@ -104,3 +104,22 @@ def test_torch_name_is_torch_and_dynagrad_still_imports(tmp_path):
     ''')
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ['torch', 'True', 'dynagrad.utils.data.dataloader']
+
+
+def test_aliased_modules_keep_dynagrads_spec(tmp_path):
+    """A relative import inside dynagrad, reached through a torch.x import, raises no
+    ImportWarning (__package__ != __spec__.parent), which pyro's warnings-as-errors turns
+    into failures."""
+    out = _run(tmp_path, '''
+        import warnings
+        warnings.simplefilter('error')
+        import torch
+        import torch.autograd.function as f
+        assert f.__spec__.parent == f.__package__ == 'dynagrad.autograd', f.__spec__
+        assert torch.__spec__.name == torch.__package__ == 'dynagrad'
+        x = torch.zeros(3, requires_grad=True).clone()
+        x[1] = 2.0          # copy_ into a slice: a relative import in autograd.function
+        print(x.sum().item())
+    ''')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ['2.0']

@@ -61,10 +61,17 @@ class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module = importlib.import_module(spec.origin)
         if spec.name == _PREFIX:
             _name_as_torch(module)
+        # the import system sets __spec__ to this torch spec after create_module; keep
+        # dynagrad's, whose parent matches __package__ (Python warns on relative imports
+        # where they differ, an error under warnings-as-errors)
+        spec.loader_state = module.__spec__
         return module
 
     def exec_module(self, module):
-        pass   # the dynagrad module ran when it was imported under its own name
+        # the dynagrad module ran when it was imported under its own name
+        own = module.__spec__.loader_state
+        if own is not None:
+            module.__spec__ = own
 
 
 def _name_as_torch(module):
