@@ -96,3 +96,4 @@ def test_reductions_and_linalg_take_out():
         res = m.linalg.cholesky_ex(m.tensor(a), out=(L, info))
         assert res.L is L and res.info is info and int(info) == 0
         np.testing.assert_allclose(L.numpy(), np.linalg.cholesky(a))
+

@@ -366,3 +366,12 @@ def test_adagrad_weight_decay_with_sparse_gradients_is_refused_as_torch():
         with pytest.raises(RuntimeError, match='weight_decay option is not compatible with '
                                                'sparse gradients'):
             opt.step()
+
+
+def test_norm_of_a_sparse_tensor():
+    """pytorch_optimizer takes grad.norm() of sparse gradients (torch's sparse norm kernel)."""
+    dense = np.array([[0.0, -3.0, 0.0], [4.0, 0.0, 0.5]], np.float32)
+    for p in (2, 1, float('inf'), 'fro', 3):
+        ours = dynagrad.tensor(dense).to_sparse().norm(p)
+        theirs = torch.tensor(dense).to_sparse().norm(p)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
