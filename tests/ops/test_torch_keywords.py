@@ -130,6 +130,7 @@ def test_sizes_keywords_match_torch(name):
 
 def test_wrapped_functions_keep_identity_signature_and_pickle():
     import pickle
-    assert dg.sum is dg.Tensor.sum
+    # the top-level function wraps the method once more for out= (ops/out.py)
+    assert dg.sum.__wrapped__ is dg.Tensor.sum
     assert pickle.loads(pickle.dumps(dg.sum)) is dg.sum
     assert 'dim' in inspect.signature(dg.sum).parameters
