@@ -40,7 +40,7 @@ def test_module_mode(tmp_path):
         print(__name__, torch.__name__)
     ''', module=True)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ['__main__', 'dynagrad']
+    assert out.stdout.split() == ['__main__', 'torch']    # as programs read it (see run.py)
 
 
 def test_spawned_processes_get_dynagrad_too(tmp_path):
@@ -61,7 +61,7 @@ def test_spawned_processes_get_dynagrad_too(tmp_path):
             p.join()
     ''')
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ['dynagrad', 'dynagrad.nn']
+    assert out.stdout.split() == ['torch', 'dynagrad.nn']
 
 
 def test_a_torch_module_dynagrad_lacks_fails_clearly(tmp_path):
@@ -85,3 +85,41 @@ def test_install_refuses_when_real_torch_is_loaded():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          timeout=120)
     assert 'torch is already imported' in out.stdout, out.stderr
+
+
+def test_torch_name_is_torch_and_dynagrad_still_imports(tmp_path):
+    """pyro walks 'torch.distributions.x' targets from torch after asserting the first part
+    is torch.__name__; dynagrad's lazy submodules and relative imports still resolve."""
+    out = _run(tmp_path, '''
+        import torch
+        target = 'torch.distributions.constraints.positive'.split('.')
+        assert target[0] == torch.__name__
+        obj = torch
+        for part in target[1:]:
+            obj = getattr(obj, part)
+        import torch.hub, dynagrad
+        assert dynagrad is torch and torch.hub is dynagrad.hub
+        print(torch.__name__, obj is dynagrad.distributions.constraints.positive,
+              torch.utils.data.DataLoader.__module__)
+    ''')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ['torch', 'True', 'dynagrad.utils.data.dataloader']
+
+
+def test_aliased_modules_keep_dynagrads_spec(tmp_path):
+    """A relative import inside dynagrad, reached through a torch.x import, raises no
+    ImportWarning (__package__ != __spec__.parent), which pyro's warnings-as-errors turns
+    into failures."""
+    out = _run(tmp_path, '''
+        import warnings
+        warnings.simplefilter('error')
+        import torch
+        import torch.autograd.function as f
+        assert f.__spec__.parent == f.__package__ == 'dynagrad.autograd', f.__spec__
+        assert torch.__spec__.name == torch.__package__ == 'dynagrad'
+        x = torch.zeros(3, requires_grad=True).clone()
+        x[1] = 2.0          # copy_ into a slice: a relative import in autograd.function
+        print(x.sum().item())
+    ''')
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ['2.0']

@@ -69,7 +69,7 @@ dynagrad.run.install()
 from safetensors.torch import load_file
 import torch
 loaded = load_file(sys.argv[1])
-assert torch.__name__ == 'dynagrad', torch.__name__
+assert torch is sys.modules['dynagrad'], torch  # served by dynagrad (named torch, see run.py)
 for name, t in loaded.items():
     print(name, t.dtype, tuple(t.shape), t.float().tolist())
 with open(sys.argv[2], 'rb') as f:

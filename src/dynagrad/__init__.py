@@ -61,7 +61,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit', 'export': 'export',
     'save': 'serialization', 'load': 'serialization', '_dynamo': '_dynamo',
     'torch_version': 'torch_version', 'library': 'library', '_utils': '_utils',
-    'profiler': 'profiler',
+    'profiler': 'profiler', 'hub': 'hub', '_jit_internal': '_jit_internal', '_C': '_C',
     # PyTorch's API version, which libraries check (version.py says why)
     '__version__': 'version', 'version': 'version'})
 

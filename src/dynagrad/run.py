@@ -58,10 +58,32 @@ class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             is_package=found.submodule_search_locations is not None)
 
     def create_module(self, spec):
-        return importlib.import_module(spec.origin)
+        module = importlib.import_module(spec.origin)
+        if spec.name == _PREFIX:
+            _name_as_torch(module)
+        # the import system sets __spec__ to this torch spec after create_module; keep
+        # dynagrad's, whose parent matches __package__ (Python warns on relative imports
+        # where they differ, an error under warnings-as-errors)
+        spec.loader_state = module.__spec__
+        return module
 
     def exec_module(self, module):
-        pass   # the dynagrad module ran when it was imported under its own name
+        # the dynagrad module ran when it was imported under its own name
+        own = module.__spec__.loader_state
+        if own is not None:
+            module.__spec__ = own
+
+
+def _name_as_torch(module):
+    """``torch.__name__`` is ``'torch'`` for the program, as programs read it (pyro's
+    ``patch_dependency`` asserts that its ``'torch.x.y'`` targets start with it). Only the
+    name changes: ``__package__`` and ``__spec__`` stay dynagrad's, so dynagrad's own
+    imports resolve as before; submodules keep their names."""
+    module.__name__ = _PREFIX
+
+
+def _is_dynagrad(module):
+    return module is sys.modules.get('dynagrad') or module.__name__.startswith('dynagrad')
 
 
 def install():
@@ -69,17 +91,22 @@ def install():
     if not any(isinstance(f, TorchAlias) for f in sys.meta_path):
         sys.meta_path.insert(0, TorchAlias())
     loaded = sys.modules.get(_PREFIX)
-    if loaded is not None and not loaded.__name__.startswith('dynagrad'):
+    if loaded is not None and not _is_dynagrad(loaded):
         raise RuntimeError('torch is already imported in this process; dynagrad.run.install() '
                            'must run before the first `import torch`')
+    if loaded is not None:      # the hand-over package of a child process put it there
+        _name_as_torch(loaded)
 
 
 def uninstall():
     """Undo ``install()``: ``torch`` modules served by dynagrad are forgotten."""
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, TorchAlias)]
     for name in [n for n in sys.modules if n == _PREFIX or n.startswith(_PREFIX + '.')]:
-        if sys.modules[name].__name__.startswith('dynagrad'):
+        if _is_dynagrad(sys.modules[name]):
             del sys.modules[name]
+    root = sys.modules.get('dynagrad')
+    if root is not None:
+        root.__name__ = 'dynagrad'
 
 
 def _shim_dir():

@@ -253,6 +253,12 @@ class Tensor:
 
     # -- basic properties ---------------------------------------------------------------
     @property
+    def _cdata(self):
+        # torch: the address of the tensor's C++ object, which libraries compare to tell two
+        # tensors apart (pyro's param store); a dynagrad tensor is its Python object
+        return id(self)
+
+    @property
     def dtype(self):
         return _dtype.FROM_NUMPY[self._data.dtype]
 

@@ -61,3 +61,29 @@ def test_transform_getitem_mode_lets_vmap_index_with_scalars():
     with TransformGetItemToIndex():
         got = dynagrad.vmap(lambda i: b[i])(dynagrad.tensor([1, 3, 5]))
     assert got.tolist() == expected.tolist()
+
+
+def test_compiled_module_class_support_flag_and_testing_names():
+    compiled = dynagrad.compile(dynagrad.nn.Linear(2, 2))
+    # (torch.compile itself is not called: it changes torch-wide defaults other tests read)
+    from dynagrad._dynamo.eval_frame import OptimizedModule
+    assert isinstance(compiled, OptimizedModule) and isinstance(compiled, mine.OptimizedModule)
+    assert issubclass(torch._dynamo.eval_frame.OptimizedModule, torch.nn.Module)
+    assert issubclass(OptimizedModule, dynagrad.nn.Module)
+    assert not isinstance(dynagrad.nn.Linear(2, 2), OptimizedModule)
+    assert mine.is_dynamo_supported() is torch._dynamo.is_dynamo_supported() is True
+    from dynagrad._dynamo.testing import CompileCounter
+    from dynagrad._dynamo.utils import counters
+    counter = CompileCounter()
+    assert (counter.frame_count, counter.op_count) == (0, 0)
+    assert counters['nothing'] == {}
+
+
+def test_list_backends_is_a_part_of_torchs_and_compiles():
+    for tags in (('debug', 'experimental'), ()):
+        ours = mine.list_backends(exclude_tags=tags)
+        assert ours and set(ours) <= set(torch._dynamo.list_backends(exclude_tags=tags))
+        for backend in ours:
+            f = dynagrad.compile(lambda x: x * 2, backend=backend)
+            assert f(dynagrad.ones(2)).tolist() == [2.0, 2.0]
+    assert mine.list_backends() == ['inductor'] and 'inductor' in torch._dynamo.list_backends()

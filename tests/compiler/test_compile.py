@@ -320,8 +320,7 @@ def test_jit_entry_points():
     traced = dg.jit.trace(model, x)
     assert len(traced.__dict__['_compiled'].programs()) == 1      # made by the trace
     np.testing.assert_array_equal(traced(x).detach().numpy(), model(x).detach().numpy())
-    with pytest.raises(RuntimeError, match='no TorchScript compiler. Use dynagrad.compile'):
-        dg.jit.script(model)
+    assert dg.jit.script(model) is model        # run eagerly, as torch under PYTORCH_JIT=0
     assert dg.jit.ignore(len) is len and not dg.jit.is_scripting()
 
 

@@ -156,3 +156,16 @@ def test_reinforce_points_at_distributions():
         Variable(dg.ones(2)).reinforce(1.0)
     with pytest.raises(RuntimeError, match='m = dynagrad.distributions.Categorical'):
         dg.ones(2).reinforce(1.0)
+
+
+def test_private_helpers_libraries_import():
+    """pyro imports torch.distributions.utils' private _standard_normal and _sum_rightmost."""
+    import torch.distributions.utils as tdu
+    import dynagrad.distributions.utils as ddu
+    v = np.arange(24.0).reshape(2, 3, 4)
+    for dim in (0, 1, 2):
+        np.testing.assert_array_equal(ddu._sum_rightmost(dg.tensor(v), dim).numpy(),
+                                      tdu._sum_rightmost(torch.tensor(v), dim).numpy())
+    z = ddu._standard_normal((2, 3), dtype=dg.float64, device='cpu')
+    t = tdu._standard_normal((2, 3), dtype=torch.float64, device='cpu')
+    assert tuple(z.shape) == tuple(t.shape) and z.dtype == dg.float64

@@ -240,3 +240,34 @@ def test_isclose_compares_complex_values_whole(kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         assert dynagrad.isclose(dynagrad.tensor(a), dynagrad.tensor(b), **kwargs).tolist() == expected
+
+
+def test_true_division_in_place_into_complex():
+    """pytorch_optimizer's SGD variants divide complex state by real tensors in place."""
+    z = np.array([1 + 2j, -3 + 0.5j], np.complex64)
+    d = np.array([2.0, 4.0], np.float32)
+    ours, theirs = dynagrad.tensor(z), torch.tensor(z)
+    ours.div_(dynagrad.tensor(d))
+    theirs.div_(torch.tensor(d))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+    for m in (torch, dynagrad):
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
+                                               'output type Long'):
+            m.ones(2, dtype=m.long).div_(2)
+
+
+def test_sgn_in_place_on_complex():
+    """pytorch_optimizer's Yogi calls (a - b).sgn_() on complex state."""
+    z = np.array([3 + 4j, 0j, -2j, -1 + 1j], np.complex64)
+    ours, theirs = dynagrad.tensor(z), torch.tensor(z)
+    ours.sgn_()
+    theirs.sgn_()
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    x, xt = dynagrad.tensor(z, requires_grad=True), torch.tensor(z, requires_grad=True)
+    for v, m in ((x, dynagrad), (xt, torch)):
+        y = v * 2
+        y.sgn_()
+        (y * m.tensor(z).conj()).real.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-7)
+    with pytest.raises(RuntimeError, match='torch.sgn instead'):
+        dynagrad.tensor(z).sign_()

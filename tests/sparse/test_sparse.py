@@ -366,3 +366,23 @@ def test_adagrad_weight_decay_with_sparse_gradients_is_refused_as_torch():
         with pytest.raises(RuntimeError, match='weight_decay option is not compatible with '
                                                'sparse gradients'):
             opt.step()
+
+
+def test_norm_of_a_sparse_tensor():
+    """pytorch_optimizer takes grad.norm() of sparse gradients (torch's sparse norm kernel)."""
+    dense = np.array([[0.0, -3.0, 0.0], [4.0, 0.0, 0.5]], np.float32)
+    for p in (2, 1, float('inf'), 'fro', 3):
+        ours = dynagrad.tensor(dense).to_sparse().norm(p)
+        theirs = torch.tensor(dense).to_sparse().norm(p)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+def test_dense_add_in_place_of_a_sparse_operand():
+    """pytorch_optimizer's D-Adaptation accumulates sparse gradients with dense.add_(sparse)."""
+    dense = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    sp = np.array([[0.0, 2.0, 0.0], [0.0, 0.0, -1.0]], np.float32)
+    ours, theirs = dynagrad.tensor(dense), torch.tensor(dense)
+    assert ours.add_(dynagrad.tensor(sp).to_sparse(), alpha=0.5) is ours
+    theirs.add_(torch.tensor(sp).to_sparse(), alpha=0.5)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert not ours.is_sparse

@@ -568,3 +568,34 @@ def test_math_ceil_len_consistency():
     for n in range(12):
         for bs in (1, 2, 5):
             assert len(dud.DataLoader(range(n), batch_size=bs)) == math.ceil(n / bs)
+
+
+def test_data_classes_are_generic_as_torch():
+    """Annotations such as ``DataLoader[Any]`` (kornia's) evaluate, on the classes torch
+    makes generic and on those only."""
+    import typing
+    import torch.utils.data as tud
+    import dynagrad.utils.data as dud
+    for name in sorted(set(tud.__all__) & set(dud.__all__)):
+        theirs, ours = getattr(tud, name), getattr(dud, name)
+        if not isinstance(theirs, type):
+            continue
+        for cls in (theirs, ours):
+            try:
+                cls[typing.Any]
+                generic = True
+            except TypeError:
+                generic = False
+            if cls is theirs:
+                expected = generic
+            else:
+                assert generic == expected, name
+
+    class Squares(dud.Dataset[int]):
+        def __getitem__(self, i):
+            return i * i
+
+        def __len__(self):
+            return 4
+
+    assert [b.tolist() for b in dud.DataLoader(Squares(), batch_size=2)] == [[0, 1], [4, 9]]

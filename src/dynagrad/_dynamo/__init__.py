@@ -9,13 +9,34 @@ for every batch size on its own when the tapes allow it, and ``optimize`` is ``c
 from ..compiler import (allow_in_graph, assume_constant_result, compile, disable,  # noqa: F401
                         explain, is_compiling, is_dynamo_compiling, is_exporting, reset,
                         set_stance, substitute_in_graph)
-from . import config, exc  # noqa: F401
+from . import config, eval_frame, exc  # noqa: F401
+from ..compiler import OptimizedModule  # noqa: F401
 from .exc import Unsupported  # noqa: F401
 
 __all__ = ['allow_in_graph', 'assume_constant_result', 'disable', 'explain', 'is_compiling',
            'is_dynamo_compiling', 'is_exporting', 'reset', 'set_stance', 'substitute_in_graph',
            'mark_dynamic', 'maybe_mark_dynamic', 'mark_static', 'mark_static_address',
-           'optimize', 'run', 'config', 'exc', 'Unsupported']
+           'optimize', 'run', 'config', 'exc', 'Unsupported', 'OptimizedModule',
+           'is_dynamo_supported', 'list_backends']
+
+
+# torch tags these backends 'debug': list_backends() leaves them out unless asked
+_DEBUG_BACKENDS = frozenset({'eager', 'aot_eager'})
+
+
+def list_backends(exclude_tags=('debug', 'experimental')):
+    """The backend names ``compile`` accepts, as torch lists them (kornia's conftest
+    parametrises over them)."""
+    from ..compiler.api import BACKENDS
+    names = {b for b in BACKENDS if b != 'default'}
+    if exclude_tags and 'debug' in exclude_tags:
+        names -= _DEBUG_BACKENDS
+    return sorted(names)
+
+
+def is_dynamo_supported():
+    """True, as on torch's CPU build: ``dynagrad.compile`` is available here."""
+    return True
 
 
 def _dims(t, index):

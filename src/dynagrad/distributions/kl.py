@@ -28,9 +28,12 @@ _KL_MEMOIZE = {}    # (type_p, type_q) -> function, as dispatched
 def register_kl(type_p, type_q):
     """Decorator registering ``fn(p, q)`` as KL(p || q) for ``p`` of ``type_p`` and ``q``
     of ``type_q`` (subclasses included, the most specific registration winning)."""
-    if not isinstance(type_p, type) or not issubclass(type_p, Distribution):
+    # torch's check, kept as it is: any class registers (pyro registers KLs for its own
+    # Distribution class, which is no subclass of this one) and a non-class fails in
+    # issubclass with Python's TypeError
+    if not isinstance(type_p, type) and issubclass(type_p, Distribution):
         raise TypeError(f'Expected type_p to be a Distribution subclass but got {type_p}')
-    if not isinstance(type_q, type) or not issubclass(type_q, Distribution):
+    if not isinstance(type_q, type) and issubclass(type_q, Distribution):
         raise TypeError(f'Expected type_q to be a Distribution subclass but got {type_q}')
 
     def decorator(fun):

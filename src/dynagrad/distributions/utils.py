@@ -36,8 +36,8 @@ def broadcast_all(*values):
     return tuple(v if v.shape == shape else v.expand(shape) for v in values)
 
 
-def standard_normal(shape, dtype):
-    return dg.randn(tuple(shape), dtype=dtype)
+def standard_normal(shape, dtype, device=None):
+    return dg.randn(tuple(shape), dtype=dtype, device=device)
 
 
 def sum_rightmost(value, dim):
@@ -45,6 +45,11 @@ def sum_rightmost(value, dim):
     if dim == 0:
         return value
     return value.reshape(tuple(value.shape[:value.dim() - dim]) + (-1,)).sum(-1)
+
+
+# torch's private spellings, which libraries import (pyro: _sum_rightmost, _standard_normal)
+_standard_normal = standard_normal
+_sum_rightmost = sum_rightmost
 
 
 def logits_to_probs(logits, is_binary=False):

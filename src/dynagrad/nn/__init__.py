@@ -14,7 +14,11 @@ from .modules.conv import ConvTranspose3d  # noqa: F401
 from .modules.dropout import FeatureAlphaDropout  # noqa: F401
 from .modules.loss import (NLLLoss2d, TripletMarginWithDistanceLoss,  # noqa: F401
                            LinearCrossEntropyLoss, LinearCrossEntropyOptions)
-from . import init, utils, parallel  # noqa: F401
+from . import init, parallel  # noqa: F401
+# nn.utils by its full name: the star import above bound nn.modules.utils (a submodule of
+# modules, as in torch) under `utils`, which `from . import utils` would take as it is
+from importlib import import_module as _import_module  # noqa: E402
+utils = _import_module(__name__ + '.utils')
 from .parallel import DataParallel  # noqa: F401
 from . import functional  # noqa: F401
 

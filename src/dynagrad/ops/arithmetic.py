@@ -652,6 +652,10 @@ def add(input, other, *, alpha=1, out=None):
 def add_(self, other, *, alpha=1):
     if alpha != 1 or alpha is True:
         _check_alpha(alpha, self, other)
+    if isinstance(other, Tensor) and other.is_sparse and not self.is_sparse:
+        # a sparse gradient accumulated into dense state (optimizers): torch adds the stored
+        # values in place; the dense form of the operand gives the same sums
+        other = other.to_dense()
     return Add.apply_(self, other, alpha=alpha)
 
 
@@ -746,7 +750,7 @@ divide = div
 @method('div_', 'divide_', '__itruediv__')
 def div_(self, other, *, rounding_mode=None):
     if rounding_mode is None:
-        if self._data.dtype.kind not in 'fV':
+        if self._data.dtype.kind not in 'fcV':     # true division: float or complex targets
             raise RuntimeError(f'result type Float can\'t be cast to the desired output type '
                                f'{self.dtype.legacy_name[:-6]}')
         return Div.apply_(self, other)

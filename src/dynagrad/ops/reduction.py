@@ -1032,6 +1032,10 @@ def norm(input, p='fro', dim=None, keepdim=False, dtype=None):
             raise RuntimeError(f'linalg.matrix_norm: Order {p} not supported.')
     if keepdim and dims is None:
         dims = tuple(range(input.ndim))
+    if dims is None and input.is_sparse and float(p) > 0:
+        # torch's sparse norm kernel: the absent elements are zeros, which add nothing to a
+        # p > 0 norm of the whole tensor, so it is the stored values' norm
+        return _vector_norm(input.coalesce().values(), float(p), None, False, dtype)
     return _vector_norm(input, float(p), dims, keepdim, dtype)
 
 

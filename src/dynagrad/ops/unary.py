@@ -142,6 +142,13 @@ class Sgn(Sign):
             return ComplexSgn.apply(x)
         return super().apply(x, **params)
 
+    @classmethod
+    def apply_(cls, target, *others, **params):
+        # sgn_ on a complex tensor is z / |z| in place, as sgn is out of place
+        if target._data.dtype.kind == 'c':
+            return ComplexSgn.apply_(target, *others, **params)
+        return super().apply_(target, *others, **params)
+
 
 class Angle(Unary):
     """The argument of a real number: 0 for ``x >= 0``, pi for ``x < 0``, nan for nan (of a

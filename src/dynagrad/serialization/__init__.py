@@ -50,7 +50,19 @@ from .reader import get_unsafe_globals_in_checkpoint, load
 from .unpickler import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from .writer import DEFAULT_PROTOCOL, save
 
+import os as _os
+from typing import IO as _IO, Any as _Any, Callable as _Callable, Union as _Union
+
+# The type aliases of torch.serialization that libraries annotate with (pyro imports
+# MAP_LOCATION): what ``load``'s map_location and ``save``/``load``'s f accept.
+MAP_LOCATION = _Union[_Callable[[_Any, str], _Any], 'dynagrad.device', str, dict[str, str], None]
+FileLike = _Union[str, _os.PathLike, _IO[bytes]]
+
+
+class SourceChangeWarning(Warning):
+    """PyTorch's warning when a pickled module's source changed since it was saved."""
+
 __all__ = ['save', 'load', 'CheckpointError', 'add_safe_globals', 'get_safe_globals',
            'clear_safe_globals', 'safe_globals', 'get_unsafe_globals_in_checkpoint',
-           'DEFAULT_PROTOCOL']
+           'DEFAULT_PROTOCOL', 'SourceChangeWarning']
 

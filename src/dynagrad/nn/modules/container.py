@@ -1,4 +1,5 @@
 """Containers: modules holding modules."""
+import operator
 from collections import OrderedDict
 
 from ..module import Module
@@ -73,7 +74,9 @@ class ModuleList(Module):
         if modules is not None:
             self.extend(modules)
 
-    def _index(self, idx):
+    def _get_abs_string_index(self, idx):
+        # torch's name: subclasses in libraries (pyro's PyroModuleList) call it
+        idx = operator.index(idx)
         n = len(self._modules)
         if not -n <= idx < n:
             raise IndexError(f'index {idx} is out of range')
@@ -82,16 +85,16 @@ class ModuleList(Module):
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return ModuleList(list(self._modules.values())[idx])
-        return self._modules[self._index(idx)]
+        return self._modules[self._get_abs_string_index(idx)]
 
     def __setitem__(self, idx, module):
-        self.add_module(self._index(idx), module)
+        self.add_module(self._get_abs_string_index(idx), module)
 
     def __delitem__(self, idx):
         if isinstance(idx, slice):
             keys = list(self._modules)[idx]
         else:
-            keys = [self._index(idx)]
+            keys = [self._get_abs_string_index(idx)]
         for k in keys:
             del self._modules[k]
         values = list(self._modules.values())

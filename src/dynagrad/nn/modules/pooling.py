@@ -1,13 +1,12 @@
 """Pooling layers: max, average, adaptive, fractional, LP pooling and max-unpooling."""
 from ..module import Module
 from .. import functional as F
+from .utils import _ntuple as _parser
 
 
 def _ntuple(value, n):
     """PyTorch's ``_single``/``_pair``/``_triple``: a sequence as a tuple, else n copies."""
-    if isinstance(value, (list, tuple)):
-        return tuple(value)
-    return (value,) * n
+    return _parser(n)(value)
 
 
 class _MaxPoolNd(Module):

@@ -6,9 +6,9 @@ import os
 import sys
 import time
 import warnings
+from typing import Generic
 
-
-from .dataset import IterableDataset
+from .dataset import IterableDataset, T_co
 from .sampler import Sampler, SequentialSampler, RandomSampler, BatchSampler
 from .collate import default_collate, default_convert
 from ._utils import MP_STATUS_CHECK_INTERVAL
@@ -77,7 +77,7 @@ def _as_context(multiprocessing_context, num_workers):
     return multiprocessing_context
 
 
-class DataLoader:
+class DataLoader(Generic[T_co]):
     """Iterate over ``dataset`` in batches, as ``torch.utils.data.DataLoader``.
 
     ``batch_size`` samples per batch (``None`` turns batching off); ``shuffle`` draws a new

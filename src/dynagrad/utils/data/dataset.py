@@ -3,14 +3,20 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import Generic, TypeVar
 
 from ...tensor import Tensor
 
 __all__ = ['Dataset', 'IterableDataset', 'TensorDataset', 'StackDataset', 'ConcatDataset',
            'ChainDataset', 'Subset', 'random_split']
 
+# Generic as torch's classes are, so annotations such as Dataset[int] or DataLoader[Any]
+# (kornia's) evaluate
+T_co = TypeVar('T_co', covariant=True)
+T = TypeVar('T')
 
-class Dataset:
+
+class Dataset(Generic[T_co]):
     """A map-style dataset: subclasses define ``__getitem__`` (and usually ``__len__``).
 
     A subclass may also define ``__getitems__(indices)`` returning a list of samples; the
@@ -24,7 +30,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[T_co]):
     """A dataset that is a stream of samples: subclasses define ``__iter__``."""
 
     def __iter__(self):
@@ -34,7 +40,7 @@ class IterableDataset(Dataset):
         return ChainDataset([self, other])
 
 
-class TensorDataset(Dataset):
+class TensorDataset(Dataset[tuple]):
     """Samples are ``tuple(t[i] for t in tensors)``; every tensor has the same first size."""
 
     def __init__(self, *tensors):
@@ -52,7 +58,7 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
-class StackDataset(Dataset):
+class StackDataset(Dataset[T_co]):
     """Zips datasets of equal length: ``StackDataset(a, b)[i] == (a[i], b[i])``,
     ``StackDataset(x=a, y=b)[i] == {'x': a[i], 'y': b[i]}``."""
 
@@ -80,7 +86,7 @@ class StackDataset(Dataset):
         return self._length
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[T_co]):
     """The concatenation of map-style datasets."""
 
     @staticmethod
@@ -116,7 +122,7 @@ class ConcatDataset(Dataset):
         return self.datasets[which][idx - start]
 
 
-class ChainDataset(IterableDataset):
+class ChainDataset(IterableDataset[T_co]):
     """Iterable datasets one after another."""
 
     def __init__(self, datasets):
@@ -137,7 +143,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class Subset(Dataset):
+class Subset(Dataset[T_co]):
     """The samples of ``dataset`` at ``indices``, in that order."""
 
     def __init__(self, dataset, indices):

@@ -1,12 +1,13 @@
 """``DistributedSampler``: each rank iterates over its own shard of the data set."""
 import math
 
+from .dataset import T_co
 from .sampler import Sampler
 
 __all__ = ['DistributedSampler']
 
 
-class DistributedSampler(Sampler):
+class DistributedSampler(Sampler[T_co]):
     """The indices of rank ``rank`` out of ``num_replicas``, as ``torch.utils.data``'s.
 
     Every rank draws the same permutation (seeded with ``seed + epoch``, so call

@@ -1,7 +1,10 @@
 """Samplers: iterables of dataset indices (or, for ``BatchSampler``, of lists of them)."""
+from typing import Generic
+
 import numpy as np
 
 from ...tensor import Tensor
+from .dataset import T_co
 
 __all__ = ['Sampler', 'SequentialSampler', 'RandomSampler', 'SubsetRandomSampler',
            'WeightedRandomSampler', 'BatchSampler']
@@ -25,7 +28,7 @@ def _is_int(x):
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-class Sampler:
+class Sampler(Generic[T_co]):
     """Base class: subclasses define ``__iter__`` over indices, and ``__len__`` if known."""
 
     def __init__(self, data_source=None):
