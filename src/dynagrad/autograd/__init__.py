@@ -5,8 +5,8 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, is_grad_enabled,
                         inference_mode, is_inference_mode_enabled, set_multithreading_enabled,
                         is_multithreading_enabled, enforce_grad_layout_policy,
                         is_view_replay_enabled)
-from .function import (Function, FunctionCtx, once_differentiable,  # noqa: F401
-                       NestedIOFunction)
+from .custom_function import (Function, FunctionCtx, once_differentiable,  # noqa: F401
+                              NestedIOFunction)
 from .graph import Node  # noqa: F401
 from .engine import run_backward as _run_backward
 from ..backend import xp
