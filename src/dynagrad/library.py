@@ -11,7 +11,7 @@ same table; there is no ``torch.ops`` namespace to call them through yet.
 """
 import inspect
 
-from .autograd.function import Function
+from .autograd.custom_function import Function
 from .autograd.grad_mode import is_grad_enabled, no_grad
 from .tensor import Tensor
 

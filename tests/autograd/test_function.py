@@ -6,7 +6,7 @@ import torch
 import dynagrad as dg
 from dynagrad import autograd
 from dynagrad.autograd import Function, gradcheck, gradgradcheck
-from dynagrad.autograd.function import once_differentiable
+from dynagrad.autograd.custom_function import once_differentiable
 
 
 class Cube(Function):

@@ -1189,6 +1189,13 @@ def clear_autocast_cache():
 
 
 
-# The custom Function API lives in its own module; its names stay importable from here.
-from .custom_function import (  # noqa: E402,F401
-    Function, FunctionCtx, NestedIOFunction, guard_second_derivative, once_differentiable)
+_CUSTOM_FUNCTION_API = ('Function', 'FunctionCtx', 'NestedIOFunction', 'once_differentiable')
+
+
+def __getattr__(name):
+    # torch.autograd.function.Function is this module's path in PyTorch; the API lives in
+    # custom_function, which imports this module (so it is reached lazily, not imported here)
+    if name in _CUSTOM_FUNCTION_API:
+        from . import custom_function
+        return getattr(custom_function, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,8 @@ from .._coo import (COO, SparseRefused, coalesce as _coalesce, to_dense as _to_d
                     from_dense, spmm as _spmm, transpose as _transpose, gather, sparse_mask as
                     _sparse_mask, add as _add, linear_index)
 from .._layout import sparse_coo, strided
-from ..autograd.function import Op, SPARSE_KERNELS, guard_second_derivative
+from ..autograd.custom_function import guard_second_derivative
+from ..autograd.function import Op, SPARSE_KERNELS
 from ..autograd.graph import grad_accumulator
 from ..tensor import Tensor, method, wrap, size_args
 

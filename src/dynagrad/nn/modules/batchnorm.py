@@ -4,7 +4,7 @@ in ``lazy.py``. ``SyncBatchNorm`` is here: batch norm whose training statistics 
 over the ``dynagrad.distributed`` process group."""
 from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, _BatchNorm
 from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d  # noqa: F401
-from ...autograd.function import Function
+from ...autograd.custom_function import Function
 from ...autograd.grad_mode import no_grad
 
 
