@@ -98,9 +98,17 @@ def writable_alias(array):
         root = getattr(root, 'base', None)
     if root is None:
         return None
+    return writable_view(array, root)
+
+
+def writable_view(array, owner):
+    """``array``'s memory as a writable NumPy array, holding ``owner`` (what keeps that
+    memory alive): the array interface offered again without its read-only flag."""
     interface = dict(array.__array_interface__)
     interface['data'] = (interface['data'][0], False)
-    return numpy.asarray(_Interface(interface, root))
+    view = numpy.asarray(_Interface(interface, owner))
+    # the interface spells extension dtypes (bfloat16, float8) as raw bytes
+    return view if view.dtype == array.dtype else view.view(array.dtype)
 
 
 def get_array_module(*arrays):

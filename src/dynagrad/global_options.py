@@ -216,18 +216,6 @@ class _Capsule:
         return (1, 0)   # kDLCPU: the only device a capsule can come from here
 
 
-class _WritableMemory:
-    """A read-only array's memory offered writable again through NumPy's array interface
-    (holding the array keeps the producer's memory alive)."""
-    __slots__ = ('__array_interface__', 'array')
-
-    def __init__(self, array):
-        interface = dict(array.__array_interface__)
-        interface['data'] = (interface['data'][0], False)
-        self.__array_interface__ = interface
-        self.array = array
-
-
 def _read_only_unknown(xp, producer):
     """Whether NumPy imported ``producer`` read-only for want of a flag: an unversioned
     capsule carries none, and NumPy before 2.3 reads none at all."""
@@ -245,7 +233,7 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     is read-only: a legacy, unversioned capsule (what ``torch.to_dlpack`` returns) cannot
     say so, and NumPy before 2.3 hears no such flag, so NumPy's read-only import is undone
     there."""
-    from .backend import xp
+    from .backend import writable_view, xp
     from .tensor import wrap
     if not hasattr(ext_tensor, '__dlpack__'):
         ext_tensor = _Capsule(ext_tensor)
@@ -253,7 +241,7 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     data = xp.from_dlpack(ext_tensor, copy=copy)
     # a copy is dynagrad's own memory, whatever flag NumPy gave it
     if unknown and not getattr(getattr(data, 'flags', None), 'writeable', True):
-        data = xp.asarray(_WritableMemory(data)).view(data.dtype)
+        data = writable_view(data, data)
     out = wrap(data)
     return out if device is None else out.to(device)
 
