@@ -5,7 +5,7 @@
 
 For each library of compat/libraries.py: a virtual environment under the work folder with
 torch==2.13.0, the pinned library, its test dependencies and this repository's dynagrad
-(editable, so that a re-run measures the code of the checkout the command runs from); the
+with its bfloat16/special/threads/checkpoints extras (editable, so that a re-run measures the code of the checkout the command runs from); the
 library's test files from its sdist or its tagged release; the selected tests once under
 plain pytest and once under ``python -m dynagrad.run -m pytest``, each writing JUnit XML.
 docs/compat.md is then regenerated from every library's latest results in the work folder.
@@ -29,6 +29,9 @@ from .libraries import LIBRARIES, TORCH_REQUIREMENT
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / 'docs' / 'compat.md'
 COMMAND = 'python -m compat.run'
+# dynagrad as a user who wants PyTorch's dtypes and functions installs it: without
+# ml_dtypes a library's bfloat16 tests would fail on a missing extra, not on dynagrad.
+DYNAGRAD_EXTRAS = 'bfloat16,special,threads,checkpoints'
 # Always on: no test may reach a model hub, a GPU or a display.
 BASE_ENV = {'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1',
             'CUDA_VISIBLE_DEVICES': '', 'MPLBACKEND': 'Agg', 'PYTHONDONTWRITEBYTECODE': '1',
@@ -74,9 +77,10 @@ def ensure_venv(lib, workdir):
     # checkout is pointed here again. Its dependencies come too: torch's wheel does not
     # require NumPy, and some test suites import it without declaring it.
     state = json.loads(marker.read_text())
-    if state.get('dynagrad_from') != str(REPO):
-        sh([venv_python(venv), '-m', 'pip', 'install', '-q', '-e', REPO])
-        state['dynagrad_from'] = str(REPO)
+    dynagrad_spec = f'{REPO}[{DYNAGRAD_EXTRAS}]'
+    if state.get('dynagrad_from') != dynagrad_spec:
+        sh([venv_python(venv), '-m', 'pip', 'install', '-q', '-e', dynagrad_spec])
+        state['dynagrad_from'] = dynagrad_spec
         marker.write_text(json.dumps(state))
     return venv
 
