@@ -89,7 +89,7 @@ def test_method_declared_by_its_family(name, module):
 def test_method_is_the_function():
     """Where a function and a method share a name, they are one object (no wrapper frame)."""
     for family in (ops.arithmetic, ops.unary, ops.comparison, ops.clamping, ops.reduction,
-                   ops.shape, ops.indexing, ops.linalg):
+                   ops.ordering, ops.shape, ops.indexing, ops.linalg):
         for name in family.__all__:
             fn = getattr(family, name)
             if name in vars(dg.Tensor) and callable(fn) and name != 'polygamma':

@@ -34,7 +34,7 @@ FRESH = tuple(INLINE) + (LinearOp, linalg_products.Matmul)     # and their named
 # written elsewhere): two of them with the same inputs and parameters are one.
 PURE_MODULES = frozenset('dynagrad.' + m for m in (
     'ops.arithmetic', 'ops.unary', 'ops.pointwise', 'ops.comparison', 'ops.clamping',
-    'ops.reduction', 'ops.shape', 'ops.linalg_products', 'ops.special', 'ops.statistics',
+    'ops.reduction', 'ops.ordering', 'ops.shape', 'ops.linalg_products', 'ops.special', 'ops.statistics',
     'nn.functional.linear', 'nn.functional.activation'))
 
 _PLACEHOLDER = re.compile(r'{(\d+|y)}')

@@ -33,6 +33,7 @@ from .. import ops as _ops, _dtype
 from ..autograd.batched import BatchedTensor, batched, state as _state
 from ..autograd.function import Op
 from ..ops import shape as _shape, reduction as _reduction, indexing as _indexing
+from ..ops import ordering as _ordering
 from ..ops import arithmetic as _arith, clamping as _clamping, linalg_products as _lp
 from ..ops import linalg_decompositions as _ld, linalg_norms as _ln, random as _random
 from ..ops import strided as _strided, special as _special, creation as _creation
@@ -662,9 +663,9 @@ RULES = {
     **{c: dims('dims') for c in (_reduction.Amax, _reduction.Aminmax, _reduction.Logsumexp,
                                   _reduction.VarStd)},
     **{c: dims('axis') for c in (_reduction.Cummax, _reduction.Cumprod, _reduction.Cumsum,
-                                  _reduction.Kthvalue, _reduction.Logcumsumexp,
-                                  _reduction.MaxDim, _reduction.MedianDim, _reduction.Mode,
-                                  _reduction.Sort, _reduction._Flip)},
+                                  _ordering.Kthvalue, _reduction.Logcumsumexp,
+                                  _reduction.MaxDim, _ordering.MedianDim, _ordering.Mode,
+                                  _ordering.Sort, _reduction._Flip)},
     **{c: dims('axis', expand=True) for c in (_reduction._PutAlong, _reduction._TakeAlong)},
     _ln._Extreme: dims('dim'),
     # shapes

@@ -5,13 +5,15 @@ registers its Tensor methods (in-place forms and operators included) where it de
 function they bind, with ``dynagrad.tensor.method``: importing a family registers them.
 """
 from . import arithmetic, unary, comparison, clamping, pointwise  # noqa: F401
-from . import reduction, shape, strided, indexing, linalg, random, creation, statistics
+from . import reduction, ordering, shape, strided, indexing, linalg, random, creation
+from . import statistics
 from . import complex_numbers
 from .arithmetic import *  # noqa: F401,F403
 from .unary import *  # noqa: F401,F403
 from .comparison import *  # noqa: F401,F403
 from .clamping import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
+from .ordering import *  # noqa: F401,F403
 from .shape import *  # noqa: F401,F403
 from .strided import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
@@ -24,8 +26,8 @@ from . import sparse  # noqa: E402  (sparse COO tensors: after the dense ops the
 from .sparse import *  # noqa: F401,F403
 
 # The elementwise families (``pointwise`` gathers them under its old name), then the rest.
-FAMILIES = (arithmetic, unary, comparison, clamping, reduction, shape, strided, indexing, linalg,
-            random, statistics, complex_numbers)
+FAMILIES = (arithmetic, unary, comparison, clamping, reduction, ordering, shape, strided, indexing,
+            linalg, random, statistics, complex_numbers)
 __all__ = [name for module in FAMILIES + (creation, sparse) for name in module.__all__]
 # torch.stft and torch.istft are top-level; the rest of the spectral ops is dynagrad.fft
 from . import spectral  # noqa: E402
