@@ -71,3 +71,6 @@ del give_out, EXACT, FACTORY
 import sys as _sys  # noqa: E402
 from . import keywords as _keywords  # noqa: E402
 _keywords.install(FAMILIES + (creation, sparse, spectral, _sys.modules[__name__]))
+from . import linalg_solvers as _linalg_solvers  # noqa: E402  (its top-level names: torch.*)
+_linalg_solvers.TOP_LEVEL = {name: _keywords.wrapper(name, fn)
+                             for name, fn in _linalg_solvers.TOP_LEVEL.items()}

@@ -63,22 +63,26 @@ def _needs(name, fn):
     return (aliases, vararg) if aliases or vararg else None
 
 
+_WRAPPED = {}     # one wrapper per function and keyword set, whichever namespace binds it
+
+
+def wrapper(name, fn):
+    """``fn`` (bound as ``name``) taking the keywords torch's parser would take for it."""
+    if getattr(fn, 'accepts_torch_keywords', False):    # installed by an earlier call
+        return fn
+    need = _needs(name, fn)
+    if need is None:
+        return fn
+    key = (id(fn), repr(need))
+    if key not in _WRAPPED:
+        _WRAPPED[key] = _accepting(fn, *need)
+    return _WRAPPED[key]
+
+
 def install(namespaces):
     """Wrap, in Tensor and in each module of ``namespaces`` (by the names they bind), the
     functions torch's parser would take more keywords for; one wrapper per function. Run
     again by a layer that binds more (nn's top-level functions), it wraps only the new."""
-    wrapped = {}
-
-    def wrapper(name, fn):
-        if getattr(fn, 'accepts_torch_keywords', False):    # installed by an earlier call
-            return fn
-        need = _needs(name, fn)
-        if need is None:
-            return fn
-        key = (id(fn), repr(need))
-        if key not in wrapped:
-            wrapped[key] = _accepting(fn, *need)
-        return wrapped[key]
     for name, fn in list(vars(Tensor).items()):
         if not name.startswith('_') and inspect.isfunction(fn):
             setattr(Tensor, name, wrapper(name, fn))

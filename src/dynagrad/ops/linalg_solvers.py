@@ -491,6 +491,8 @@ def nuclear_norm(input, dim=None, keepdim=False, *, dtype=None):
                   "`linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead", UserWarning,
                   stacklevel=2)
     from .linalg_norms import matrix_norm
+    if isinstance(dim, int):    # torch's parser repeats one int to fill its two dims
+        dim = (dim, dim)
     return matrix_norm(input, 'nuc', (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
 
 
