@@ -96,6 +96,24 @@ try {
     tour.ok && tour.output === nativeTour,
     tour.ok ? (tour.output === nativeTour ? `${nativeTour.length} characters` : firstDifference(tour.output, nativeTour)) : tour.error);
 
+  // The other examples: the Variable one is exact arithmetic, so byte for byte; the GPT
+  // trains in float32, so to rounding, like the MLP.
+  const variable = await page.evaluate((code) => window.playground.run(code),
+    readFileSync(join(WEB, 'examples', 'variable.py'), 'utf8'));
+  const nativeVariable = JSON.parse(native(['check/native/run_example.py', 'examples/variable.py']));
+  const variableNodes = await page.evaluate(() => document.querySelectorAll('#graph svg g.node').length);
+  check("the Variable example's output equals native CPython's, and its graph is drawn",
+    variable.ok && variable.output === nativeVariable.output && variableNodes > 0,
+    variable.ok ? (variable.output === nativeVariable.output ? `${variableNodes} graph nodes` : firstDifference(variable.output, nativeVariable.output)) : variable.error);
+  t0 = Date.now();
+  const gpt = await page.evaluate((code) => window.playground.run(code),
+    readFileSync(join(WEB, 'examples', 'gpt.py'), 'utf8'));
+  const nativeGpt = JSON.parse(native(['check/native/run_example.py', 'examples/gpt.py']));
+  const gptWorst = gpt.ok ? Math.max(...nativeGpt.losses.map((v, i) => Math.abs(v - gpt.losses[i]) / Math.abs(v))) : Infinity;
+  check('the tiny GPT trains to the same losses as native CPython',
+    gpt.ok && gpt.losses.length === nativeGpt.losses.length && gptWorst <= 1e-4,
+    gpt.ok ? `largest relative difference ${gptWorst.toExponential(2)}, ${((Date.now() - t0) / 1000).toFixed(1)} s in the page` : gpt.error);
+
   // A torch-free part of the pytest suite, inside the page.
   t0 = Date.now();
   await page.evaluate(() => document.getElementById('output').replaceChildren());
