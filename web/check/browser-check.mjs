@@ -58,6 +58,18 @@ try {
   const platform = await page.evaluate(() => window.playground.eval('import sys; sys.platform'));
   check('dynagrad runs under Pyodide', platform.ok && platform.result === 'emscripten', JSON.stringify(platform.result));
 
+  // Pyodide's in-memory file system and the compiler, which the suite below does not reach.
+  const misc = await page.evaluate(() => window.playground.eval(`
+import dynagrad as dg, dynagrad.nn as nn
+m, m2 = nn.Conv2d(1, 2, 3), nn.Conv2d(1, 2, 3)
+dg.save(m.state_dict(), '/tmp/m.pt')
+m2.load_state_dict(dg.load('/tmp/m.pt'))
+x = dg.randn(1, 1, 5, 5)
+f = dg.compile(lambda a: (a.sin() * 2).sum())
+[bool((m(x) == m2(x)).all()), f(dg.ones(3)).item() == (dg.ones(3).sin() * 2).sum().item()]`));
+  check('save/load through the in-memory file system, and dynagrad.compile', misc.ok && misc.result.every(Boolean),
+    JSON.stringify(misc.ok ? misc.result : misc.error));
+
   // The MLP, run from the page's own controls, so the screenshot shows what a user sees.
   const mlpCode = readFileSync(join(WEB, 'examples', 'mlp.py'), 'utf8');
   await page.selectOption('#example', 'mlp.py');
