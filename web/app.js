@@ -8,15 +8,12 @@ const EXAMPLES = [
 ];
 
 const $ = (id) => document.getElementById(id);
-const worker = new Worker('worker.js');
 const pending = new Map();
 let nextId = 1;
 let losses = [];
 let vizReady = null;
-
-let resolveReady;
-let rejectReady;
-const ready = new Promise((ok, fail) => { resolveReady = ok; rejectReady = fail; });
+let worker = null;
+let ready = null;
 
 function setProgress(fraction, text) {
   $('progress').value = fraction;
@@ -100,8 +97,7 @@ async function drawGraph(dot) {
   }
 }
 
-worker.onmessage = (event) => {
-  const msg = event.data;
+function onWorkerMessage(msg, resolveReady, rejectReady) {
   if (msg.type === 'progress') setProgress(msg.fraction, msg.stage);
   else if (msg.type === 'stdout') appendOutput(msg.text, msg.stream);
   else if (msg.type === 'loss') { losses.push(msg); queueLossDraw(); }
@@ -120,7 +116,26 @@ worker.onmessage = (event) => {
     pending.delete(msg.id);
     if (done) done(msg);
   }
-};
+}
+
+// Python cannot be interrupted from outside without cross-origin isolation, which a plain
+// static server does not give; Stop ends the worker and starts a fresh one.
+function startWorker() {
+  worker = new Worker('worker.js');
+  ready = new Promise((resolveReady, rejectReady) => {
+    worker.onmessage = (event) => onWorkerMessage(event.data, resolveReady, rejectReady);
+  });
+  ready.catch(() => {});
+}
+
+function stop() {
+  worker.terminate();
+  for (const [id, done] of pending) done({ id, ok: false, error: 'stopped' });
+  pending.clear();
+  $('stop').hidden = true;
+  $('run').disabled = true;
+  startWorker();
+}
 
 function request(type, fields) {
   const id = nextId++;
@@ -138,12 +153,16 @@ async function run(code) {
   losses = [];
   drawLoss();
   setProgress(0, 'running…');
+  $('stop').hidden = false;
   const started = performance.now();
   const result = await request('run', { code });
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   if (!result.ok) appendOutput(result.error + '\n', 'stderr');
-  setProgress(1, result.ok ? `done in ${seconds} s` : 'failed');
-  $('run').disabled = false;
+  if (result.error !== 'stopped') {
+    setProgress(1, result.ok ? `done in ${seconds} s` : 'failed');
+    $('run').disabled = false;
+  }
+  $('stop').hidden = true;
   return { ...result, output: $('output').textContent, losses: losses.map((p) => p.value) };
 }
 
@@ -154,6 +173,7 @@ async function loadExample(name) {
 for (const [file, title] of EXAMPLES) $('example').add(new Option(title, file));
 $('example').onchange = () => loadExample($('example').value);
 $('run').onclick = () => run($('code').value);
+$('stop').onclick = stop;
 $('code').addEventListener('keydown', (e) => {
   if (e.key === 'Tab') {
     e.preventDefault();
@@ -163,12 +183,13 @@ $('code').addEventListener('keydown', (e) => {
     run(e.target.value);
   }
 });
+startWorker();
 loadExample(EXAMPLES[0][0]);
 drawLoss();
 
 // What the browser check drives; also handy from the developer console.
 window.playground = {
-  ready,
+  get ready() { return ready; },
   run,
   eval: async (code) => { await ready; return request('eval', { code }); },
   pytest: async (args) => { await ready; return request('pytest', { args }); },

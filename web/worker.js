@@ -2,10 +2,8 @@
 // Python computes. Messages in: {id, type: 'run' | 'eval' | 'pytest', code?, args?}.
 // Messages out: progress, stdout, loss, graph, and one 'done' per request id.
 const BASE = new URL('.', self.location.href).href;
-importScripts(BASE + 'vendor/pyodide/pyodide.js');
 
 let pyodide = null;
-let busyId = null;
 
 const post = (msg) => self.postMessage(msg);
 const progress = (stage, fraction) => post({ type: 'progress', stage, fraction });
@@ -32,8 +30,11 @@ def progress(fraction, text=''):
 
 async function boot() {
   progress('loading the Python runtime (Pyodide)', 0.05);
-  const versions = await (await fetch(BASE + 'vendor/versions.json')).json();
+  const found = await fetch(BASE + 'vendor/versions.json');
+  if (!found.ok) throw new Error('web/vendor/ is missing: run `bash web/setup.sh` first (docs/browser.md)');
+  const versions = await found.json();
   const wheels = await (await fetch(BASE + 'vendor/wheels/wheels.json')).json();
+  importScripts(BASE + 'vendor/pyodide/pyodide.js');
   pyodide = await loadPyodide({ indexURL: BASE + 'vendor/pyodide/' });
   // Raw bytes, not line batches: the browser checks compare output byte for byte.
   const decoder = new TextDecoder();
@@ -77,7 +78,6 @@ async function installPytest(wheels) {
 self.onmessage = async (event) => {
   const { id, type, code, args } = event.data;
   const wheels = await booted;
-  busyId = id;
   try {
     let result = null;
     if (type === 'run') {
@@ -99,7 +99,5 @@ self.onmessage = async (event) => {
     post({ type: 'done', id, ok: true, result });
   } catch (e) {
     post({ type: 'done', id, ok: false, error: String(e) });
-  } finally {
-    busyId = null;
   }
 };

@@ -137,6 +137,18 @@ f = dg.compile(lambda a: (a.sin() * 2).sum())
   for (const line of report.split('\n')) if (/^(SKIPPED|left out here)/.test(line)) console.log(`  ${line}`);
   if (!(pytest.ok && pytest.result === 0)) console.log(report.slice(-6000));
 
+  // A program that never ends: Stop must end it and leave a working Python behind.
+  t0 = Date.now();
+  const runaway = page.evaluate(() => window.playground.run('while True:\n    pass\n'));
+  await page.waitForSelector('#stop:not([hidden])');
+  await page.waitForTimeout(500);
+  await page.click('#stop');
+  const stopped = await runaway;
+  await page.evaluate(() => window.playground.ready);
+  const after = await page.evaluate(() => window.playground.eval('import dynagrad; int(dynagrad.tensor(2) + 1)'));
+  check('Stop ends a runaway program and Python starts again', stopped.error === 'stopped' && after.ok && after.result === 3,
+    `${JSON.stringify(after.ok ? after.result : after.error)}, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+
   check('no errors in the page', errors.length === 0, errors.join(' | '));
 } finally {
   await browser.close();
