@@ -3,7 +3,10 @@
 Natively the platform is stood in for by setting sys.platform to 'emscripten'; the browser
 checks (web/) run this same file inside Pyodide, where nothing is stood in for.
 """
+import contextlib
 import errno
+import io
+import subprocess
 import sys
 import warnings
 
@@ -68,7 +71,35 @@ def test_spawn_names_the_platform(emscripten):
     import dynagrad.multiprocessing as mp
     with pytest.raises(RuntimeError, match=r'emscripten \(Pyodide') as info:
         mp.spawn(print, nprocs=2)
-    assert 'start_processes needs to start processes' in str(info.value)
+    assert 'start_processes needs processes' in str(info.value)
+
+
+STAND_INS = '''
+import dynagrad.multiprocessing as mp
+class Worker(mp.Process):  # a program that subclasses Process still imports
+    pass
+for make in (lambda: Worker(target=print), mp.Queue, mp.Pipe, mp.Lock, lambda: mp.Pool(2)):
+    try:
+        make()
+    except RuntimeError as e:
+        print(e)
+'''
+
+
+def test_multiprocessing_classes_name_the_platform():
+    if sys.platform == 'emscripten':
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(STAND_INS, {'__name__': 'stand_ins'})
+        lines = out.getvalue().splitlines()
+    else:
+        # The stand-ins are chosen at import, so natively a fresh interpreter stands in.
+        code = "import sys; sys.platform = 'emscripten'\n" + STAND_INS
+        lines = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                               check=True).stdout.splitlines()
+    assert [line.split(' needs ')[0] for line in lines] == [
+        f'dynagrad.multiprocessing.{n}' for n in ('Process', 'Queue', 'Pipe', 'Lock', 'Pool')]
+    assert all('emscripten (Pyodide' in line for line in lines)
 
 
 def test_the_ddp_launcher_names_the_platform(emscripten, capsys):

@@ -23,8 +23,8 @@ def name():
 
 
 def no_processes_message(what):
-    return (f'{what} needs to start processes, and this platform, {name()}, cannot: it runs '
-            f'one process with one thread. Run it under native CPython.')
+    return (f'{what} needs processes, which this platform, {name()}, does not have: it '
+            f'runs one process with one thread. Run it under native CPython.')
 
 
 def require_processes(what):
