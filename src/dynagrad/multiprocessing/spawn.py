@@ -15,6 +15,8 @@ import tempfile
 import time
 import warnings
 
+from .. import _platform
+
 __all__ = ['ProcessException', 'ProcessRaisedException', 'ProcessExitedException',
            'ProcessContext', 'SpawnContext', 'spawn', 'start_processes']
 
@@ -161,6 +163,7 @@ def start_processes(fn, args=(), nprocs=1, join=True, daemon=False, start_method
     """Start ``nprocs`` processes running ``fn(i, *args)`` (i = 0 .. nprocs-1) with
     ``start_method``; join them (raising if one fails) or, with ``join=False``, return
     their ``ProcessContext``."""
+    _platform.require_processes('dynagrad.multiprocessing.start_processes')
     ctx = multiprocessing.get_context(start_method)
     error_files, processes = [], []
     for i in range(nprocs):

@@ -15,6 +15,7 @@ from ._utils import MP_STATUS_CHECK_INTERVAL
 from ._utils.fetch import make_fetcher
 from ._utils.worker import (STOP, RESUMED, RESUME, Channel, ExceptionWrapper,
                             get_worker_info, worker_loop)
+from ... import _platform
 
 __all__ = ['DataLoader', 'get_worker_info', 'default_collate', 'default_convert']
 
@@ -41,8 +42,8 @@ _FROZEN = ('batch_size', 'batch_sampler', 'sampler', 'drop_last', 'dataset',
 
 
 def _check_worker_number_rationality(num_workers, stacklevel=3):
-    if num_workers == 0:
-        return
+    if num_workers == 0 or _platform.lacks_processes():
+        return  # no workers will start: _get_iterator's own warning says why
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -210,11 +211,22 @@ class DataLoader(Generic[T_co]):
     def _get_iterator(self):
         if self.num_workers == 0:
             return _SingleProcessDataLoaderIter(self)
+        if _platform.lacks_processes():
+            # As PyTorch users expect on a machine that cannot run workers: the same
+            # batches, loaded here (worker_init_fn and get_worker_info() have no worker),
+            # and one warning per loader, not one per epoch.
+            if self.__dict__.get('_warned_no_workers'):
+                return _SingleProcessDataLoaderIter(self)
+            self._warned_no_workers = True
+            warnings.warn(f'DataLoader(num_workers={self.num_workers}): this platform, '
+                          f'{_platform.name()}, cannot start worker processes, so the data '
+                          f'loads in the main process', UserWarning, stacklevel=3)
+            return _SingleProcessDataLoaderIter(self)
         _check_worker_number_rationality(self.num_workers, stacklevel=4)
         return _MultiProcessingDataLoaderIter(self)
 
     def __iter__(self):
-        if self.persistent_workers and self.num_workers > 0:
+        if self.persistent_workers and self.num_workers > 0 and not _platform.lacks_processes():
             if self._iterator is None or self._iterator._shutdown:
                 self._iterator = self._get_iterator()
             else:
