@@ -44,10 +44,9 @@ async function boot() {
   await pyodide.loadPackage(['numpy', 'micropip'], { messageCallback: () => {} });
   progress('installing dynagrad', 0.75);
   const micropip = pyodide.pyimport('micropip');
-  // deps=False: Pyodide 0.27's NumPy (2.0.2) is older than the floor dynagrad's metadata
-  // declares, and micropip would otherwise look for a newer one on PyPI.
+  // NumPy is already loaded from Pyodide's own packages, so micropip needs no network
   const urls = [wheels.dynagrad, ...wheels.graphviz].map((w) => BASE + 'vendor/wheels/' + w);
-  await micropip.install.callKwargs(urls, { deps: false });
+  await micropip.install(urls);
   pyodide.registerJsModule('_playground_js', {
     loss: (value, step) => post({ type: 'loss', value, step }),
     graph: (dot) => post({ type: 'graph', dot }),

@@ -238,7 +238,9 @@ def from_dlpack(ext_tensor, *, device=None, copy=None):
     if not hasattr(ext_tensor, '__dlpack__'):
         ext_tensor = _Capsule(ext_tensor)
     unknown = copy or _read_only_unknown(xp, ext_tensor)   # before NumPy renames a capsule
-    data = xp.from_dlpack(ext_tensor, copy=copy)
+    data = xp.from_dlpack(ext_tensor)      # copy= is NumPy 2.1's: copied here instead
+    if copy:
+        data = data.copy()
     # a copy is dynagrad's own memory, whatever flag NumPy gave it
     if unknown and not getattr(getattr(data, 'flags', None), 'writeable', True):
         data = writable_view(data, data)

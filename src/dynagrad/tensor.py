@@ -601,7 +601,11 @@ class Tensor:
 
     def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
         """Share this tensor's memory with another array library (DLPack protocol)."""
-        return self._data.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
+        data = self._data
+        try:
+            return data.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
+        except TypeError:   # NumPy 2.0 takes none of those: a legacy capsule, as the protocol
+            return (data.copy() if copy else data).__dlpack__()     # allows a producer
 
     def __dlpack_device__(self):
         return self._data.__dlpack_device__()
