@@ -53,7 +53,7 @@ async function boot() {
     progress: (fraction, text) => post({ type: 'progress', stage: text, fraction, running: true }),
   });
   pyodide.FS.writeFile('/home/pyodide/playground.py', PLAYGROUND_PY);
-  const dg = pyodide.runPython('import dynagrad, numpy, sys; f"dynagrad {dynagrad.__version__}, NumPy {numpy.__version__}, Python {sys.version.split()[0]}"');
+  const dg = pyodide.runPython('import dynagrad.version, numpy, sys; f"dynagrad {dynagrad.version.dynagrad_version}, NumPy {numpy.__version__}, Python {sys.version.split()[0]}"');
   progress('ready', 1);
   post({ type: 'ready', versions: { ...versions, banner: dg } });
   return wheels;
