@@ -25,8 +25,9 @@ Differences from PyTorch, by design:
 # The code lives by concern: process_group (joining the job, rank, world size, the abort
 # hook), collectives, point_to_point, work (async handles), checks (what ranks verify
 # before data moves). Nothing here imports mpi4py: see process_group.load_mpi.
-from .c10d import (Backend, DistStoreError, FileStore, HashStore, PrefixStore, ProcessGroup,
-                   Store, TCPStore)
+from .c10d import (Backend, DistBackendError, DistError, DistNetworkError, DistStoreError,
+                   FileStore, HashStore, PrefixStore, ProcessGroup, QueueEmptyError, Store,
+                   TCPStore)
 from .checks import DistributedError
 from .collectives import (ReduceOp, all_gather, all_gather_into_tensor, all_gather_object,
                           all_to_all_single, all_reduce, barrier, broadcast, broadcast_object_list, gather,
@@ -45,5 +46,6 @@ __all__ = ['ReduceOp', 'Work', 'group', 'GroupMember', 'is_available', 'is_mpi_a
            'all_gather_into_tensor', 'all_gather_object', 'broadcast_object_list', 'reduce',
            'reduce_scatter', 'reduce_scatter_tensor', 'scatter', 'gather', 'send', 'recv',
            'isend', 'irecv', 'DistributedError', 'Store', 'HashStore', 'PrefixStore',
-           'FileStore', 'TCPStore', 'Backend', 'ProcessGroup', 'DistStoreError',
+           'FileStore', 'TCPStore', 'Backend', 'ProcessGroup', 'DistStoreError', 'DistError',
+           'DistNetworkError', 'DistBackendError', 'QueueEmptyError',
            'get_process_group_ranks', 'is_torchelastic_launched', 'all_to_all_single']
