@@ -523,13 +523,13 @@ class FileStore(Store):
     def _read(self, read):
         return self._log.run(lambda d: (None, read(d)))
 
-    def _until(self, keys, timeout):
+    def _until(self, keys, timeout, message):
         limit = seconds(timeout)
         deadline = None if limit is None else time.monotonic() + limit
         while not self._read(lambda d: all('/' + k in d for k in keys)):
             if deadline is not None and time.monotonic() > deadline:
-                raise DistStoreError(f'Timeout waiting for key: {", ".join(keys)} after '
-                                     f'{int(timeout.total_seconds() * 1000)} ms')
+                # a plain RuntimeError, as PyTorch's FileStore raises
+                raise RuntimeError(message)
             time.sleep(_POLL)
 
     def set(self, key, value):
@@ -537,7 +537,8 @@ class FileStore(Store):
         self._log.run(lambda d: ([record], None))
 
     def get(self, key):
-        self._until([check_key('get', key)], self.timeout)
+        self._until([check_key('get', key)], self.timeout, f'Timeout waiting for key: {key} '
+                    f'after {int(self.timeout.total_seconds() * 1000)} ms')
         return self._read(lambda d: d['/' + key])
 
     def add(self, key, amount):
@@ -568,11 +569,16 @@ class FileStore(Store):
 
     def wait(self, keys, timeout=None):
         self._until(check_keys('wait', keys),
-                    self.timeout if timeout is None else check_timeout('wait', timeout))
+                    self.timeout if timeout is None else check_timeout('wait', timeout),
+                    'Wait timeout')
 
     def delete_key(self, key):
         k = '/' + check_key('delete_key', key)
-        return self._log.run(lambda d: ([(_DELETE, k, b'')], True) if k in d else (None, False))
+        # True even for a key that was not there, as PyTorch's FileStore answers
+        return self._log.run(lambda d: ([(_DELETE, k, b'')] if k in d else None, True))
+
+    def has_extended_api(self):
+        return False
 
     def num_keys(self):
         # the reference count is a key as well, as in PyTorch's count
