@@ -7,6 +7,7 @@ a frame, and unpickling runs code. Requests are ``[op, args...]``; a blocking on
 wait, multi_get, queue_pop) carries its timeout and the server answers when its keys
 arrive or the time ran out, so the client never guesses at the server's state.
 """
+import atexit
 import base64
 import datetime
 import errno
@@ -25,6 +26,11 @@ __all__ = ['TCPStore']
 _LENGTH = struct.Struct('>I')
 _INIT_KEY = 'init/'          # user keys are stored under '/', so never this one
 _ACCEPT_POLL = 0.2           # how often a closed server's accept loop notices
+_EXIT_GRACE = 60.0           # the most seconds an exiting master serves its last clients
+# the addresses of this process's own client sockets, which an exiting server need not wait
+# for (they close with the process)
+_LOCAL_CLIENTS = set()
+_SERVERS = set()             # the servers of this process that are open
 
 
 def _encode(value):
@@ -76,13 +82,14 @@ class _Server:
     def __init__(self, host, port):
         self.table = Table()
         self.closed = False
-        self.clients = set()
+        self.clients = {}       # connection: the client's address
         self.lock = threading.Lock()
         self.sock = self._listen(host, port)
         self.port = self.sock.getsockname()[1]
         self.acceptor = threading.Thread(target=self._accept, daemon=True,
                                          name=f'TCPStore:{self.port}')
         self.acceptor.start()
+        _SERVERS.add(self)
 
     @staticmethod
     def _listen(host, port):
@@ -122,7 +129,7 @@ class _Server:
                 if self.closed:
                     conn.close()
                     break
-                self.clients.add(conn)
+                self.clients[conn] = conn.getpeername()
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn):
@@ -136,7 +143,7 @@ class _Server:
             pass
         finally:
             with self.lock:
-                self.clients.discard(conn)
+                self.clients.pop(conn, None)
             conn.close()
 
     def _answer(self, request):
@@ -152,10 +159,15 @@ class _Server:
         except (ValueError, TypeError) as e:
             return ['error', type(e).__name__, str(e)]
 
+    def remote_clients(self):
+        with self.lock:
+            return [c for c, peer in self.clients.items() if peer not in _LOCAL_CLIENTS]
+
     def close(self):
+        _SERVERS.discard(self)
         with self.lock:
             self.closed = True
-            clients, self.clients = list(self.clients), set()
+            clients, self.clients = list(self.clients), {}
         # the port must be free when close returns (a new master may bind it next): a
         # socket that another thread polls is only released when that poll returns
         try:
@@ -178,11 +190,34 @@ _TENANTS_LOCK = threading.Lock()
 
 
 class _ServerHandle:
-    """What a master TCPStore holds: the server closes when its last holder is gone."""
+    """What a master TCPStore holds. When its last holder is gone the server retires: it
+    closes at once if only this process's clients are connected, otherwise once the other
+    processes' clients have left (a rank that finished first must not take the store away
+    from one still reading its last keys); an exiting process waits for that too."""
 
     def __init__(self, server):
         self.server = server
-        weakref.finalize(self, server.close)
+        weakref.finalize(self, _retire, server).atexit = False
+
+
+def _drain_then_close(server):
+    deadline = time.monotonic() + _EXIT_GRACE
+    while time.monotonic() < deadline and server.remote_clients():
+        time.sleep(0.02)
+    server.close()
+
+
+def _retire(server):
+    if server.remote_clients():
+        threading.Thread(target=_drain_then_close, args=(server,), daemon=True).start()
+    else:
+        server.close()
+
+
+@atexit.register
+def _serve_last_clients():
+    for server in list(_SERVERS):
+        _drain_then_close(server)
 
 
 class TCPStore(Store):
@@ -207,7 +242,9 @@ class TCPStore(Store):
         self.port = self._handle.server.port if is_master else port
         self._lock = threading.Lock()
         self._sock = self._connect()
-        weakref.finalize(self, self._sock.close)
+        address = self._sock.getsockname()
+        _LOCAL_CLIENTS.add(address)
+        weakref.finalize(self, self._disconnect, self._sock, address)
         if world_size is not None and wait_for_workers:
             self._wait_for_workers(world_size, is_master)
 
@@ -238,6 +275,11 @@ class TCPStore(Store):
                         f'{int(limit * 1000)}ms while trying to connect to '
                         f'({self.host}, {self.port}).') from None
                 time.sleep(0.05)
+
+    @staticmethod
+    def _disconnect(sock, address):
+        _LOCAL_CLIENTS.discard(address)
+        sock.close()
 
     def _wait_for_workers(self, world_size, is_master):
         self._request('add', _INIT_KEY, 1)
