@@ -7,7 +7,7 @@ from ._dtype import (dtype, float16, float32, float64, int8, int16, int32, int64
 from .size import Size  # noqa: F401
 from ._layout import (layout, strided, memory_format, contiguous_format,  # noqa: F401
                       channels_last, channels_last_3d, preserve_format, sparse_coo,
-                      sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
+                      sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, jagged)
 from ._device import device, set_default_device, get_default_device  # noqa: F401
 from .backend import (set_num_threads, get_num_threads, set_num_interop_threads,  # noqa: F401
                       get_num_interop_threads)
@@ -61,7 +61,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit', 'export': 'export',
     'save': 'serialization', 'load': 'serialization', '_dynamo': '_dynamo',
     'torch_version': 'torch_version', 'library': 'library', '_utils': '_utils',
-    'profiler': 'profiler', 'hub': 'hub', '_jit_internal': '_jit_internal', '_C': '_C',
+    'profiler': 'profiler', 'hub': 'hub', 'nested': 'nested', '_jit_internal': '_jit_internal', '_C': '_C',
     # PyTorch's API version, which libraries check (version.py says why)
     '__version__': 'version', 'version': 'version'})
 

@@ -10,7 +10,7 @@ behind NCHW indexing, which a NumPy array expresses directly.
 """
 
 __all__ = ['layout', 'strided', 'sparse_coo', 'sparse_csr', 'sparse_csc', 'sparse_bsr',
-           'sparse_bsc', 'memory_format', 'contiguous_format', 'channels_last',
+           'sparse_bsc', 'jagged', 'memory_format', 'contiguous_format', 'channels_last',
            'channels_last_3d', 'preserve_format']
 
 
@@ -46,6 +46,7 @@ sparse_csr = layout('sparse_csr')
 sparse_csc = layout('sparse_csc')
 sparse_bsr = layout('sparse_bsr')
 sparse_bsc = layout('sparse_bsc')
+jagged = layout('jagged')      # nested tensors ragged in their first dimension (nested/)
 contiguous_format = memory_format('contiguous_format')
 channels_last = memory_format('channels_last')
 channels_last_3d = memory_format('channels_last_3d')

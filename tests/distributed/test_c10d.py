@@ -30,14 +30,6 @@ def test_hash_store_and_prefix_store_answer_as_torch():
         mine_got = got
 
 
-def test_rendezvous_stores_exist_and_say_why_they_cannot_be_made():
-    assert issubclass(mine.TCPStore, mine.Store) and issubclass(mine.FileStore, mine.Store)
-    with pytest.raises(RuntimeError, match='meet through MPI'):
-        mine.TCPStore('localhost', 29500)
-    with pytest.raises(RuntimeError, match='meet through MPI'):
-        mine.FileStore('/tmp/x', 1)
-
-
 def test_backend_and_process_group():
     for name in ['GLOO', 'nccl', 'Mpi', 'bogus']:
         assert mine.Backend(name) == theirs.Backend(name)

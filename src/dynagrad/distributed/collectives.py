@@ -18,7 +18,7 @@ from ..tensor import bump_version
 from .host_buffers import copy_into, on_device, to_host
 from .checks import (DistributedError, check_rank, check_tensor, describe, element_count,
                      exchange_headers, require_same)
-from .process_group import communicator, load_mpi
+from .process_group import communicator, mpi_names
 from .work import Work
 
 __all__ = ['ReduceOp', 'barrier', 'all_reduce', 'broadcast', 'reduce', 'all_gather',
@@ -44,7 +44,7 @@ class ReduceOp(enum.Enum):
 
 def _mpi_op(op):
     """(MPI's op, the ReduceOp): AVG is a SUM on the wire, divided afterwards."""
-    MPI = load_mpi()
+    MPI = mpi_names()
     if isinstance(op, str):
         op = ReduceOp[op.upper()]
     if not isinstance(op, ReduceOp):
@@ -143,7 +143,7 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     _check_avg(op, tensor, 'all_reduce')
     require_same('all_reduce', comm, tensor)
     buf = _work_buffer(tensor, reduce=True)
-    IN_PLACE = load_mpi().IN_PLACE
+    IN_PLACE = mpi_names().IN_PLACE
 
     def finish():
         if op is ReduceOp.AVG:
@@ -180,7 +180,7 @@ def reduce(tensor, dst=0, op=ReduceOp.SUM, group=None, async_op=False, group_dst
     mpi_op, op = _mpi_op(op)
     _check_avg(op, tensor, 'reduce')
     require_same('reduce', comm, tensor)
-    MPI = load_mpi()
+    MPI = mpi_names()
     root = comm.Get_rank() == dst
     buf = _work_buffer(tensor, reduce=True)
     send = MPI.IN_PLACE if root else buf

@@ -14,7 +14,7 @@ from ..tensor import bump_version
 from .host_buffers import copy_into, on_device, to_host
 from .checks import (HEADER_SIZE, DistributedError, check_rank, check_tensor, describe,
                      dtype_of, element_count, headers_of)
-from .process_group import communicator, load_mpi
+from .process_group import communicator, mpi_names
 from .work import Work
 
 __all__ = ['send', 'recv', 'isend', 'irecv']
@@ -65,7 +65,7 @@ def recv(tensor, src=None, group=None, tag=0, group_src=None):
     """Fill ``tensor`` from rank ``src`` (any rank when None); return the sender's rank."""
     comm = communicator(group)
     check_tensor(tensor)
-    MPI = load_mpi()
+    MPI = mpi_names()
     src = src if group_src is None else group_src
     head = xp.empty(_MESSAGE_HEADER_SIZE, np.int64)
     comm.Recv(head, MPI.ANY_SOURCE if src is None else check_rank(src, comm, 'src'), tag)
@@ -90,7 +90,7 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     """
     comm = communicator(group)
     check_tensor(tensor)
-    MPI = load_mpi()
+    MPI = mpi_names()
     src = src if group_src is None else group_src
     head = xp.empty(_MESSAGE_HEADER_SIZE, np.int64)
     if src is None:

@@ -1,5 +1,5 @@
 """``Work``: the handle ``async_op=True`` and ``isend``/``irecv`` return."""
-from .process_group import load_mpi
+from .process_group import mpi_names
 
 __all__ = ['Work']
 
@@ -26,12 +26,12 @@ class Work:
     def wait(self, timeout=None):
         if not self._done:
             if self._requests:
-                load_mpi().Request.Waitall(self._requests)
+                mpi_names().Request.Waitall(self._requests)
             self._complete()
         return True
 
     def is_completed(self):
-        if not self._done and (not self._requests or load_mpi().Request.Testall(self._requests)):
+        if not self._done and (not self._requests or mpi_names().Request.Testall(self._requests)):
             self._complete()
         return self._done
 

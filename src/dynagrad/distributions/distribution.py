@@ -160,14 +160,19 @@ class Distribution:
                 f'{tuple(value.shape)}) to be within the support ({support!r}) of the '
                 f'distribution {self!r}, but found invalid values:\n{value}')
 
-    def _expanded(self, cls, batch_shape, _instance=None, params=()):
+    def _expanded(self, cls, batch_shape, _instance=None, params=(), prepare=None):
         """What every ``expand`` shares: a new ``cls`` (or ``_instance``, when a subclass
         expands into its own) set up for ``batch_shape`` with this one's event shape and
         validation setting, holding each of ``params`` that this one holds (see
-        ``_expand_params``). Families then add whatever else they carry."""
+        ``_expand_params``). ``prepare(new, batch_shape)`` sets what a family wraps (its base
+        distribution) before the base initializer runs, as PyTorch's expand orders it: a
+        subclass's properties may read them there (pyro's ``_validate_args`` reads
+        ``base_dist``). Families then add whatever else they carry."""
         new = self._get_checked_instance(cls, _instance)
         batch_shape = dg.Size(batch_shape)
         self._expand_params(new, batch_shape, params)
+        if prepare is not None:
+            prepare(new, batch_shape)
         super(cls, new).__init__(batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

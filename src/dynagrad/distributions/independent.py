@@ -26,11 +26,11 @@ class Independent(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expanded(Independent, batch_shape, _instance)
-        new.base_dist = self.base_dist.expand(
-            new.batch_shape + self.event_shape[:self.reinterpreted_batch_ndims])
-        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        return new
+        def prepare(new, shape):
+            new.base_dist = self.base_dist.expand(
+                shape + self.event_shape[:self.reinterpreted_batch_ndims])
+            new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
+        return self._expanded(Independent, batch_shape, _instance, prepare=prepare)
 
     @property
     def has_rsample(self):

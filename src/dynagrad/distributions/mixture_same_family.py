@@ -42,13 +42,13 @@ class MixtureSameFamily(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expanded(MixtureSameFamily, batch_shape, _instance)
-        new._component_distribution = self._component_distribution.expand(
-            new.batch_shape + (self._num_component,))
-        new._mixture_distribution = self._mixture_distribution.expand(new.batch_shape)
-        new._num_component = self._num_component
-        new._event_ndims = self._event_ndims
-        return new
+        def prepare(new, shape):
+            new._component_distribution = self._component_distribution.expand(
+                shape + (self._num_component,))
+            new._mixture_distribution = self._mixture_distribution.expand(shape)
+            new._num_component = self._num_component
+            new._event_ndims = self._event_ndims
+        return self._expanded(MixtureSameFamily, batch_shape, _instance, prepare=prepare)
 
     @constraints.dependent_property
     def support(self):

@@ -52,14 +52,14 @@ class TransformedDistribution(Distribution):
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._expanded(TransformedDistribution, batch_shape, _instance)
-        shape = new.batch_shape + self.event_shape
-        for t in reversed(self.transforms):
-            shape = t.inverse_shape(shape)
-        base_batch_shape = shape[:len(shape) - len(self.base_dist.event_shape)]
-        new.base_dist = self.base_dist.expand(base_batch_shape)
-        new.transforms = self.transforms
-        return new
+        def prepare(new, batch_shape):
+            shape = batch_shape + self.event_shape
+            for t in reversed(self.transforms):
+                shape = t.inverse_shape(shape)
+            new.base_dist = self.base_dist.expand(
+                shape[:len(shape) - len(self.base_dist.event_shape)])
+            new.transforms = self.transforms
+        return self._expanded(TransformedDistribution, batch_shape, _instance, prepare=prepare)
 
     @constraints.dependent_property(is_discrete=False)
     def support(self):

@@ -524,6 +524,11 @@ def addbmm_(input, batch1, batch2, *, beta=1, alpha=1):
 _LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
 
+_F32 = np.dtype(np.float32)
+_LONG_SUM = 1 << 13     # summed terms per output element from which float32 loses digits
+_UNBLAS_WORK = 1 << 22  # multiply-adds an einsum may run without BLAS (a few milliseconds)
+
+
 class Einsum(Op):
     """``xp.einsum`` over explicit subscripts (the function form removes ellipses and
     broadcasting first). The gradient of operand i is the einsum of the output gradient
@@ -542,6 +547,20 @@ class Einsum(Op):
         for subs, a in zip(inputs, arrays):
             self.sizes.update(zip(subs, a.shape))
         eq = ','.join(inputs) + '->' + output
+        summed = kept = 1
+        for c, n in self.sizes.items():
+            if c in output:
+                kept *= n
+            else:
+                summed *= n
+        if arrays[0].dtype == _F32 and len(arrays) <= 2 and summed >= _LONG_SUM and \
+                summed * kept <= _UNBLAS_WORK:
+            # a float32 sum of this many terms, accumulated in float32 (BLAS), loses digits
+            # that PyTorch's cascade reductions keep; float64 accumulation (cast in buffered
+            # chunks, never a float64 copy of the operands) keeps them. It runs without BLAS,
+            # so only where the whole contraction is small work (a long sum into few outputs)
+            out = xp.einsum(eq, *arrays, dtype=xp.float64)
+            return xp.asarray(out).astype(_F32)
         # optimize (BLAS contractions, pairwise order) pays off beyond small operands
         big = len(arrays) > 2 or any(a.size > 256 for a in arrays)
         out = xp.einsum(eq, *arrays, optimize=big)

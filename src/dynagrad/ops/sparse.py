@@ -95,12 +95,23 @@ def _as_index_array(indices):
     return a.astype(_INT64)
 
 
-def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, device=None,
                       pin_memory=False, requires_grad=False, check_invariants=None,
                       is_coalesced=None):
     """A sparse COO tensor with ``values`` at ``indices`` (``[sparse_dim, nnz]``); ``size``
-    inferred from the indices when not given. Gradients flow into ``values``."""
+    inferred from the indices when not given. Gradients flow into ``values``.
+    ``sparse_coo_tensor(size)`` (PyTorch's other overload) is an all-zero tensor of that size."""
     from .creation import tensor as _tensor
+    if values is None:
+        if indices is not None and size is not None or indices is None and size is None:
+            raise TypeError('sparse_coo_tensor() received an invalid combination of arguments: '
+                            'pass (indices, values[, size]) or a size alone')
+        size = indices if size is None else size
+        shape = size_args((size,)) if not isinstance(size, int) else (size,)
+        from .creation import empty, zeros
+        return sparse_coo_tensor(empty((len(shape), 0), dtype=_dtype.int64),
+                                 zeros((0,), dtype=dtype), shape, device=device,
+                                 requires_grad=requires_grad, is_coalesced=True)
     idx = _as_index_array(indices)
     if not isinstance(values, Tensor):
         values = _tensor(values, dtype=dtype)

@@ -12,7 +12,9 @@ def _activation(name, fn_name, params=(), repr_fmt=None, inplace=False, doc=None
     defaults = dict(params, **({'inplace': False} if inplace else {}))
 
     def __init__(self, *args, **kwargs):
-        Module.__init__(self)
+        # cooperative, as PyTorch's classes are: a class mixed in after this one in a
+        # subclass's bases (pyro's PyroModule[nn.Sigmoid]) runs its own __init__ too
+        super(made, self).__init__()
         if len(args) > len(names):
             raise TypeError(f'{name}() takes at most {len(names)} arguments ({len(args)} given)')
         values = dict(defaults)
@@ -37,9 +39,10 @@ def _activation(name, fn_name, params=(), repr_fmt=None, inplace=False, doc=None
             text = (text + ', ' if text else '') + 'inplace=True'
         return text
 
-    return type(name, (Module,), {'__init__': __init__, 'forward': forward,
+    made = type(name, (Module,), {'__init__': __init__, 'forward': forward,
                                   'extra_repr': extra_repr, '__doc__': doc or
                                   f'Applies ``nn.functional.{fn_name}`` element-wise.'})
+    return made
 
 
 ReLU = _activation('ReLU', 'relu', inplace=True)

@@ -237,9 +237,9 @@ class RNNBase(Module):
             outs = []
             for d in range(num_directions):
                 k = layer * num_directions + d
-                names = self._all_weights[k]
-                params = self._parameters
-                w = [params[n] for n in names]
+                # read as attributes, as PyTorch's _flat_weights are: a subclass may serve
+                # them from elsewhere than _parameters (pyro samples them per call)
+                w = [getattr(self, n) for n in self._all_weights[k]]
                 if not self.bias:
                     w[2:2] = [None, None]
                 if self.proj_size <= 0:

@@ -13,10 +13,13 @@ from .sampler import (Sampler, SequentialSampler, RandomSampler, SubsetRandomSam
 from .collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
 from .distributed import DistributedSampler
+from .datapipes import DataChunk, DFIterDataPipe, IterDataPipe, MapDataPipe, functional_datapipe
+from . import graph, graph_settings  # noqa: F401  (torch.utils.data's submodules)
 from ._utils import collate as _collate  # noqa: F401  (torch.utils.data._utils.collate's place)
 
 __all__ = ['Dataset', 'IterableDataset', 'TensorDataset', 'StackDataset', 'ConcatDataset',
            'ChainDataset', 'Subset', 'random_split', 'Sampler', 'SequentialSampler',
            'RandomSampler', 'SubsetRandomSampler', 'WeightedRandomSampler', 'BatchSampler',
            'default_collate', 'default_convert', 'DataLoader', 'get_worker_info',
-           'DistributedSampler']
+           'DistributedSampler', 'IterDataPipe', 'MapDataPipe', 'DataChunk',
+           'DFIterDataPipe', 'functional_datapipe']

@@ -78,6 +78,11 @@ def _as_context(multiprocessing_context, num_workers):
     return multiprocessing_context
 
 
+def _is_iter_datapipe(dataset):
+    datapipes = sys.modules.get('dynagrad.utils.data.datapipes.datapipe')
+    return datapipes is not None and isinstance(dataset, datapipes.IterDataPipe)
+
+
 class DataLoader(Generic[T_co]):
     """Iterate over ``dataset`` in batches, as ``torch.utils.data.DataLoader``.
 
@@ -130,7 +135,11 @@ class DataLoader(Generic[T_co]):
 
         if isinstance(dataset, IterableDataset):
             self._dataset_kind = 'iterable'
-            if shuffle not in (False, None):
+            if _is_iter_datapipe(dataset):
+                # a DataPipe's shuffle is its shufflers' switch
+                from .graph_settings import apply_shuffle_settings
+                dataset = apply_shuffle_settings(dataset, shuffle=shuffle)
+            elif shuffle not in (False, None):
                 raise ValueError(f'DataLoader with IterableDataset: expected unspecified '
                                  f'shuffle option, but got shuffle={shuffle}')
             if sampler is not None:

@@ -168,6 +168,15 @@ def _seed_worker(worker_id, base_seed):
     return seed
 
 
+def _shard_datapipe(dataset, worker_id, num_workers):
+    """A DataPipe's sharding filters split its items between the workers, as PyTorch's
+    workers do (each worker holds its own copy of the graph)."""
+    datapipes = sys.modules.get('dynagrad.utils.data.datapipes.datapipe')
+    if datapipes is not None and isinstance(dataset, datapipes.IterDataPipe):
+        from ..graph_settings import SHARDING_PRIORITIES, apply_sharding
+        apply_sharding(dataset, num_workers, worker_id, SHARDING_PRIORITIES.MULTIPROCESSING)
+
+
 def worker_loop(dataset_kind, dataset, index_queue, conn, auto_collation, collate_fn,
                 drop_last, base_seed, init_fn, worker_id, num_workers, check_interval):
     """The body of worker ``worker_id``: answer tasks until told to stop (None), or until
@@ -184,6 +193,7 @@ def worker_loop(dataset_kind, dataset, index_queue, conn, auto_collation, collat
     where = f'in DataLoader worker process {worker_id}'
     init_error = fetcher = None
     try:
+        _shard_datapipe(dataset, worker_id, num_workers)
         if init_fn is not None:
             init_fn(worker_id)
         fetcher = make_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
