@@ -1,6 +1,7 @@
 """distributed/stores.py and tcp_store.py: the key-value stores, each scenario run on
 torch's stores and dynagrad's and compared; threads and processes sharing one store."""
 import datetime
+import gc
 import os
 import pickle
 import socket
@@ -130,13 +131,19 @@ def test_tcp_store_counts_its_workers_key_and_says_what_timed_out():
 
 
 def test_tcp_client_without_server_times_out():
-    free = mine.TCPStore('127.0.0.1', 0, None, True, wait_for_workers=False)
-    port = free.port
-    del free            # the server closes with its last store, releasing the port
     start = time.monotonic()
     with pytest.raises(mine.DistNetworkError, match='timed out after 300ms while trying'):
-        mine.TCPStore('127.0.0.1', port, timeout=SHORT)
+        mine.TCPStore('127.0.0.1', _free_port(), timeout=SHORT)
     assert time.monotonic() - start < 5
+
+
+def test_tcp_server_releases_its_port_with_its_last_store():
+    free = mine.TCPStore('127.0.0.1', 0, None, True, wait_for_workers=False)
+    port = free.port
+    del free
+    gc.collect()
+    with pytest.raises(mine.DistNetworkError, match='timed out after 300ms while trying'):
+        mine.TCPStore('127.0.0.1', port, timeout=SHORT)
     again = mine.TCPStore('127.0.0.1', port, 1, True)
     assert again.port == port
 
