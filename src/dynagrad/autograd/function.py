@@ -359,6 +359,8 @@ class Op(Node):
             out = node.forward(*arrays, **params)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
+        except SparseRefused:   # a sparse operand: the op's sparse kernel, written back
+            return _sparse_kernel_inplace(cls, target, others, params)
         result = out if out.__class__ is _ndarray else as_array(out)
         _check_inplace_result(cls, target, result)
 
@@ -448,12 +450,28 @@ def aten_name(cls):
                    for i, c in enumerate(name))
 
 
-def _sparse_kernel(cls, inputs, params):
+def sparse_kernel_of(cls):
     for k in cls.__mro__:
         kernel = SPARSE_KERNELS.get(k)
         if kernel is not None:
-            return kernel(cls, *inputs, **params)
-    raise SparseRefused(aten_name(cls)) from None
+            return kernel
+    return None
+
+
+def _sparse_kernel(cls, inputs, params):
+    kernel = sparse_kernel_of(cls)
+    if kernel is None:
+        raise SparseRefused(aten_name(cls)) from None
+    return kernel(cls, *inputs, **params)
+
+
+def _sparse_kernel_inplace(cls, target, others, params):
+    # dynagrad.ops.sparse registers how a kernel's result is written back into the target
+    # (SPARSE_KERNELS['in-place']); without it, the op is refused as PyTorch refuses it
+    write_back = SPARSE_KERNELS.get('in-place')
+    if write_back is None:
+        raise SparseRefused(aten_name(cls) + '_') from None
+    return write_back(cls, target, others, params)
 
 
 def _fp_quiet(forward):

@@ -652,10 +652,6 @@ def add(input, other, *, alpha=1, out=None):
 def add_(self, other, *, alpha=1):
     if alpha != 1 or alpha is True:
         _check_alpha(alpha, self, other)
-    if isinstance(other, Tensor) and other.is_sparse and not self.is_sparse:
-        # a sparse gradient accumulated into dense state (optimizers): torch adds the stored
-        # values in place; the dense form of the operand gives the same sums
-        other = other.to_dense()
     return Add.apply_(self, other, alpha=alpha)
 
 

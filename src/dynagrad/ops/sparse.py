@@ -658,10 +658,23 @@ def _mul_kernel(cls, a, b):
             return SparseMulDense.apply(s, other.expand(s.shape), dtype=dtype)
         return SparseScale.apply(s, _number(other), dtype=dtype)
     if tuple(other.shape) != tuple(s.shape):
-        raise RuntimeError(f'mul(sparse, dense): expected operands of the same size, but got '
-                           f'{list(s.shape)} and {list(other.shape)} (dynagrad does not '
-                           'broadcast here)')
+        other = other.expand(_broadcast_to_sparse('mul', s.shape, other.shape))
     return SparseMulDense.apply(s, other, dtype=dtype)
+
+
+def _broadcast_to_sparse(op, sparse_shape, dense_shape):
+    """The sparse operand's shape, which a dense operand is broadcast to (PyTorch's error
+    where the shapes do not broadcast)."""
+    sparse_shape, dense_shape = tuple(sparse_shape), tuple(dense_shape)
+    for k, (x, y) in enumerate(zip(sparse_shape[::-1], dense_shape[::-1]), 1):
+        if x != y and y != 1:
+            raise RuntimeError(f'The size of tensor a ({y}) must match the size of tensor b '
+                               f'({x}) at non-singleton dimension {len(dense_shape) - k}')
+    if len(dense_shape) > len(sparse_shape):
+        raise RuntimeError(f'{op}(sparse, dense): dynagrad broadcasts the dense operand to the '
+                           f'sparse one\'s shape only; got {list(sparse_shape)} and '
+                           f'{list(dense_shape)} (expand the sparse operand first)')
+    return sparse_shape
 
 
 def _div_kernel(cls, a, b, **params):
@@ -670,7 +683,10 @@ def _div_kernel(cls, a, b, **params):
         if dtype.kind != 'f':
             dtype = _dtype.get_default_dtype().numpy
         return SparseScale.named('DivBackward0').apply(a, _number(b), divide=True, dtype=dtype)
-    raise RuntimeError('div: a sparse tensor can be divided only by a number or a 0-d tensor')
+    if params:
+        raise SparseRefused('div')
+    raise RuntimeError('Sparse division requires a scalar or zero-dim dense tensor divisor (got '
+                       f'shape {list(b.shape) if hasattr(b, "shape") else []} for divisor)')
 
 
 class SparseAddSparse(SparseOp):
@@ -713,10 +729,12 @@ def _add_kernel(cls, a, b, alpha=1):
     if sub:
         alpha = -alpha
     sa, sb = is_sparse(a), is_sparse(b)
-    if sa and not sb:
-        op = 'sub' if sub else 'add'
-        raise RuntimeError(f'{op}(sparse, dense) is not supported. Use {op}(dense, sparse) '
+    if sa and not sb:   # (PyTorch says add for sub too)
+        raise RuntimeError('add(sparse, dense) is not supported. Use add(dense, sparse) '
                            'instead.')
+    if sa and tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but "
+                           f'{list(a.shape)} != {list(b.shape)}')
     if tuple(a.shape) != tuple(b.shape):
         raise RuntimeError(f'add: expected \'self\' and \'other\' to have same size, but self '
                            f'has size {list(a.shape)} while other has size {list(b.shape)} '
@@ -764,6 +782,15 @@ def _unary_kernel(cls, x, **params):
     if cls.__name__.startswith('Neg'):
         return SparseScale.named('NegBackward0').apply(x, -1)
     return SparseValuesMap.named(cls._node_name).apply(x, op=cls, params=params)
+
+
+def _pow_kernel(cls, x, exponent):
+    if not is_sparse(x):
+        raise SparseRefused('pow')
+    if exponent == 0:
+        raise RuntimeError('pow: cannot raise to zeroth power on sparse tensor; it would make '
+                           'the result tensor dense')
+    return SparseValuesMap.named('PowBackward0').apply(x, op=cls, params={'exponent': exponent})
 
 
 def _aten(cls):
@@ -1029,6 +1056,7 @@ def _register():
     K[arithmetic.Div] = _div_kernel
     K[arithmetic.Add] = _add_kernel
     K[arithmetic.Sub] = _add_kernel
+    K[arithmetic.Pow] = _pow_kernel
     K[reduction.Sum] = _sum_kernel
     K[shape.Transpose] = _transpose_kernel
     K[clamping.Cast] = lambda cls, x, dtype: SparseCast.apply(x, dtype=dtype)
@@ -1042,3 +1070,5 @@ def _register():
 
 
 _register()
+
+from . import sparse_inplace  # noqa: E402,F401  (in-place writes on sparse tensors: registers itself)
