@@ -95,6 +95,10 @@ class Op(Node):
     # float64 against a Python number, in forward and backward formulas alike. View ops
     # never widen (they compute nothing).
     widens_bfloat16 = True
+    # A number (or 0-d tensor) as the second operand is read in float32 against a bfloat16
+    # tensor, not rounded to bfloat16 first, as PyTorch's mul/div kernels read a CPU scalar
+    # (x * 0.997 can leave x as it is in bfloat16, where 0.99609375 would move it).
+    scalar_opmath = False
     # Its category under autocast ('lower', 'fp32', 'promote' or None), read only while an
     # autocast region is active (dynagrad.amp.autocast_mode).
     autocast = None
@@ -907,16 +911,17 @@ class _Widened:
         low = self._low
         to_common = self.promotes or self.float_result
         wide = []
-        for a in arrays:
+        for i, a in enumerate(arrays):
+            exact = i == 1 and self.scalar_opmath
             if is_data_array(a):
                 if a.dtype.char in 'eE':
                     if a.dtype != low:    # float16 meeting a bfloat16 result: PyTorch casts first
                         a = a.astype(low)
                     a = a.astype(_F32)
                 elif to_common:         # other inputs are cast to the common dtype first
-                    a = a.astype(low).astype(_F32)
+                    a = a.astype(_F32) if exact and a.ndim == 0 else a.astype(low).astype(_F32)
             elif to_common and (a.__class__ is float or a.__class__ is int):
-                a = float(low.type(a))  # so is a Python number (x * 1.001 is x in bfloat16)
+                a = float(a) if exact else float(low.type(a))   # (x + 1.001 is x in bfloat16)
             wide.append(a)
         self._in_dtypes = tuple(a.dtype if is_data_array(a) else None for a in arrays)
         for name in self.scalar_params:

@@ -101,6 +101,7 @@ class Rsub(Op):
 class Mul(Op):
     supports_complex = True
     promotes = True
+    scalar_opmath = True
 
     def forward(self, a, b):
         need_a, need_b = self.needs_input_grad[:2]
@@ -121,6 +122,7 @@ class Div(Op):
     quiet_fp = True
     promotes = True
     float_result = True
+    scalar_opmath = True
 
     def forward(self, a, b):
         # the dividend only for the divisor's gradient (as PyTorch saves it): x / 2 does not
