@@ -236,6 +236,11 @@ def _layout_error(name, self):
 
 def _need_sparse(name, self):
     if self._data.__class__ is not COO:
+        if name.startswith('_'):    # the private accessors have no dense kernel at all
+            raise NotImplementedError(
+                f"Could not run 'aten::{name}' with arguments from the 'CPU' backend. This "
+                "could be because the operator doesn't exist for this backend (it reads a "
+                'sparse tensor\'s storage: the tensor here is dense)')
         raise _layout_error(name, self)
     return self._data
 
@@ -290,7 +295,9 @@ def _indices(self):
 
 @method()
 def values(self):
-    c = _need_sparse('values', self)
+    if self._data.__class__ is not COO:
+        raise RuntimeError('values expected sparse tensor layout but got Strided')
+    c = self._data
     if not c.coalesced:
         raise RuntimeError('Cannot get values on an uncoalesced tensor, please call '
                            '.coalesce() first')
@@ -1071,4 +1078,4 @@ def _register():
 
 _register()
 
-from . import sparse_inplace  # noqa: E402,F401  (in-place writes on sparse tensors: registers itself)
+from . import sparse_inplace, sparse_shape  # noqa: E402,F401  (they register their kernels)
