@@ -1,7 +1,8 @@
 """dynagrad.compile with a callable backend (PyTorch's CompileCounter, a user's compiler
 function): the backend is handed each program made, with its ops as graph nodes, and the
-compiled callable keeps eager's values; and one program for every value of an int argument
-that decides nothing the ops see (an optimizer's step count), each value still checked."""
+compiled callable keeps eager's values; and one program for every value of an int or float
+argument that decides nothing the ops see (an optimizer's step count, a schedule weight),
+each value still checked."""
 import numpy as np
 import pytest
 import torch
@@ -13,7 +14,7 @@ from dynagrad._dynamo.testing import CompileCounter
 def _stepper(lib):
     def step(params, grads, group):
         """An optimizer-style foreach update in place; the dict of hyperparameters has an
-        int (the step count) no op reads."""
+        int (the step count) and a float (a weight) no op reads."""
         lib._foreach_mul_(params, 1 - group['lr'] * group['wd'])
         lib._foreach_add_(params, lib._foreach_mul(grads, group['lr']), alpha=-1)
     return step
@@ -27,18 +28,19 @@ def _run(lib, steps, compiled_with=None):
     run = lib.compile(fn, backend=compiled_with) if compiled_with is not None else fn
     for k in range(steps):
         grads = [lib.tensor(gen.standard_normal(p.shape), dtype=lib.float32) for p in params]
-        run(params, grads, {'lr': lib.tensor(0.1), 'wd': 0.01, 'step': k + 1})
+        run(params, grads, {'lr': lib.tensor(0.1), 'wd': 0.01, 'step': k + 1,
+                            'weight': 1 / (k + 1)})
     return [p.numpy() for p in params]
 
 
-def test_counter_sees_one_program_across_int_values_and_values_match_torch():
+def test_counter_sees_one_program_across_number_values_and_values_match_torch():
     counter = CompileCounter()
     expected = _run(torch, 6)
     got = _run(dg, 6, compiled_with=counter)
     for e, g in zip(expected, got):
         np.testing.assert_allclose(g, e, rtol=1e-6)
-    # 'step' changes every call but no op reads it: one program, made from two agreeing
-    # captures and reused (checked) for the later values
+    # 'step' and 'weight' change every call but no op reads them: one program, made from
+    # two agreeing captures and reused (checked) for the later values
     assert counter.frame_count == 1
     assert counter.op_count > 0
 
@@ -109,3 +111,22 @@ def test_dynamic_false_keeps_int_values_apart():
 def test_a_string_backend_that_is_not_known_is_still_refused():
     with pytest.raises(RuntimeError, match='Invalid backend'):
         dg.compile(lambda x: x, backend='tvm')
+
+
+def test_a_float_that_reaches_an_op_keeps_values_right():
+    counter = CompileCounter()
+    compiled = dg.compile(lambda x, w: x * w + 1, backend=counter)
+    x = dg.tensor([1., 2.])
+    for w in (0.5, 0.25, 0.5, 2.0, 0.25):
+        np.testing.assert_allclose(compiled(x, w).numpy(), x.numpy() * w + 1)
+    # the weight is each program's constant: 0.5 and 0.25, seen twice, got programs; 2.0,
+    # seen once, only its capture
+    assert counter.frame_count == 2
+
+
+def test_a_number_changing_every_call_does_not_grow_the_cache_without_end():
+    compiled = dg.compile(lambda x, step: x + 1)
+    x = dg.ones(2)
+    for step in range(300):
+        assert compiled(x, step).tolist() == [2., 2.]
+    assert len(compiled.cache) < 100

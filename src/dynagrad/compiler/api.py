@@ -38,6 +38,7 @@ from .symbolic import Differ, symbolize
 BACKENDS = ('inductor', 'default', 'eager', 'aot_eager')
 MODES = (None, 'default', 'reduce-overhead', 'max-autotune', 'max-autotune-no-cudagraphs')
 CACHE_SIZE_LIMIT = 8     # torch._dynamo.config.cache_size_limit's default
+_VERIFIED_KEYS_KEPT = 64
 
 
 class _Eager:
@@ -87,7 +88,7 @@ class CompiledFunction:
         # batch of 2 or more (with its batch sizes; later batch sizes are checked against
         # it), and, once made, the program for every batch size
         self._first_by_shape = {}
-        self._by_ints = {}     # per key with its int values blanked: (kept capture, program)
+        self._by_numbers = {}  # per key, its numbers blanked: (kept capture, program)
         self._dynamic = {}
         self._aliases = 0      # cache entries pointing at a dynamic program made earlier
         self._places = None
@@ -213,7 +214,7 @@ class CompiledFunction:
             return result
         if first is None:
             capture = _FirstCapture(recorder, outputs, treedef)
-            if self.dynamic is not False and self._same_but_ints(key, capture, tensors):
+            if self.dynamic is not False and self._same_but_numbers(key, capture, tensors):
                 return result
             self.cache[key] = capture
             self.events.append((key, f'captured {len(recorder.steps)} ops'))
@@ -238,19 +239,21 @@ class CompiledFunction:
         if self.backend_fn is not None:
             self.backend_fn(GraphModuleView(program), tensors + program.lifted)
 
-    # -- one program for every value of an int argument ----------------------------------
-    # An int among the arguments (a step count in a dict) is part of the key, so each value
-    # is captured anew. Where the tape of a new value is the same as the kept capture's of
-    # another value (the int decided nothing the ops see), the two make one program, which
-    # the new key then replays; every new value is still captured once and compared, so a
-    # value that takes another Python branch gets its own program.
-    def _same_but_ints(self, key, capture, tensors):
-        blank = _without_ints(key)
+    # -- one program for every value of a number argument --------------------------------
+    # An int or float among the arguments (a step count, a schedule's weight in a dict) is
+    # part of the key, so each value is captured anew. Where the tape of a new value is the
+    # same as the kept capture's of another value (the number decided nothing the ops see),
+    # the two make one program, which the new key then replays; every new value is still
+    # captured once and compared, so a value that takes another Python branch, or reaches
+    # an op as a constant, gets its own program. Keys verified so are kept up to a bound: a
+    # value that changes every call (a step count) must not grow the cache without end.
+    def _same_but_numbers(self, key, capture, tensors):
+        blank = _without_numbers(key)
         if blank == key:
             return False
-        seen = self._by_ints.get(blank)
+        seen = self._by_numbers.get(blank)
         if seen is None:
-            self._by_ints[blank] = (capture, None)
+            self._by_numbers[blank] = (capture, None)
             return False
         kept, program = seen
         if not _same_tape(kept, capture.recorder, capture.outputs, capture.treedef):
@@ -258,14 +261,15 @@ class CompiledFunction:
         if program is None:
             program = _program(capture.recorder, len(tensors), capture.outputs,
                                capture.treedef)
-            self._by_ints[blank] = (kept, program)
+            self._by_numbers[blank] = (kept, program)
             self.events.append((key, f'compiled {len(program.steps)} ops for any value of '
-                                     'its int arguments (their captures agree)'))
+                                     'its number arguments (their captures agree)'))
             self._made(program, tensors)
         else:
-            self.events.append((key, 'reused the program of other int values (checked)'))
-        self.cache[key] = program
-        self._aliases += 1
+            self.events.append((key, 'reused the program of other number values (checked)'))
+        if self._aliases < _VERIFIED_KEYS_KEPT:
+            self.cache[key] = program
+            self._aliases += 1
         return True
 
     def _run_eagerly(self, key, args, kwargs, reason):
@@ -342,17 +346,17 @@ class CompiledFunction:
         self.cache.clear()
         self.events.clear()
         self._first_by_shape.clear()
-        self._by_ints.clear()
+        self._by_numbers.clear()
         self._dynamic.clear()
         self._aliases = 0
 
 
-def _without_ints(part):
-    """A key with the values of its int guards blanked."""
+def _without_numbers(part):
+    """A key with the values of its int and float guards blanked."""
     if part.__class__ is tuple:
-        if len(part) == 3 and part[0] == 'V' and part[1] == 'int':
-            return ('V', 'int', None)
-        return tuple([_without_ints(p) for p in part])
+        if len(part) == 3 and part[0] == 'V' and (part[1] == 'int' or part[1] == 'float'):
+            return ('V', part[1], None)
+        return tuple([_without_numbers(p) for p in part])
     return part
 
 
