@@ -170,6 +170,8 @@ FACTORIES = [
     'lib.zeros_like(S, dtype=lib.float64)', 'lib.empty_like(S)', 'lib.zeros_like(U)',
     'lib.zeros_like(S, requires_grad=True)', 'S.new().resize_as_(S)',
     'lib.sparse_coo_tensor(lib.tensor([[1]]), lib.ones(1, 2), (3, 2)).new().resize_as_(S)',
+    'lib.sparse_coo_tensor((2, 3))', 'lib.sparse_coo_tensor(size=(4, 1), dtype=lib.float64)',
+    'lib.sparse_coo_tensor(size=[2, 3], requires_grad=True)',
     'S * lib.tensor([2., 3., 4.])', 'S * lib.tensor([[2.], [3.]])', 'S ** 2', 'S.pow(0.5)',
     'S.square()',
 ]
@@ -185,6 +187,7 @@ def test_sparse_factories_and_ops_match_torch(code):
 @pytest.mark.parametrize('code', [
     'lib.ones_like(S)', 'S.new_ones(2, 3)', 'S.new((2, 3))', 'S.new([1., 2.])',
     'S.clone().resize_as_(lib.ones(4, 4))', 'S.pow(0)', 'S * lib.ones(4)',
+    'lib.sparse_coo_tensor()',
 ])
 def test_sparse_factory_errors_match_torch(code):
     with pytest.raises(Exception) as te:

@@ -95,12 +95,22 @@ def _as_index_array(indices):
     return a.astype(_INT64)
 
 
-def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None,
+def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, device=None,
                       pin_memory=False, requires_grad=False, check_invariants=None,
                       is_coalesced=None):
     """A sparse COO tensor with ``values`` at ``indices`` (``[sparse_dim, nnz]``); ``size``
-    inferred from the indices when not given. Gradients flow into ``values``."""
+    inferred from the indices when not given. Gradients flow into ``values``. Given a size
+    alone (``sparse_coo_tensor(size)``), an empty one of that size."""
     from .creation import tensor as _tensor
+    if values is None:
+        shape = size if size is not None else indices
+        if shape is None or isinstance(shape, Tensor):
+            raise TypeError('sparse_coo_tensor() received an invalid combination of arguments '
+                            '- expected (indices, values[, size]) or (size)')
+        from .sparse_inplace import sparse_zeros
+        shape = size_args((shape,)) if not isinstance(shape, int) else (shape,)
+        return sparse_zeros(shape, len(shape), dtype or _dtype.get_default_dtype(),
+                            requires_grad)
     idx = _as_index_array(indices)
     if not isinstance(values, Tensor):
         values = _tensor(values, dtype=dtype)
