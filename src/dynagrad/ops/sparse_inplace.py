@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtype
 from .._coo import COO, SparseRefused
+from ..backend import xp
 from ..autograd.function import SPARSE_KERNELS, sparse_kernel_of, aten_name
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, wrap, bump_version
@@ -109,7 +110,7 @@ def _into_sparse(cls, op, target, result, others):
 
 def _empty_coo(shape, sparse_dim, dtype):
     shape = tuple(shape)
-    return COO(np.zeros((sparse_dim, 0), _INT64), np.zeros((0,) + shape[sparse_dim:], dtype),
+    return COO(xp.zeros((sparse_dim, 0), _INT64), xp.zeros((0,) + shape[sparse_dim:], dtype),
                shape, True)
 
 

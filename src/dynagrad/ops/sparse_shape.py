@@ -5,6 +5,7 @@ here through ``SPARSE_KERNELS`` when its dense forward meets a ``COO``."""
 import numpy as np
 
 from .._coo import COO, gather
+from ..backend import xp
 from ..autograd.function import SPARSE_KERNELS
 from . import arithmetic, clamping, indexing, shape
 from .sparse import SparseOp, SparseValuesMap, is_sparse, _unary_kernel, _is_number, _number
@@ -24,9 +25,9 @@ class SparseUnsqueeze(SparseOp):
         self.dim, k = dim, c.sparse_dim
         shape = c.shape[:dim] + (1,) + c.shape[dim:]
         if dim <= k:    # a new sparse dim, every entry at index 0 along it
-            indices = np.insert(c.indices, dim, 0, axis=0)
+            indices = xp.insert(c.indices, dim, 0, axis=0)
             return _result(indices, c.values, shape)
-        return _result(c.indices, np.expand_dims(c.values, dim - k + 1), shape)
+        return _result(c.indices, xp.expand_dims(c.values, dim - k + 1), shape)
 
     def backward(self, g):
         dim = self.dim
@@ -34,7 +35,7 @@ class SparseUnsqueeze(SparseOp):
             return g.squeeze(dim)
         shape = g.shape[:dim] + g.shape[dim + 1:]
         if dim < g.sparse_dim:
-            return COO(np.delete(g.indices, dim, axis=0), g.values, shape, False)
+            return COO(xp.delete(g.indices, dim, axis=0), g.values, shape, False)
         return COO(g.indices, g.values.squeeze(dim - g.sparse_dim + 1), shape, False)
 
 
@@ -58,7 +59,7 @@ class SparseCat(SparseOp):
         self.cs, self.dim = cs, dim
         k = cs[0].sparse_dim
         sizes = [c.shape[dim] for c in cs]
-        self.offsets = np.concatenate(([0], np.cumsum(sizes)))
+        self.offsets = xp.concatenate(([0], xp.cumsum(sizes)))
         shape = list(cs[0].shape)
         shape[dim] = int(self.offsets[-1])
         dtype = np.result_type(*[c.dtype for c in cs])
@@ -68,17 +69,17 @@ class SparseCat(SparseOp):
                 idx = c.indices.copy()
                 idx[dim] += off
                 parts.append(idx)
-            values = np.concatenate([c.values.astype(dtype, copy=False) for c in cs])
-            return _result(np.concatenate(parts, axis=1), values, shape)
+            values = xp.concatenate([c.values.astype(dtype, copy=False) for c in cs])
+            return _result(xp.concatenate(parts, axis=1), values, shape)
         axis = dim - k + 1
         padded = []
         for c, off, n in zip(cs, self.offsets, sizes):
-            v = np.zeros(c.values.shape[:axis] + (shape[dim],) + c.values.shape[axis + 1:],
+            v = xp.zeros(c.values.shape[:axis] + (shape[dim],) + c.values.shape[axis + 1:],
                          dtype)
             index = (slice(None),) * axis + (slice(int(off), int(off) + n),)
             v[index] = c.values
             padded.append(v)
-        return _result(np.concatenate([c.indices for c in cs], axis=1), np.concatenate(padded),
+        return _result(xp.concatenate([c.indices for c in cs], axis=1), xp.concatenate(padded),
                        shape)
 
     def backward(self, g):
@@ -110,27 +111,27 @@ class SparseIndexSelect(SparseOp):
         shape[dim] = len(index)
         if dim >= k:
             self.source = None
-            return _result(c.indices, np.take(c.values, index, axis=dim - k + 1), shape)
+            return _result(c.indices, xp.take(c.values, index, axis=dim - k + 1), shape)
         position = c.indices[dim]
-        order = np.argsort(position, kind='stable')
-        lo = np.searchsorted(position[order], index, 'left')
-        hi = np.searchsorted(position[order], index, 'right')
-        source = np.concatenate([order[a:b] for a, b in zip(lo, hi)] +
-                                [np.zeros(0, np.intp)])
+        order = xp.argsort(position, kind='stable')
+        lo = xp.searchsorted(position[order], index, 'left')
+        hi = xp.searchsorted(position[order], index, 'right')
+        source = xp.concatenate([order[a:b] for a, b in zip(lo, hi)] +
+                                [xp.zeros(0, np.intp)])
         indices = c.indices[:, source]
-        indices[dim] = np.repeat(np.arange(len(index)), hi - lo)
+        indices[dim] = xp.repeat(xp.arange(len(index)), hi - lo)
         self.source, self.out_indices = source, indices
         return _result(indices, c.values[source], shape)
 
     def backward(self, g):
         c = self.c
-        out = np.zeros(c.values.shape, g.dtype)
+        out = xp.zeros(c.values.shape, g.dtype)
         if self.source is None:     # each value's slices, summed back where index repeats
             axis = self.dim - c.sparse_dim + 1
             gv = gather(g, COO(c.indices, None, g.shape))
-            np.add.at(np.moveaxis(out, axis, 0), self.index, np.moveaxis(gv, axis, 0))
+            xp.add.at(xp.moveaxis(out, axis, 0), self.index, xp.moveaxis(gv, axis, 0))
         else:
-            np.add.at(out, self.source, gather(g, COO(self.out_indices, None, g.shape)))
+            xp.add.at(out, self.source, gather(g, COO(self.out_indices, None, g.shape)))
         return COO(c.indices, out.astype(c.dtype, copy=False), c.shape, c.coalesced)
 
 
@@ -154,7 +155,7 @@ def _stack_kernel(cls, *tensors, dim):
 
 def _index_select_kernel(cls, x, key):
     dim = next(i for i, k in enumerate(key) if not isinstance(k, slice))
-    index = np.asarray(key[dim]).reshape(-1).astype(_INT64)
+    index = xp.asarray(key[dim]).reshape(-1).astype(_INT64)
     return SparseIndexSelect.apply(x, dim=dim, index=index)
 
 
