@@ -16,7 +16,7 @@ from ._device import CPU, CPU_BACKEND, DEVICE_ARRAY_TYPES, check_device  # noqa:
 from .size import Size
 from ._layout import (strided, sparse_coo, contiguous_format, preserve_format, memory_order,
                       MEMORY_ORDERS)
-from ._coo import COO, SparseRefused
+from ._coo import COO
 
 __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
            'grad_mode', 'legacy', 'INFERENCE_COUNTER', 'inference_blocks',
@@ -769,11 +769,6 @@ class Tensor:
     # -- creation helpers -------------------------------------------------------------
     def _new_filled(self, fill, size, dtype, device, requires_grad):
         size = size_args(size)
-        if self._data.__class__ is COO:     # PyTorch keeps the result sparse
-            from .ops.sparse_inplace import sparse_zeros
-            if fill is not None and fill != 0:
-                raise SparseRefused('fill_')
-            return sparse_zeros(size, len(size), dtype or self.dtype, requires_grad)
         np_dtype = (dtype or self.dtype).numpy
         ns = (backend_of(self._data) if device is None else resolve(device)).xp
         data = ns.empty(size, np_dtype) if fill is None else ns.full(size, fill, np_dtype)
@@ -794,9 +789,6 @@ class Tensor:
     def new(self, *args, **kwargs):
         """The legacy constructor in this tensor's dtype: ``t.new(2, 3)`` allocates a size,
         ``t.new([1, 2])`` copies data, ``t.new(other)`` aliases ``other``."""
-        if self._data.__class__ is COO:
-            from .ops.sparse_inplace import sparse_new
-            return sparse_new(self, *args, **kwargs)
         return Tensor._from_legacy_args(args, kwargs, self.dtype, typed=True)
 
     def new_empty_strided(self, size, stride, dtype=None, layout=None, device=None,

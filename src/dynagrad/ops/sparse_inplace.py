@@ -16,7 +16,7 @@ from .._coo import COO, SparseRefused
 from ..backend import xp
 from ..autograd.function import SPARSE_KERNELS, sparse_kernel_of, aten_name
 from ..autograd.grad_mode import is_grad_enabled
-from ..tensor import Tensor, wrap, bump_version
+from ..tensor import Tensor, wrap, bump_version, method, size_args
 from . import arithmetic, clamping, unary, sparse as _sparse
 
 _INT64 = np.dtype(np.int64)
@@ -173,3 +173,26 @@ def sparse_new(self, *args, **kwargs):
     raise TypeError(f'new() received an invalid combination of arguments - got '
                     f'({", ".join(type(a).__name__ for a in args)}), but expected one of: '
                     '(int... size), (Tensor indices, Tensor values[, tuple size])')
+
+
+# Tensor.new and the new_* factories of a sparse tensor (tensor.py makes the dense ones; the
+# layer below ops cannot build a sparse tensor's autograd-aware construction)
+_dense_new = Tensor.new
+_dense_new_filled = Tensor._new_filled
+
+
+@method('new')
+def new(self, *args, **kwargs):
+    if self._data.__class__ is COO:
+        return sparse_new(self, *args, **kwargs)
+    return _dense_new(self, *args, **kwargs)
+
+
+@method('_new_filled')
+def _new_filled(self, fill, size, dtype, device, requires_grad):
+    if self._data.__class__ is not COO:
+        return _dense_new_filled(self, fill, size, dtype, device, requires_grad)
+    if fill is not None and fill != 0:      # every element stored: PyTorch's fill_ refuses
+        raise SparseRefused('fill_')
+    size = size_args(size)
+    return sparse_zeros(size, len(size), dtype or self.dtype, requires_grad)
