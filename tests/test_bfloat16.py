@@ -88,6 +88,20 @@ def test_operands_round_to_bfloat16_before_the_op_as_torch():
         np.testing.assert_array_equal(case(d, dg).float().numpy(), case(t, torch).float().numpy())
 
 
+def test_mul_and_div_read_a_scalar_second_operand_in_float32_as_torch():
+    # PyTorch's mul/div kernels read a CPU scalar (a number or a 0-d tensor) as float against
+    # bfloat16: x * 0.997 keeps 0.30078125, where 0.997 rounded first (0.99609375) moves it
+    vals = np.array([0.30078125, 1.0078125, 3.3, 0.1, 7.77, -2.5], np.float32)
+    d, t = dg.tensor(vals).bfloat16(), torch.tensor(vals).bfloat16()
+    cases = [lambda x, lib: x * 0.997, lambda x, lib: 0.997 * x, lambda x, lib: x / 0.997,
+             lambda x, lib: x * lib.tensor(0.997), lambda x, lib: x / lib.tensor(0.997),
+             lambda x, lib: x * lib.tensor(0.997, dtype=lib.float64),
+             lambda x, lib: x.clone().mul_(0.997), lambda x, lib: x.clone().div_(0.997),
+             lambda x, lib: x * lib.tensor([0.997]), lambda x, lib: x * 0.3333 / 2.7]
+    for case in cases:
+        np.testing.assert_array_equal(case(d, dg).float().numpy(), case(t, torch).float().numpy())
+
+
 # -- printing ---------------------------------------------------------------------------------
 
 PRINT_CASES = [

@@ -699,7 +699,8 @@ class Tensor:
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         if dtype is None:
-            return legacy_type_name(self._data.dtype)
+            name = legacy_type_name(self._data.dtype)
+            return name.replace('.', '.sparse.', 1) if self._data.__class__ is COO else name
         if isinstance(dtype, str):
             name = dtype.split('.')[-1]
             matches = [d for d in _dtype.ALL if d.legacy_name == name]

@@ -455,3 +455,38 @@ def test_float32_parameters_stay_float32():
                 o.step()
     assert p.dtype == dynagrad.float32 and opt.state[p]['exp_avg'].dtype == dynagrad.float32
     np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=1e-5)
+
+
+def test_a_subclass_outside_dynagrad_may_keep_state_of_any_shape_as_in_torch():
+    # a masked moment (the parameter's selected entries, flattened): PyTorch's
+    # load_state_dict checks no shapes; dynagrad's own optimizers keep their check
+    def run(lib):
+        class Masked(lib.optim.Optimizer):
+            def __init__(self, params):
+                super().__init__(params, {'lr': 0.5})
+
+            @lib.no_grad()
+            def step(self):
+                for p in self.param_groups[0]['params']:
+                    state = self.state[p]
+                    mask = p > 0
+                    if 'moment' not in state:
+                        state['moment'] = lib.zeros_like(p[mask])
+                    state['moment'].mul_(0.5).add_(p.grad[mask])
+                    p[mask] -= 0.5 * state['moment']
+
+        p = lib.tensor([[1., -2.], [3., 4.]], requires_grad=True)
+        p.grad = lib.ones(2, 2)
+        opt = Masked([p])
+        opt.step()
+        opt.load_state_dict(opt.state_dict())
+        opt.step()
+        return p.detach().numpy(), opt.state[p]['moment'].numpy()
+    for t, d in zip(run(torch), run(dynagrad)):
+        np.testing.assert_allclose(d, t)
+    p = dynagrad.nn.Parameter(dynagrad.ones(2, 2))
+    adam = dynagrad.optim.Adam([p])
+    with pytest.raises(ValueError, match="loaded state dict has 'exp_avg' of shape"):
+        adam.load_state_dict({'state': {0: {'step': dynagrad.tensor(1.), 'exp_avg':
+                                            dynagrad.zeros(3), 'exp_avg_sq': dynagrad.zeros(2, 2)}},
+                              'param_groups': adam.state_dict()['param_groups']})

@@ -1,7 +1,8 @@
 """``dynagrad._dynamo.testing``: ``CompileCounter``, the backend libraries' tests hand to
-``compile`` to count compiled frames. dynagrad's compile makes its own programs and calls no
-FX backend (a callable backend is replaced by dynagrad's replay, see ``_dynamo.optimize``),
-so a counter passed as ``backend`` is never called and its counts stay at zero."""
+``compile`` to count compiled frames. dynagrad's compile makes its own programs and hands
+each one to a callable backend as a ``GraphModuleView`` (``graph.nodes``, ``forward``): a
+counter counts the programs made (one per frame and guard set, as PyTorch's frames), and
+the ops in them."""
 
 
 class CompileCounter:

@@ -95,6 +95,10 @@ class Op(Node):
     # float64 against a Python number, in forward and backward formulas alike. View ops
     # never widen (they compute nothing).
     widens_bfloat16 = True
+    # A number (or 0-d tensor) as the second operand is read in float32 against a bfloat16
+    # tensor, not rounded to bfloat16 first, as PyTorch's mul/div kernels read a CPU scalar
+    # (x * 0.997 can leave x as it is in bfloat16, where 0.99609375 would move it).
+    scalar_opmath = False
     # Its category under autocast ('lower', 'fp32', 'promote' or None), read only while an
     # autocast region is active (dynagrad.amp.autocast_mode).
     autocast = None
@@ -359,6 +363,8 @@ class Op(Node):
             out = node.forward(*arrays, **params)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
+        except SparseRefused:   # a sparse operand: the op's sparse kernel, written back
+            return _sparse_kernel_inplace(cls, target, others, params)
         result = out if out.__class__ is _ndarray else as_array(out)
         _check_inplace_result(cls, target, result)
 
@@ -448,12 +454,28 @@ def aten_name(cls):
                    for i, c in enumerate(name))
 
 
-def _sparse_kernel(cls, inputs, params):
+def sparse_kernel_of(cls):
     for k in cls.__mro__:
         kernel = SPARSE_KERNELS.get(k)
         if kernel is not None:
-            return kernel(cls, *inputs, **params)
-    raise SparseRefused(aten_name(cls)) from None
+            return kernel
+    return None
+
+
+def _sparse_kernel(cls, inputs, params):
+    kernel = sparse_kernel_of(cls)
+    if kernel is None:
+        raise SparseRefused(aten_name(cls)) from None
+    return kernel(cls, *inputs, **params)
+
+
+def _sparse_kernel_inplace(cls, target, others, params):
+    # dynagrad.ops.sparse registers how a kernel's result is written back into the target
+    # (SPARSE_KERNELS['in-place']); without it, the op is refused as PyTorch refuses it
+    write_back = SPARSE_KERNELS.get('in-place')
+    if write_back is None:
+        raise SparseRefused(aten_name(cls) + '_') from None
+    return write_back(cls, target, others, params)
 
 
 def _fp_quiet(forward):
@@ -889,16 +911,17 @@ class _Widened:
         low = self._low
         to_common = self.promotes or self.float_result
         wide = []
-        for a in arrays:
+        for i, a in enumerate(arrays):
+            exact = i == 1 and self.scalar_opmath
             if is_data_array(a):
                 if a.dtype.char in 'eE':
                     if a.dtype != low:    # float16 meeting a bfloat16 result: PyTorch casts first
                         a = a.astype(low)
                     a = a.astype(_F32)
                 elif to_common:         # other inputs are cast to the common dtype first
-                    a = a.astype(low).astype(_F32)
+                    a = a.astype(_F32) if exact and a.ndim == 0 else a.astype(low).astype(_F32)
             elif to_common and (a.__class__ is float or a.__class__ is int):
-                a = float(low.type(a))  # so is a Python number (x * 1.001 is x in bfloat16)
+                a = float(a) if exact else float(low.type(a))   # (x + 1.001 is x in bfloat16)
             wide.append(a)
         self._in_dtypes = tuple(a.dtype if is_data_array(a) else None for a in arrays)
         for name in self.scalar_params:

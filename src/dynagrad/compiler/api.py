@@ -38,6 +38,7 @@ from .symbolic import Differ, symbolize
 BACKENDS = ('inductor', 'default', 'eager', 'aot_eager')
 MODES = (None, 'default', 'reduce-overhead', 'max-autotune', 'max-autotune-no-cudagraphs')
 CACHE_SIZE_LIMIT = 8     # torch._dynamo.config.cache_size_limit's default
+_VERIFIED_KEYS_KEPT = 64
 
 
 class _Eager:
@@ -65,6 +66,11 @@ class CompiledFunction:
 
     def __init__(self, fn, *, module=None, fullgraph=False, dynamic=None, backend='inductor',
                  mode=None, options=None):
+        self.backend_fn = None
+        if callable(backend) and not isinstance(backend, str):
+            # a callable backend (a counter, a user's compiler) is handed each program made,
+            # as PyTorch hands it each frame's graph; dynagrad's replay runs the program
+            self.backend_fn, backend = backend, 'inductor'
         if backend not in BACKENDS:
             raise RuntimeError(f'Invalid backend: {backend!r}; dynagrad.compile takes one of '
                                f'{", ".join(BACKENDS)}')
@@ -82,6 +88,7 @@ class CompiledFunction:
         # batch of 2 or more (with its batch sizes; later batch sizes are checked against
         # it), and, once made, the program for every batch size
         self._first_by_shape = {}
+        self._by_numbers = {}  # per key, its numbers blanked: (kept capture, program)
         self._dynamic = {}
         self._aliases = 0      # cache entries pointing at a dynamic program made earlier
         self._places = None
@@ -207,6 +214,8 @@ class CompiledFunction:
             return result
         if first is None:
             capture = _FirstCapture(recorder, outputs, treedef)
+            if self.dynamic is not False and self._same_but_numbers(key, capture, tensors):
+                return result
             self.cache[key] = capture
             self.events.append((key, f'captured {len(recorder.steps)} ops'))
             if self.dynamic is not False:
@@ -221,9 +230,47 @@ class CompiledFunction:
             if self.fullgraph:
                 raise GraphBreak(f'dynagrad.compile(fullgraph=True): {reason}')
             return result
-        self.cache[key] = _program(recorder, len(tensors), outputs, treedef)
+        self.cache[key] = program = _program(recorder, len(tensors), outputs, treedef)
         self.events.append((key, f'compiled {len(recorder.steps)} ops'))
+        self._made(program, tensors)
         return result
+
+    def _made(self, program, tensors):
+        if self.backend_fn is not None:
+            self.backend_fn(GraphModuleView(program), tensors + program.lifted)
+
+    # -- one program for every value of a number argument --------------------------------
+    # An int or float among the arguments (a step count, a schedule's weight in a dict) is
+    # part of the key, so each value is captured anew. Where the tape of a new value is the
+    # same as the kept capture's of another value (the number decided nothing the ops see),
+    # the two make one program, which the new key then replays; every new value is still
+    # captured once and compared, so a value that takes another Python branch, or reaches
+    # an op as a constant, gets its own program. Keys verified so are kept up to a bound: a
+    # value that changes every call (a step count) must not grow the cache without end.
+    def _same_but_numbers(self, key, capture, tensors):
+        blank = _without_numbers(key)
+        if blank == key:
+            return False
+        seen = self._by_numbers.get(blank)
+        if seen is None:
+            self._by_numbers[blank] = (capture, None)
+            return False
+        kept, program = seen
+        if not _same_tape(kept, capture.recorder, capture.outputs, capture.treedef):
+            return False
+        if program is None:
+            program = _program(capture.recorder, len(tensors), capture.outputs,
+                               capture.treedef)
+            self._by_numbers[blank] = (kept, program)
+            self.events.append((key, f'compiled {len(program.steps)} ops for any value of '
+                                     'its number arguments (their captures agree)'))
+            self._made(program, tensors)
+        else:
+            self.events.append((key, 'reused the program of other number values (checked)'))
+        if self._aliases < _VERIFIED_KEYS_KEPT:
+            self.cache[key] = program
+            self._aliases += 1
+        return True
 
     def _run_eagerly(self, key, args, kwargs, reason):
         """This key runs eagerly from now on, for ``reason`` (fullgraph=True raises)."""
@@ -299,8 +346,18 @@ class CompiledFunction:
         self.cache.clear()
         self.events.clear()
         self._first_by_shape.clear()
+        self._by_numbers.clear()
         self._dynamic.clear()
         self._aliases = 0
+
+
+def _without_numbers(part):
+    """A key with the values of its int and float guards blanked."""
+    if part.__class__ is tuple:
+        if len(part) == 3 and part[0] == 'V' and (part[1] == 'int' or part[1] == 'float'):
+            return ('V', part[1], None)
+        return tuple([_without_numbers(p) for p in part])
+    return part
 
 
 def _tensor_leaves(args, kwargs):
@@ -431,6 +488,49 @@ def _ref_template(x, y, b1, b2):
     if x[0] != y[0] or (x[0] != 'v' and x[1] != y[1]):
         raise Differ(f'inputs from {x} against {y}')
     return x if x[0] != 'v' else ('v', symbolize(x[1], y[1], b1, b2))
+
+
+class _Node:
+    __slots__ = ('op', 'target', 'name')
+
+    def __init__(self, op, target, name):
+        self.op, self.target, self.name = op, target, name
+
+    def __repr__(self):
+        return self.name
+
+
+class _Graph:
+    def __init__(self, nodes):
+        self.nodes = nodes
+
+    def __str__(self):
+        return '\n'.join(f'{n.op} {n.name} {n.target}' for n in self.nodes)
+
+
+class GraphModuleView:
+    """What a callable backend is handed for a program: FX's GraphModule in the parts
+    backends read (``graph.nodes`` with ``op``/``target``/``name``, ``forward``, calling
+    it). Its nodes are the program's inputs ('placeholder'), ops ('call_function', the
+    target is dynagrad's op class) and 'output'; ``forward`` replays the program on flat
+    input tensors. What the backend returns is not used."""
+
+    def __init__(self, program):
+        self._program = program
+        nodes = [_Node('placeholder', f'arg{i}', f'arg{i}') for i in range(program.n_inputs)]
+        nodes += [_Node('call_function', step.cls, f'{step.cls.__name__.lower()}_{i}')
+                  for i, step in enumerate(program.steps)]
+        nodes.append(_Node('output', 'output', 'output'))
+        self.graph = _Graph(nodes)
+
+    def forward(self, *tensors):
+        return call(self._program, list(tensors), is_grad_enabled())
+
+    __call__ = forward
+
+    @property
+    def code(self):
+        return str(self.graph)
 
 
 def _program(recorder, n_args, outputs, treedef):

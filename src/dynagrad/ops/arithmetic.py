@@ -101,6 +101,7 @@ class Rsub(Op):
 class Mul(Op):
     supports_complex = True
     promotes = True
+    scalar_opmath = True
 
     def forward(self, a, b):
         need_a, need_b = self.needs_input_grad[:2]
@@ -121,6 +122,7 @@ class Div(Op):
     quiet_fp = True
     promotes = True
     float_result = True
+    scalar_opmath = True
 
     def forward(self, a, b):
         # the dividend only for the divisor's gradient (as PyTorch saves it): x / 2 does not
@@ -616,11 +618,16 @@ class Addcdiv(Op):
 # follows it, then its operators: those call the op's apply directly (one frame, no more).
 
 
-def _check_alpha(alpha, input, other):
-    """PyTorch's refusals of an ``alpha`` the result's dtype cannot take (checked off the
-    hot path: only for an alpha other than 1)."""
-    if isinstance(alpha, Tensor) or not isinstance(alpha, (bool, float, complex, np.generic)):
-        return
+def _check_alpha(alpha, input, other, op):
+    """``alpha`` as a number (a 0-dim tensor is read, as PyTorch reads a Scalar), after
+    PyTorch's refusals of one the result's dtype cannot take (checked off the hot path: only
+    for an alpha other than the int 1)."""
+    if isinstance(alpha, Tensor):
+        if alpha._data.ndim:
+            raise TypeError(f"{op}(): argument 'alpha' must be Number, not Tensor")
+        return alpha.item()
+    if not isinstance(alpha, (bool, float, complex, np.generic)):
+        return alpha
     d = _dtype.result_type(input, other)
     if isinstance(alpha, (bool, np.bool_)):
         if d is not _dtype.bool:
@@ -632,6 +639,7 @@ def _check_alpha(alpha, input, other):
     elif isinstance(alpha, (float, np.floating)) and not (d.is_floating_point or d.is_complex):
         raise RuntimeError('For integral input tensors, argument alpha must not be a floating '
                            'point number.')
+    return alpha
 
 
 # add, sub, mul and div take out= in their own signatures, since out_args.with_out would
@@ -639,8 +647,8 @@ def _check_alpha(alpha, input, other):
 
 @method
 def add(input, other, *, alpha=1, out=None):
-    if alpha != 1 or alpha is True:
-        _check_alpha(alpha, input, other)
+    if alpha.__class__ is not int or alpha != 1:
+        alpha = _check_alpha(alpha, input, other, 'add')
     elif out is None:
         return Add.apply(input, other)
     if out is None:
@@ -650,12 +658,8 @@ def add(input, other, *, alpha=1, out=None):
 
 @method('add_', '__iadd__')
 def add_(self, other, *, alpha=1):
-    if alpha != 1 or alpha is True:
-        _check_alpha(alpha, self, other)
-    if isinstance(other, Tensor) and other.is_sparse and not self.is_sparse:
-        # a sparse gradient accumulated into dense state (optimizers): torch adds the stored
-        # values in place; the dense form of the operand gives the same sums
-        other = other.to_dense()
+    if alpha.__class__ is not int or alpha != 1:
+        alpha = _check_alpha(alpha, self, other, 'add_')
     return Add.apply_(self, other, alpha=alpha)
 
 
@@ -664,8 +668,8 @@ _operator(Add, '__add__', '__radd__')
 
 @method('sub', 'subtract')
 def sub(input, other, *, alpha=1, out=None):
-    if alpha != 1 or alpha is True:
-        _check_alpha(alpha, input, other)
+    if alpha.__class__ is not int or alpha != 1:
+        alpha = _check_alpha(alpha, input, other, 'sub')
     elif out is None:
         return Sub.apply(input, other)
     if out is None:
@@ -678,8 +682,8 @@ subtract = sub
 
 @method('sub_', 'subtract_', '__isub__')
 def sub_(self, other, *, alpha=1):
-    if alpha != 1 or alpha is True:
-        _check_alpha(alpha, self, other)
+    if alpha.__class__ is not int or alpha != 1:
+        alpha = _check_alpha(alpha, self, other, 'sub_')
     return Sub.apply_(self, other, alpha=alpha)
 
 

@@ -644,6 +644,9 @@ def copy_(self, src, non_blocking=False):
         raise RuntimeError(f'{where} (copy_: source of shape '
                            f'{list(src_shape)} into destination of shape {list(shape)})') from None
     if src._data.__class__ is not self._data.__class__:
+        if src.is_sparse != self.is_sparse:
+            raise RuntimeError('copy_() between dense and sparse Tensors is not implemented! '
+                               f'Found self type = {self.type()} and src type = {src.type()}')
         target = backend_of(self._data)
         if backend_of(src._data) is not target:     # copy_ moves across devices, as torch's
             src = src.to(target.device)

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _dtype
 from .._device import (DEVICE_ARRAY_TYPES, backend_of, default_device_set, is_any_array,
                        resolve)
+from .._coo import COO
 from ..backend import xp
 from ..tensor import NOT_FLOAT_FACTORY_ERROR, Tensor, to_nested, size_args, wrap
 from ..autograd.function import Op
@@ -286,6 +287,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 
 def _like(fill, input, dtype, requires_grad, device=None):
+    if input._data.__class__ is COO:    # PyTorch keeps the result sparse
+        from .sparse_inplace import sparse_like
+        return sparse_like(fill, input, dtype, requires_grad)
     if device is None:           # the input's device, not the default one (as PyTorch)
         device = backend_of(input._data).device
     return _filled(fill, (input.shape,), dtype or input.dtype, requires_grad, device)

@@ -19,6 +19,7 @@ import warnings
 
 from .. import _dtype
 from .._layout import memory_format as _MemoryFormat
+from ..autograd import batched
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from . import arithmetic, unary, clamping, reduction, linalg_products, linalg_norms  # noqa: F401
@@ -294,9 +295,14 @@ def _check_inplace(single_, rows):
         _check_inplace_view(args[0])     # a leaf (or its view) that requires grad, inference
     for args, kwargs in rows:
         if _may_fail(args, kwargs):
-            with no_grad(), warnings.catch_warnings():
-                warnings.simplefilter('ignore')
-                single_(args[0].detach().clone(), *args[1:], **kwargs)
+            # a trial on a copy, whose result is dropped: a compile capture records none of it
+            capturing = batched.set_capture(None)
+            try:
+                with no_grad(), warnings.catch_warnings():
+                    warnings.simplefilter('ignore')
+                    single_(args[0].detach().clone(), *args[1:], **kwargs)
+            finally:
+                batched.set_capture(capturing)
 
 
 def _make(fname, overloads, single, row, inplace):

@@ -99,19 +99,19 @@ def sparse_coo_tensor(indices=None, values=None, size=None, *, dtype=None, devic
                       pin_memory=False, requires_grad=False, check_invariants=None,
                       is_coalesced=None):
     """A sparse COO tensor with ``values`` at ``indices`` (``[sparse_dim, nnz]``); ``size``
-    inferred from the indices when not given. Gradients flow into ``values``.
-    ``sparse_coo_tensor(size)`` (PyTorch's other overload) is an all-zero tensor of that size."""
+    inferred from the indices when not given. Gradients flow into ``values``. Given a size
+    alone (``sparse_coo_tensor(size)``), an empty one of that size."""
     from .creation import tensor as _tensor
     if values is None:
-        if indices is not None and size is not None or indices is None and size is None:
-            raise TypeError('sparse_coo_tensor() received an invalid combination of arguments: '
-                            'pass (indices, values[, size]) or a size alone')
-        size = indices if size is None else size
-        shape = size_args((size,)) if not isinstance(size, int) else (size,)
-        from .creation import empty, zeros
-        return sparse_coo_tensor(empty((len(shape), 0), dtype=_dtype.int64),
-                                 zeros((0,), dtype=dtype), shape, device=device,
-                                 requires_grad=requires_grad, is_coalesced=True)
+        shape = size if size is not None else indices
+        if shape is None or isinstance(shape, Tensor) or (size is not None
+                                                           and indices is not None):
+            raise TypeError('sparse_coo_tensor() received an invalid combination of arguments '
+                            '- expected (indices, values[, size]) or (size)')
+        from .sparse_inplace import sparse_zeros
+        shape = size_args((shape,)) if not isinstance(shape, int) else (shape,)
+        return sparse_zeros(shape, len(shape), dtype or _dtype.get_default_dtype(),
+                            requires_grad)
     idx = _as_index_array(indices)
     if not isinstance(values, Tensor):
         values = _tensor(values, dtype=dtype)
@@ -247,6 +247,11 @@ def _layout_error(name, self):
 
 def _need_sparse(name, self):
     if self._data.__class__ is not COO:
+        if name.startswith('_'):    # the private accessors have no dense kernel at all
+            raise NotImplementedError(
+                f"Could not run 'aten::{name}' with arguments from the 'CPU' backend. This "
+                "could be because the operator doesn't exist for this backend (it reads a "
+                'sparse tensor\'s storage: the tensor here is dense)')
         raise _layout_error(name, self)
     return self._data
 
@@ -301,7 +306,9 @@ def _indices(self):
 
 @method()
 def values(self):
-    c = _need_sparse('values', self)
+    if self._data.__class__ is not COO:
+        raise RuntimeError('values expected sparse tensor layout but got Strided')
+    c = self._data
     if not c.coalesced:
         raise RuntimeError('Cannot get values on an uncoalesced tensor, please call '
                            '.coalesce() first')
@@ -669,10 +676,23 @@ def _mul_kernel(cls, a, b):
             return SparseMulDense.apply(s, other.expand(s.shape), dtype=dtype)
         return SparseScale.apply(s, _number(other), dtype=dtype)
     if tuple(other.shape) != tuple(s.shape):
-        raise RuntimeError(f'mul(sparse, dense): expected operands of the same size, but got '
-                           f'{list(s.shape)} and {list(other.shape)} (dynagrad does not '
-                           'broadcast here)')
+        other = other.expand(_broadcast_to_sparse('mul', s.shape, other.shape))
     return SparseMulDense.apply(s, other, dtype=dtype)
+
+
+def _broadcast_to_sparse(op, sparse_shape, dense_shape):
+    """The sparse operand's shape, which a dense operand is broadcast to (PyTorch's error
+    where the shapes do not broadcast)."""
+    sparse_shape, dense_shape = tuple(sparse_shape), tuple(dense_shape)
+    for k, (x, y) in enumerate(zip(sparse_shape[::-1], dense_shape[::-1]), 1):
+        if x != y and y != 1:
+            raise RuntimeError(f'The size of tensor a ({y}) must match the size of tensor b '
+                               f'({x}) at non-singleton dimension {len(dense_shape) - k}')
+    if len(dense_shape) > len(sparse_shape):
+        raise RuntimeError(f'{op}(sparse, dense): dynagrad broadcasts the dense operand to the '
+                           f'sparse one\'s shape only; got {list(sparse_shape)} and '
+                           f'{list(dense_shape)} (expand the sparse operand first)')
+    return sparse_shape
 
 
 def _div_kernel(cls, a, b, **params):
@@ -681,7 +701,10 @@ def _div_kernel(cls, a, b, **params):
         if dtype.kind != 'f':
             dtype = _dtype.get_default_dtype().numpy
         return SparseScale.named('DivBackward0').apply(a, _number(b), divide=True, dtype=dtype)
-    raise RuntimeError('div: a sparse tensor can be divided only by a number or a 0-d tensor')
+    if params:
+        raise SparseRefused('div')
+    raise RuntimeError('Sparse division requires a scalar or zero-dim dense tensor divisor (got '
+                       f'shape {list(b.shape) if hasattr(b, "shape") else []} for divisor)')
 
 
 class SparseAddSparse(SparseOp):
@@ -724,10 +747,12 @@ def _add_kernel(cls, a, b, alpha=1):
     if sub:
         alpha = -alpha
     sa, sb = is_sparse(a), is_sparse(b)
-    if sa and not sb:
-        op = 'sub' if sub else 'add'
-        raise RuntimeError(f'{op}(sparse, dense) is not supported. Use {op}(dense, sparse) '
+    if sa and not sb:   # (PyTorch says add for sub too)
+        raise RuntimeError('add(sparse, dense) is not supported. Use add(dense, sparse) '
                            'instead.')
+    if sa and tuple(a.shape) != tuple(b.shape):
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but "
+                           f'{list(a.shape)} != {list(b.shape)}')
     if tuple(a.shape) != tuple(b.shape):
         raise RuntimeError(f'add: expected \'self\' and \'other\' to have same size, but self '
                            f'has size {list(a.shape)} while other has size {list(b.shape)} '
@@ -775,6 +800,15 @@ def _unary_kernel(cls, x, **params):
     if cls.__name__.startswith('Neg'):
         return SparseScale.named('NegBackward0').apply(x, -1)
     return SparseValuesMap.named(cls._node_name).apply(x, op=cls, params=params)
+
+
+def _pow_kernel(cls, x, exponent):
+    if not is_sparse(x):
+        raise SparseRefused('pow')
+    if exponent == 0:
+        raise RuntimeError('pow: cannot raise to zeroth power on sparse tensor; it would make '
+                           'the result tensor dense')
+    return SparseValuesMap.named('PowBackward0').apply(x, op=cls, params={'exponent': exponent})
 
 
 def _aten(cls):
@@ -1040,6 +1074,7 @@ def _register():
     K[arithmetic.Div] = _div_kernel
     K[arithmetic.Add] = _add_kernel
     K[arithmetic.Sub] = _add_kernel
+    K[arithmetic.Pow] = _pow_kernel
     K[reduction.Sum] = _sum_kernel
     K[shape.Transpose] = _transpose_kernel
     K[clamping.Cast] = lambda cls, x, dtype: SparseCast.apply(x, dtype=dtype)
@@ -1053,3 +1088,5 @@ def _register():
 
 
 _register()
+
+from . import sparse_inplace, sparse_shape  # noqa: E402,F401  (they register their kernels)

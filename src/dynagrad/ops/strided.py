@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .._coo import COO, SparseRefused
 from .._device import DEVICE_ARRAY_TYPES
 from ..autograd.batched import vmap_function
 from ..backend import xp
@@ -581,6 +582,11 @@ def resize_(self, *sizes, memory_format=None):
 
 @method
 def resize_as_(input, the_template, memory_format=None):
+    if input._data.__class__ is COO:
+        from .sparse import resize_as_sparse_
+        if the_template._data.__class__ is not COO:
+            raise SparseRefused('resize_')
+        return resize_as_sparse_(input, the_template)
     return resize_(input, the_template._data.shape)
 
 

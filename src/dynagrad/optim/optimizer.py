@@ -239,6 +239,14 @@ class Optimizer:
     # shape; load_state_dict checks it. LBFGS keeps flat vectors over all parameters.
     _state_matches_param_shapes = True
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # an optimizer written outside dynagrad may keep state of any shape (a masked or a
+        # quantized moment): PyTorch's load_state_dict checks no shapes, so neither does its
+        if '_state_matches_param_shapes' not in cls.__dict__ and \
+                not cls.__module__.startswith('dynagrad.'):
+            cls._state_matches_param_shapes = False
+
     # PyTorch accepts capturable=True at construction and refuses it at the first step with
     # CPU parameters (CUDA graphs need an accelerator); its assertion text names what it
     # checks: (single-tensor text, foreach text).
