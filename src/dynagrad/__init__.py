@@ -75,3 +75,11 @@ def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()
     return type(obj).__module__ + '.' + type(obj).__qualname__
+
+
+# __torch_function__ (see _torch_function): each Tensor method its own object now, before
+# programs capture them; the dispatch itself waits for a class that overrides it.
+from . import _torch_function as _tf  # noqa: E402
+_tf.separate_methods()
+_tf.watch()
+del _tf
