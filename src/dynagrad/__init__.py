@@ -62,6 +62,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'save': 'serialization', 'load': 'serialization', '_dynamo': '_dynamo',
     'torch_version': 'torch_version', 'library': 'library', '_utils': '_utils',
     'profiler': 'profiler', 'hub': 'hub', '_jit_internal': '_jit_internal', '_C': '_C',
+    'overrides': 'overrides',
     # PyTorch's API version, which libraries check (version.py says why)
     '__version__': 'version', 'version': 'version'})
 

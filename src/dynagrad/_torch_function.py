@@ -113,17 +113,24 @@ def _add_overloaded(found, arg):
     return found
 
 
-def overloaded_args(args, kwargs=None):
-    """The arguments (and elements of list or tuple arguments) that are overloaded."""
+def overloaded_args(args, kwargs=None, plain=False):
+    """The arguments (and elements of list or tuple arguments) that are overloaded, in
+    PyTorch's order. PyTorch's functions written in Python (nn.functional,
+    handle_torch_function) count plain Tensors too (``plain``: Tensor's default then
+    declines in favour of the others)."""
     found = None
     for group in (args, kwargs.values() if kwargs else ()):
         for arg in group:
             t = type(arg)
             if t is Tensor:
-                continue
-            if t is list or t is tuple:
+                if plain:
+                    found = _add_overloaded(found, arg)
+            elif t is list or t is tuple:
                 for item in arg:
-                    if type(item) is not Tensor and is_overloaded_type(type(item)):
+                    if type(item) is Tensor:
+                        if plain:
+                            found = _add_overloaded(found, item)
+                    elif is_overloaded_type(type(item)):
                         found = _add_overloaded(found, item)
             elif is_overloaded_type(t):
                 found = _add_overloaded(found, arg)
@@ -157,7 +164,7 @@ def dispatch(public, found, args, kwargs, name, python_style=True):
         if getattr(impl, '__self__', None) is arg:
             warnings.warn('Defining your `__torch_function__` as a plain method is deprecated '
                           'and will be an error in future, please define it as a classmethod.',
-                          DeprecationWarning)
+                          DeprecationWarning if python_style else UserWarning, stacklevel=3)
         result = impl(public, kinds, args, kwargs)
         if result is not NotImplemented:
             return result
@@ -285,13 +292,15 @@ def _handler(public, orig, name, python_style, operator):
         st = state
         found = overloaded_args(args, kwargs) if st.subclasses else None
         if found is not None or (st.stack and st.modes_on):
+            if python_style and found is not None:
+                found = overloaded_args(args, kwargs, plain=True)
+            kwargs = kwargs if kwargs or python_style else None
             if operator:
                 try:
-                    return dispatch(public, found, args, kwargs or None, name, python_style)
+                    return dispatch(public, found, args, kwargs, name, python_style)
                 except TypeError:
                     return NotImplemented       # Python then tries the reflected operator
-            return dispatch(public, found, args, kwargs if kwargs or python_style else None,
-                            name, python_style)
+            return dispatch(public, found, args, kwargs, name, python_style)
         return orig(*args, **kwargs)
     return handle
 

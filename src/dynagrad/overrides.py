@@ -46,7 +46,7 @@ def has_torch_function_variadic(*args):
 
 
 def _get_overloaded_args(relevant_args, get_type_fn=None):
-    return _tf.overloaded_args(tuple(relevant_args)) or []
+    return _tf.overloaded_args(tuple(relevant_args), plain=True) or []
 
 
 def handle_torch_function(public_api, relevant_args, *args, **kwargs):
@@ -54,7 +54,8 @@ def handle_torch_function(public_api, relevant_args, *args, **kwargs):
     arguments among ``relevant_args``; what the first of them that implements it returns."""
     if not _tf.installed:
         _tf.install()
-    found = _tf.overloaded_args(tuple(relevant_args)) if _tf.state.subclasses else None
+    found = (_tf.overloaded_args(tuple(relevant_args), plain=True) if _tf.state.subclasses
+             else None)
     name = f'{public_api.__module__}.{public_api.__name__}'
     return _tf.dispatch(public_api, found, args, kwargs, name)
 
