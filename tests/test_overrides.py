@@ -380,3 +380,43 @@ def test_sparse_legacy_constructors():
                         str(d.dtype).split('.')[-1], str(empty.dtype).split('.')[-1],
                         list(empty.shape), str(s.layout).split('.')[-1]))
     assert results[0] == results[1]
+
+
+def test_programs_without_overrides_keep_plain_functions():
+    # The zero-cost guarantee: importing dynagrad (all of it) and defining a mode's class
+    # or ordinary classes swaps nothing; a Tensor-like class, or entering a mode, does.
+    import subprocess
+    import sys
+    code = '''if True:
+        import importlib, pkgutil, dynagrad
+        from dynagrad import _torch_function as tf
+        for m in pkgutil.walk_packages(dynagrad.__path__, 'dynagrad.'):
+            if 'examples' in m.name or m.name.endswith(('__main__', '.run')):
+                continue
+            try:
+                importlib.import_module(m.name)
+            except Exception:
+                pass
+        plain_code = dynagrad.add.__code__
+        class Mode(dynagrad.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+        class Ordinary:
+            pass
+        class P(dynagrad.nn.Parameter):
+            pass
+        assert not tf.installed and dynagrad.add.__code__ is plain_code
+        with Mode():
+            pass
+        assert tf.installed and dynagrad.add.__code__ is not plain_code
+        tf.uninstall()
+        assert dynagrad.add.__code__ is plain_code
+        class TensorLike:
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return 0
+        assert tf.installed
+        print('ok')
+    '''
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         timeout=300)
+    assert out.stdout.strip() == 'ok', out.stderr

@@ -11,8 +11,9 @@ def _get_tracing_state():
     return None
 
 
-from ._torch_function import (_disabled_torch_function_impl, DisableTorchFunction,  # noqa
+from ._torch_function import (disabled_torch_function_impl, DisableTorchFunction,  # noqa
                               DisableTorchFunctionSubclass)
+_disabled_torch_function_impl = disabled_torch_function_impl
 
 
 def _is_torch_function_enabled():

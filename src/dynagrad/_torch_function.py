@@ -16,6 +16,7 @@ copy of the function. Swapping code rather than the objects keeps every function
 object users already hold: ``func is torch.matmul`` holds for a table built before.
 """
 import builtins
+import sys
 import threading
 import types
 import warnings
@@ -78,10 +79,10 @@ class _DisabledImpl:
             return func(*args, **(kwargs or {}))
 
     def __repr__(self):
-        return '<built-in function _disabled_torch_function_impl>'
+        return '<built-in function disabled_torch_function_impl>'
 
 
-_disabled_torch_function_impl = _DisabledImpl()
+disabled_torch_function_impl = _DisabledImpl()
 
 _KINDS = {}   # type -> whether its instances are overloaded arguments
 
@@ -91,7 +92,7 @@ def is_overloaded_type(t):
     if kind is None:
         impl = getattr(t, '__torch_function__', None)
         kind = (t is not Tensor and impl is not None
-                and getattr(impl, '__func__', impl) is not _disabled_torch_function_impl)
+                and getattr(impl, '__func__', impl) is not disabled_torch_function_impl)
         _KINDS[t] = kind
     return kind
 
@@ -234,7 +235,9 @@ def _watching_build_class(func, name, *bases, **kwds):
     if not installed and isinstance(cls, type):
         for klass in cls.__mro__:
             if '__torch_function__' in klass.__dict__:
-                if klass is not Tensor and is_overloaded_type(cls):
+                # a mode's class does nothing until the mode is entered (which installs)
+                if (klass is not Tensor and not getattr(cls, 'is_torch_function_mode', False)
+                        and is_overloaded_type(cls)):
                     install()
                 break
     return cls
@@ -387,9 +390,9 @@ def _is_operator(name):
     return core in BINARY_OPERATORS or core in ('eq', 'ne', 'lt', 'le', 'gt', 'ge')
 
 
-def _tensor_members():
+def _tensor_members(ignored=TENSOR_IGNORED):
     for name, member in list(vars(Tensor).items()):
-        if name in TENSOR_IGNORED:
+        if name in ignored:
             continue
         if name.startswith('_') and not (name.startswith('__') and name.endswith('__')):
             continue
@@ -453,12 +456,14 @@ def separate_methods():
     for module_name, _ in NAMESPACES[:3]:
         seen.update(id(v) for v in vars(importlib.import_module(module_name)).values()
                     if type(v) is _FunctionType)
-    for name, member in _tensor_members():
+    for name, member in _tensor_members(ignored=()):
         if type(member) is not _FunctionType:
             continue
         if id(member) in seen:
             copy = _original(member)
             copy.__dict__.update(member.__dict__)
+            if getattr(sys.modules.get(copy.__module__), 'Tensor', None) is Tensor:
+                copy.__qualname__ = f'Tensor.{name}'    # so that pickle finds the copy
             setattr(Tensor, name, copy)
             member = copy
         seen.add(id(member))

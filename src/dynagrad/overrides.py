@@ -153,6 +153,7 @@ class TorchFunctionMode:
     ``with mode:`` routes every dynagrad call through it (innermost mode first; inside its
     own ``__torch_function__`` the mode is not active)."""
     inner = None
+    is_torch_function_mode = True     # a mode's class alone leaves the dispatch uninstalled
 
     def __init__(self):
         pass
