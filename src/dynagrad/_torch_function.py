@@ -85,6 +85,17 @@ class _DisabledImpl:
 disabled_torch_function_impl = _DisabledImpl()
 
 _KINDS = {}   # type -> whether its instances are overloaded arguments
+# Types seen not to be overloaded and not containers: a call whose positional arguments all
+# are of these, with no keywords and no mode anywhere, skips the per-thread state and the
+# full scan (the common call, once the dispatch is installed).
+_PLAIN = {Tensor}
+
+
+class _Modes:
+    entered = 0     # modes active, all threads together
+
+
+modes = _Modes()
 
 
 def is_overloaded_type(t):
@@ -94,6 +105,8 @@ def is_overloaded_type(t):
         kind = (t is not Tensor and impl is not None
                 and getattr(impl, '__func__', impl) is not disabled_torch_function_impl)
         _KINDS[t] = kind
+        if not kind and t is not list and t is not tuple:
+            _PLAIN.add(t)
     return kind
 
 
@@ -253,16 +266,20 @@ def _unwatch():
 
 
 # -- trampolines -------------------------------------------------------------------------
-_HANDLER_MARK = '<dynagrad torch_function handler>'
+_MARKS = ('<dynagrad plain types>', '<dynagrad modes>', '<dynagrad original>',
+          '<dynagrad handler>')
 _TEMPLATES = {}
-_SWAPPED = []   # (function, its own code), to undo
+_SWAPPED = []   # (function, its own code, whether __wrapped__ was added), to undo
 
 
 def _template(nfree):
-    """A ``(*args, **kwargs)`` code calling a handler constant, with ``nfree`` free
-    variables: a function's code may only be swapped for one with as many as its closure."""
+    """The trampoline's code, with ``nfree`` free variables (a function's code may only be
+    swapped for one with as many as its closure). Its constants, placeholders here, become
+    the plain-type set, the mode count, the original function and its handler: the common
+    call (plain arguments, no mode) costs one frame and a type test per argument."""
     code = _TEMPLATES.get(nfree)
     if code is None:
+        plain, modes_, orig, handle = (repr(m) for m in _MARKS)
         names = [f'_free{i}' for i in range(nfree)]
         lines = ['def outer():']
         if names:
@@ -270,11 +287,18 @@ def _template(nfree):
         lines.append('    def trampoline(*args, **kwargs):')
         if names:
             lines.append(f"        ({', '.join(names)},)")
-        lines.append(f'        handle = {_HANDLER_MARK!r}')
-        lines.append('        return handle(args, kwargs)')
-        lines.append('    return trampoline')
+        lines += ['        for arg in args:',
+                  f'            if type(arg) not in {plain}:',
+                  '                break',
+                  '        else:',
+                  f'            if not kwargs and not {modes_}.entered:',
+                  f'                return {orig}(*args)',
+                  f'        return {handle}(args, kwargs)',
+                  '    return trampoline']
         namespace = {}
-        exec(compile('\n'.join(lines), __file__, 'exec'), namespace)
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', SyntaxWarning)   # "'str' object is not callable"
+            exec(compile('\n'.join(lines), __file__, 'exec'), namespace)
         code = namespace['outer']().__code__
         _TEMPLATES[nfree] = code
     return code
@@ -314,7 +338,8 @@ def _swap(fn, public, name, python_style=False, operator=False):
     orig = _original(fn)
     template = _template(nfree)
     handle = _handler(public, orig, name, python_style, operator)
-    consts = tuple(handle if c == _HANDLER_MARK else c for c in template.co_consts)
+    values = dict(zip(_MARKS, (_PLAIN, modes, orig, handle)))
+    consts = tuple(values.get(c, c) if type(c) is str else c for c in template.co_consts)
     fn.__code__ = template.replace(co_consts=consts, co_name=code.co_name,
                                    co_qualname=code.co_qualname)
     if '__wrapped__' not in fn.__dict__:
@@ -443,6 +468,7 @@ def uninstall():
             del fn.__wrapped__
     installed = False
     state.stack = ()
+    modes.entered = 0
     watch()
 
 

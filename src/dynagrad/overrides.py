@@ -184,6 +184,7 @@ def _push_mode(mode):
     if not _tf.installed:
         _tf.install()
     _tf.state.stack = _tf.state.stack + (mode,)
+    _tf.modes.entered += 1
 
 
 def _pop_mode():
@@ -191,6 +192,7 @@ def _pop_mode():
     if not stack:
         raise RuntimeError('Trying to pop from an empty mode stack')
     _tf.state.stack = stack[:-1]
+    _tf.modes.entered -= 1
     return stack[-1]
 
 
