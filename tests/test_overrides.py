@@ -182,6 +182,11 @@ RESULTS = {
     'function': lambda s: torch_or(s).exp(s),
     'data': lambda s: s.data,
     'detach': lambda s: s.detach(),
+    'new_zeros': lambda s: s.new_zeros(2),
+    'iteration': lambda s: list(s)[0],
+    'view': lambda s: s.view(4),
+    'linear': lambda s: torch_or(s).nn.functional.linear(s, s),
+    'sort values': lambda s: s.sort().values,
 }
 
 
@@ -201,6 +206,16 @@ def test_subclass_results_keep_the_subclass(what):
                                    np.asarray(RESULTS[what](
                                        lib.tensor([[1., 2.], [3., 4.]])).tolist()))
     assert kinds[0] == kinds[1]
+
+
+def test_subclass_prints_its_name():
+    texts = []
+    for lib in LIBS:
+        s = lib.tensor([[1., 2.], [3., 4.]], requires_grad=True).as_subclass(subclass(lib))
+        texts.append((repr(s), str(s.detach()[0]), repr(lib.nn.Parameter(lib.ones(1)))))
+    assert texts[0][:2] == texts[1][:2]
+    assert texts[0][0].startswith('Sub([[1., 2.],')
+    assert texts[1][2] == 'Parameter containing:\ntensor([1.], requires_grad=True)'
 
 
 def test_subclass_gradient_matches_torch():

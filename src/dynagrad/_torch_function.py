@@ -375,13 +375,19 @@ IGNORED_NAMES = frozenset('''
     tril_indices triu_indices typename use_deterministic_algorithms vander vmap zeros
     handle_torch_function has_torch_function has_torch_function_unary
     has_torch_function_variadic'''.split())
+# torch's get_ignored_functions() for Tensor, as it lists them (get_ignored_functions)
 TENSOR_IGNORED = frozenset('''
-    __delitem__ __dir__ __hash__ __iter__ __new__ __init__ __init_subclass__ __torch_function__
+    __delitem__ __dir__ __hash__ __iter__ __new__ __torch_dispatch__ as_subclass eig lstsq new
+    new_empty new_empty_strided new_full new_ones new_tensor new_zeros reinforce solve stride
+    symeig to_padded_tensor to_sparse_bsc to_sparse_bsr to_sparse_coo to_sparse_csc
+    to_sparse_csr unflatten'''.split())
+# The Tensor members that do not dispatch (most of that list does, in practice): object
+# plumbing, and pickling and copying, whose results are not tensors to convert.
+NOT_DISPATCHED = frozenset('''
+    __delitem__ __hash__ __iter__ __new__ __init__ __init_subclass__ __torch_function__
     __torch_dispatch__ __getattr__ __getattribute__ __setattr__ __delattr__ __reduce__
     __reduce_ex__ __getstate__ __setstate__ __deepcopy__ __copy__ __class_getitem__
-    as_subclass eig lstsq new new_empty new_empty_strided new_full new_ones new_tensor
-    new_zeros reinforce solve stride symeig to_padded_tensor to_sparse_bsc to_sparse_bsr
-    to_sparse_coo to_sparse_csc to_sparse_csr unflatten'''.split())
+    __sizeof__ __subclasshook__ as_subclass'''.split())
 # Operators PyTorch reports as the method they compute (t + x: Tensor.add).
 OPERATOR_FUNCS = {
     '__add__': 'add', '__radd__': 'add', '__sub__': 'sub', '__mul__': 'mul',
@@ -415,7 +421,7 @@ def _is_operator(name):
     return core in BINARY_OPERATORS or core in ('eq', 'ne', 'lt', 'le', 'gt', 'ge')
 
 
-def _tensor_members(ignored=TENSOR_IGNORED):
+def _tensor_members(ignored=NOT_DISPATCHED):
     for name, member in list(vars(Tensor).items()):
         if name in ignored:
             continue

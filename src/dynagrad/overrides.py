@@ -115,7 +115,7 @@ def get_overridable_functions():
                           and callable(v) and not isinstance(v, type)
                           and getattr(v, '__module__', '').startswith('dynagrad')]
     result[Tensor] = [v for n, v in _tf._tensor_members()
-                      if callable(v) and not isinstance(v, type)]
+                      if callable(v) and not isinstance(v, type) and n not in _tf.TENSOR_IGNORED]
     return result
 
 

@@ -861,8 +861,13 @@ class Tensor:
         backend = backend_of(data)
         if backend is not CPU_BACKEND:
             data, device = CPU_BACKEND.asarray(data), backend.device
+        # a user's subclass prints its name, as in PyTorch; dynagrad's own (Parameter, with
+        # its own header) print as tensors
+        cls = type(self)
+        prefix = ('tensor(' if cls is Tensor or cls.__module__.startswith('dynagrad.')
+                  else cls.__name__ + '(')
         return _tensor_str.format_tensor(data, dtype_name=self.dtype.name,
-                                         suffixes=suffixes, device=device,
+                                         suffixes=suffixes, device=device, prefix=prefix,
                                          default_dtype_name=_dtype.get_default_dtype().name)
 
     __str__ = __repr__
