@@ -435,3 +435,20 @@ def test_programs_without_overrides_keep_plain_functions():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                          timeout=300)
     assert out.stdout.strip() == 'ok', out.stderr
+
+
+def test_property_getters_dispatch_as_torch():
+    for lib in LIBS:
+        log = []
+
+        class Logged(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append((func, types, kwargs))
+                return super().__torch_function__(func, types, args, kwargs)
+
+        s = lib.ones(2, 3).as_subclass(Logged)
+        assert s.shape == (2, 3)
+        assert log == [(lib.Tensor.shape.__get__, (Logged,), None)]
+        assert type(s.mT) is Logged
+        assert log[-1][0] == lib.Tensor.mT.__get__

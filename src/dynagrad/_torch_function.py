@@ -440,7 +440,10 @@ def install():
     import importlib
     done = set()
     for module_name, python_style in NAMESPACES:
-        module = importlib.import_module(module_name)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:        # an optional namespace that cannot load here
+            continue
         for name, fn in list(vars(module).items()):
             if (type(fn) is not _FunctionType or name.startswith('_') or id(fn) in done
                     or name in IGNORED_NAMES
@@ -457,7 +460,7 @@ def install():
         elif (type(member) is property and type(member.fget) is _FunctionType
               and id(member.fget) not in done):
             done.add(id(member.fget))
-            _swap(member.fget, member.__get__, f'dynagrad.Tensor.{name}.__get__', True)
+            _swap(member.fget, member.__get__, f'dynagrad.Tensor.{name}.__get__')
     for name in ('grad', '_base'):
         prop = Tensor.__dict__.get(name)
         if prop is not None:
