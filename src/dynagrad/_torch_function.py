@@ -243,9 +243,16 @@ Tensor.__init_subclass__ = classmethod(_notice_subclass)
 _build_class = builtins.__build_class__
 
 
+def _is_pytorchs(cls):
+    # real PyTorch's own classes, in a program that imports it beside dynagrad (a test
+    # against it): their instances never reach dynagrad's functions
+    module = cls.__dict__.get('__module__')
+    return type(module) is str and (module == 'torch' or module.startswith('torch.'))
+
+
 def _watching_build_class(func, name, *bases, **kwds):
     cls = _build_class(func, name, *bases, **kwds)
-    if not installed and isinstance(cls, type):
+    if not installed and isinstance(cls, type) and not _is_pytorchs(cls):
         for klass in cls.__mro__:
             if '__torch_function__' in klass.__dict__:
                 # a mode's class does nothing until the mode is entered (which installs)
