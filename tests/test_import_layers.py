@@ -15,7 +15,8 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / 'src' / 'dynagrad'
 
 # rank of each top-level piece of the package; anything not named is the top layer
-LAYERS = {'backend': 0, '_dtype': 0, '_device': 0, '_layout': 0, '_coo': 0, '_platform': 0, 'tensor': 1, 'size': 1, '_tensor_str': 1,
+LAYERS = {'backend': 0, '_dtype': 0, '_device': 0, '_layout': 0, '_coo': 0, '_platform': 0,
+          'tensor': 1, 'size': 1, '_tensor_str': 1, '_torch_function': 1,
           'autograd': 2, 'ops': 3}
 TOP = 4
 

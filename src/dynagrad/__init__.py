@@ -61,7 +61,8 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     'compiler': 'compiler', 'compile': 'compiler', 'jit': 'jit', 'export': 'export',
     'save': 'serialization', 'load': 'serialization', '_dynamo': '_dynamo',
     'torch_version': 'torch_version', 'library': 'library', '_utils': '_utils',
-    'profiler': 'profiler', 'hub': 'hub', 'nested': 'nested', '_jit_internal': '_jit_internal', '_C': '_C',
+    'profiler': 'profiler', 'hub': 'hub', 'nested': 'nested', '_jit_internal': '_jit_internal',
+    '_C': '_C', 'overrides': 'overrides',
     # PyTorch's API version, which libraries check (version.py says why)
     '__version__': 'version', 'version': 'version'})
 
@@ -75,3 +76,11 @@ def typename(obj):
     if isinstance(obj, Tensor):
         return obj.type()
     return type(obj).__module__ + '.' + type(obj).__qualname__
+
+
+# __torch_function__ (see _torch_function): each Tensor method its own object now, before
+# programs capture them; the dispatch itself waits for a class that overrides it.
+from . import _torch_function as _tf  # noqa: E402
+_tf.separate_methods()
+_tf.watch()
+del _tf

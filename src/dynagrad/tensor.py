@@ -563,9 +563,25 @@ class Tensor:
         if not (isinstance(cls, type) and issubclass(cls, Tensor)):
             raise TypeError('Creating a Tensor subclass from a class that does not inherit from '
                             'Tensor is not possible. Make sure your class inherits from Tensor.')
-        out = self[...]  # an alias (AliasBackward0), as PyTorch records
+        from ._torch_function import DisableTorchFunctionSubclass
+        with DisableTorchFunctionSubclass():    # PyTorch's as_subclass does not dispatch
+            out = self[...]  # an alias (AliasBackward0), as PyTorch records
         out.__class__ = cls
         return out
+
+    @staticmethod
+    def _make_subclass(cls, data, require_grad=False, **kwargs):
+        """A ``cls`` instance sharing ``data``'s storage, a leaf of no graph (how Tensor
+        subclasses are built from a tensor in ``__new__``)."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(f'_make_subclass(): cls must be a Tensor subclass, not {cls!r}')
+        if not isinstance(data, Tensor):
+            raise TypeError(f"_make_subclass(): argument 'data' must be Tensor, not "
+                            f'{type(data).__name__}')
+        t = Tensor._make(data._data, False, None, 0, data._vc, cls)
+        if require_grad:
+            t.requires_grad_(True)
+        return t
 
     def module_load(self, other, assign=False):
         """What ``load_state_dict`` swaps in for this parameter or buffer: ``other`` copied
@@ -850,8 +866,13 @@ class Tensor:
         backend = backend_of(data)
         if backend is not CPU_BACKEND:
             data, device = CPU_BACKEND.asarray(data), backend.device
+        # a user's subclass prints its name, as in PyTorch; dynagrad's own (Parameter, with
+        # its own header) print as tensors
+        cls = type(self)
+        prefix = ('tensor(' if cls is Tensor or cls.__module__.startswith('dynagrad.')
+                  else cls.__name__ + '(')
         return _tensor_str.format_tensor(data, dtype_name=self.dtype.name,
-                                         suffixes=suffixes, device=device,
+                                         suffixes=suffixes, device=device, prefix=prefix,
                                          default_dtype_name=_dtype.get_default_dtype().name)
 
     __str__ = __repr__

@@ -25,6 +25,7 @@ import functools
 import numpy as np
 
 from ..tensor import Tensor
+from .._torch_function import disabled_torch_function_impl
 from . import device_dispatch
 
 __all__ = ['BatchedTensor', 'state', 'batched', 'levels_of', 'physical']
@@ -166,6 +167,7 @@ _CONTROL_FLOW_ERROR = ("vmap: It looks like you're attempting to use a Tensor in
 class BatchedTensor(Tensor):
     """One sample's view of a tensor batched over the open ``vmap`` levels (see above)."""
     __slots__ = ('_phys', '_levels')
+    __torch_function__ = disabled_torch_function_impl   # vmap's own, not a user subclass
 
     # -- autograd state lives on the physical tensor ----------------------------------------
     @property

@@ -10,6 +10,7 @@ from .._dtype import get_default_dtype
 from .._tensor_str import format_legacy
 from ..backend import xp
 from ..tensor import Tensor, legacy, legacy_type_name, wrap
+from .._torch_function import disabled_torch_function_impl
 
 __all__ = ['Variable']
 
@@ -17,6 +18,7 @@ __all__ = ['Variable']
 class Variable(Tensor):
     """``Variable(tensor, requires_grad=False, volatile=False)``."""
     _legacy_variable = True
+    __torch_function__ = disabled_torch_function_impl   # computes plain tensors
 
     def __new__(cls, data=None, requires_grad=False, volatile=False, _grad_fn=None):
         if data is None:

@@ -3,10 +3,13 @@ tensor registered as a buffer; the uninitialized placeholders of the lazy module
 import numpy as np
 
 from ..tensor import NOT_FLOAT_FACTORY_ERROR, Tensor, wrap
+from .._torch_function import disabled_torch_function_impl
 
 
 class Parameter(Tensor):
     """A leaf tensor that requires grad by default and registers itself on a Module."""
+    # as in PyTorch: what a Parameter computes is a plain Tensor
+    __torch_function__ = disabled_torch_function_impl
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
@@ -48,6 +51,7 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
     As in PyTorch the result is a plain (detached) tensor marked with ``_is_buffer`` and
     ``persistent``; ``persistent=False`` keeps it out of ``state_dict``."""
+    __torch_function__ = disabled_torch_function_impl
 
     def __new__(cls, data=None, *, persistent=True):
         if data is None:
@@ -162,6 +166,7 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
 
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     """A buffer whose shape is not known yet (lazy modules); becomes a plain ``Tensor``."""
+    __torch_function__ = disabled_torch_function_impl
     cls_to_become = Tensor
 
     def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):

@@ -2,6 +2,7 @@
 import time); a DTensor cannot be made, because dynagrad has no device meshes. No ordinary
 tensor is a ``DTensor``, so ``isinstance`` checks take the single-process path."""
 from ...tensor import Tensor
+from ..._torch_function import disabled_torch_function_impl
 from ..device_mesh import NO_MESH, DeviceMesh  # noqa: F401
 from .placement_types import Partial, Placement, Replicate, Shard  # noqa: F401
 
@@ -10,6 +11,7 @@ __all__ = ['DTensor', 'DeviceMesh', 'Placement', 'Shard', 'Replicate', 'Partial'
 
 
 class DTensor(Tensor):
+    __torch_function__ = disabled_torch_function_impl    # never made: no dispatch to set up
     def __new__(cls, *args, **kwargs):
         raise NotImplementedError(NO_MESH)
 
