@@ -1,0 +1,60 @@
+"""GELU, forward and backward, both forms, in one pass over the elements each."""
+import math
+
+import numpy as np
+
+from ._math import kernel, erf, tanh, exp_nonpos, HALF, ONE
+
+# per dtype: sqrt(2/pi), the tanh form's cubic coefficient, 1/sqrt(2), 1/sqrt(2 pi). Given
+# as an array of the data's dtype so that float32 kernels stay float32 and float64 ones get
+# the float64 values (a float literal in numba code is float64).
+_CONSTANTS = {np.dtype(t): np.array([math.sqrt(2 / math.pi), 0.044715, 1 / math.sqrt(2),
+                                     1 / math.sqrt(2 * math.pi)], t)
+              for t in (np.float32, np.float64)}
+
+
+@kernel
+def _gelu(x, out, tanh_form, c):
+    k, cubic, inv_sqrt2 = c[0], c[1], c[2]
+    if tanh_form:
+        for i in range(x.size):
+            v = x[i]
+            out[i] = HALF * v * (ONE + tanh(k * (v + cubic * v * v * v)))
+    else:
+        for i in range(x.size):
+            v = x[i]
+            out[i] = HALF * v * (ONE + erf(v * inv_sqrt2))
+
+
+@kernel
+def _gelu_backward(g, x, out, tanh_form, c):
+    k, cubic, inv_sqrt2, inv_sqrt2pi = c[0], c[1], c[2], c[3]
+    three = cubic + cubic + cubic
+    if tanh_form:
+        for i in range(x.size):
+            v = x[i]
+            v2 = v * v
+            th = tanh(k * (v + cubic * v2 * v))
+            d = HALF * (ONE + th) + HALF * v * (ONE - th * th) * k * (ONE + three * v2)
+            out[i] = g[i] * d
+    else:
+        for i in range(x.size):
+            v = x[i]
+            cdf = HALF * (ONE + erf(v * inv_sqrt2))
+            out[i] = g[i] * (cdf + v * inv_sqrt2pi * exp_nonpos(-HALF * v * v))
+
+
+def gelu(x, tanh_form):
+    x = np.ascontiguousarray(x)
+    out = np.empty(x.shape, x.dtype)
+    _gelu(x.reshape(-1), out.reshape(-1), tanh_form, _CONSTANTS[x.dtype])
+    return out
+
+
+def gelu_backward(g, x, tanh_form):
+    x = np.ascontiguousarray(x)
+    g = np.ascontiguousarray(np.broadcast_to(g, x.shape), x.dtype)
+    out = np.empty(x.shape, x.dtype)
+    _gelu_backward(g.reshape(-1), x.reshape(-1), out.reshape(-1), tanh_form,
+                   _CONSTANTS[x.dtype])
+    return out
