@@ -132,3 +132,12 @@ def kernel(fn):
     from numba import njit
     return njit(cache=True, nogil=True, error_model='numpy',
                 fastmath={'reassoc', 'contract', 'arcp'})(fn)
+
+
+def c_array(a, like=None):
+    """``a`` as a C-contiguous NumPy array (a copy only where needed), broadcast to the
+    shape and cast to the dtype of ``like`` when given (an upstream gradient may be an
+    expanded view). Unlike ``ascontiguousarray`` it keeps 0-d arrays 0-d."""
+    if like is None:
+        return np.asarray(a, order='C')
+    return np.asarray(np.broadcast_to(a, like.shape), like.dtype, order='C')

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from ._math import kernel, erf, tanh, exp_nonpos, HALF, ONE
+from ._math import c_array, kernel, erf, tanh, exp_nonpos, HALF, ONE
 
 # per dtype: sqrt(2/pi), the tanh form's cubic coefficient, 1/sqrt(2), 1/sqrt(2 pi). Given
 # as an array of the data's dtype so that float32 kernels stay float32 and float64 ones get
@@ -45,15 +45,15 @@ def _gelu_backward(g, x, out, tanh_form, c):
 
 
 def gelu(x, tanh_form):
-    x = np.ascontiguousarray(x)
+    x = c_array(x)
     out = np.empty(x.shape, x.dtype)
     _gelu(x.reshape(-1), out.reshape(-1), tanh_form, _CONSTANTS[x.dtype])
     return out
 
 
 def gelu_backward(g, x, tanh_form):
-    x = np.ascontiguousarray(x)
-    g = np.ascontiguousarray(np.broadcast_to(g, x.shape), x.dtype)
+    x = c_array(x)
+    g = c_array(g, x)
     out = np.empty(x.shape, x.dtype)
     _gelu_backward(g.reshape(-1), x.reshape(-1), out.reshape(-1), tanh_form,
                    _CONSTANTS[x.dtype])

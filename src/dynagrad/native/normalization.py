@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ._math import kernel, ONE, ZERO
+from ._math import c_array, kernel, ONE, ZERO
 
 
 @kernel
@@ -74,7 +74,7 @@ _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
 def layer_norm(x, count, weight, bias, eps):
     """``(out, mean, rstd)`` of ``x`` normalised over its trailing ``count`` values;
     ``mean`` and ``rstd`` have one value per row (shaped by the caller)."""
-    x = np.ascontiguousarray(x)
+    x = c_array(x)
     rows = x.size // count
     empty = _EMPTY[x.dtype]
     out = np.empty(x.shape, x.dtype)
@@ -89,17 +89,17 @@ def layer_norm_backward(g, x, mean, rstd, weight, count, needs, pshape):
     """``(gx, gw, gb)`` from the output's ``g``, forward's statistics and ``weight``;
     ``needs``: which of the three to compute (the others come back None); ``pshape``: the
     parameters' shape."""
-    x = np.ascontiguousarray(x)
+    x = c_array(x)
     dtype = x.dtype
     rows = x.size // count
     empty = _EMPTY[dtype]
-    g = np.ascontiguousarray(np.broadcast_to(g, x.shape), dtype)
+    g = c_array(g, x)
     gx = np.empty(x.shape, dtype) if needs[0] else empty
     gw = np.zeros(count, dtype) if needs[1] else empty
     gb = np.zeros(count, dtype) if needs[2] else empty
     _layer_norm_backward(g.reshape(rows, count), x.reshape(rows, count),
-                         np.ascontiguousarray(mean, dtype).reshape(rows),
-                         np.ascontiguousarray(rstd, dtype).reshape(rows),
+                         np.asarray(mean, dtype, order='C').reshape(rows),
+                         np.asarray(rstd, dtype, order='C').reshape(rows),
                          _param(weight, empty, dtype), gx.reshape(-1, count) if needs[0] else
                          empty.reshape(0, count), gw, gb, bool(needs[0]))
     return (gx if needs[0] else None, gw.reshape(pshape) if needs[1] else None,
@@ -107,4 +107,4 @@ def layer_norm_backward(g, x, mean, rstd, weight, count, needs, pshape):
 
 
 def _param(p, empty, dtype):
-    return empty if p is None else np.ascontiguousarray(p, dtype).reshape(-1)
+    return empty if p is None else np.asarray(p, dtype, order='C').reshape(-1)

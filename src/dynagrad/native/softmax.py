@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from ._math import kernel, exp_nonpos, ONE, ZERO
+from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
 
 
 @kernel
@@ -67,16 +67,16 @@ def _rows(a):
 
 
 def _forward(kernel_, x):
-    x = np.ascontiguousarray(x)
+    x = c_array(x)
     out = np.empty(x.shape, x.dtype)
     kernel_(_rows(x), _rows(out))
     return out
 
 
 def _backward(kernel_, g, y):
-    g = np.ascontiguousarray(np.broadcast_to(g, y.shape), y.dtype)
+    g = c_array(g, y)
     out = np.empty(y.shape, y.dtype)
-    kernel_(_rows(g), _rows(np.ascontiguousarray(y)), _rows(out))
+    kernel_(_rows(g), _rows(c_array(y)), _rows(out))
     return out
 
 
