@@ -3,19 +3,18 @@ import math
 
 import numpy as np
 
-from ._math import c_array, kernel, erf, tanh, exp_nonpos, HALF, ONE
+from ._math import c_array, kernel, normal_cdf_pdf, tanh, HALF, ONE
 
-# per dtype: sqrt(2/pi), the tanh form's cubic coefficient, 1/sqrt(2), 1/sqrt(2 pi). Given
+# per dtype: sqrt(2/pi) and the tanh form's cubic coefficient. Given
 # as an array of the data's dtype so that float32 kernels stay float32 and float64 ones get
 # the float64 values (a float literal in numba code is float64).
-_CONSTANTS = {np.dtype(t): np.array([math.sqrt(2 / math.pi), 0.044715, 1 / math.sqrt(2),
-                                     1 / math.sqrt(2 * math.pi)], t)
+_CONSTANTS = {np.dtype(t): np.array([math.sqrt(2 / math.pi), 0.044715], t)
               for t in (np.float32, np.float64)}
 
 
 @kernel
 def _gelu(x, out, tanh_form, c):
-    k, cubic, inv_sqrt2 = c[0], c[1], c[2]
+    k, cubic = c[0], c[1]
     if tanh_form:
         for i in range(x.size):
             v = x[i]
@@ -23,12 +22,12 @@ def _gelu(x, out, tanh_form, c):
     else:
         for i in range(x.size):
             v = x[i]
-            out[i] = HALF * v * (ONE + erf(v * inv_sqrt2))
+            out[i] = v * normal_cdf_pdf(v)[0]
 
 
 @kernel
 def _gelu_backward(g, x, out, tanh_form, c):
-    k, cubic, inv_sqrt2, inv_sqrt2pi = c[0], c[1], c[2], c[3]
+    k, cubic = c[0], c[1]
     three = cubic + cubic + cubic
     if tanh_form:
         for i in range(x.size):
@@ -40,8 +39,8 @@ def _gelu_backward(g, x, out, tanh_form, c):
     else:
         for i in range(x.size):
             v = x[i]
-            cdf = HALF * (ONE + erf(v * inv_sqrt2))
-            out[i] = g[i] * (cdf + v * inv_sqrt2pi * exp_nonpos(-HALF * v * v))
+            cdf, pdf = normal_cdf_pdf(v)
+            out[i] = g[i] * (cdf + v * pdf)
 
 
 def gelu(x, tanh_form):
