@@ -23,9 +23,9 @@ from .workloads import LIBS, WORKLOADS, blas_threads
 ROOT = Path(__file__).resolve().parent.parent
 REPEATS = {
     'full': dict(per_op=50, mlp=50, matmul=15, memory=1, scaling=5, cnn=50, attention=50,
-                 lm=10, gpt=12, per_sample=5, **{'import': 7}),
+                 lm=10, gpt=12, kernels=30, per_sample=5, **{'import': 7}),
     'smoke': dict(per_op=3, mlp=3, matmul=3, memory=1, scaling=2, cnn=3, attention=3, lm=2,
-                  gpt=2, per_sample=1, **{'import': 2}),
+                  gpt=2, kernels=3, per_sample=1, **{'import': 2}),
 }
 # Issue 3's targets: (workload, row name prefix, [(what, bound, label), ...]).
 # 'torch'/'numpy': dynagrad's ratio to that library; 'value': dynagrad's own figure;

@@ -148,6 +148,34 @@ def test_kernel_against_numpy_path_and_torch(case, dtype):
         np.testing.assert_allclose(a, b, err_msg=f'{case}: output {k} vs NumPy path', **tol)
 
 
+@needs_numba
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('reduction', ['mean', 'sum', 'none'])
+@pytest.mark.parametrize('weighted', [False, True])
+def test_cross_entropy_against_numpy_path_and_torch(dtype, reduction, weighted):
+    """The fused cross-entropy (class indices) with ignore_index and class weights."""
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((40, 65)) * 4).astype(dtype)
+    target = rng.integers(0, 65, 40)
+    target[::7] = -100
+    weight = rng.uniform(0.5, 2, 65).astype(dtype) if weighted else None
+    g = rng.standard_normal(40 if reduction == 'none' else ()).astype(dtype)
+
+    def make(lib):
+        f = F if lib is dynagrad else torch.nn.functional
+        t = lib.tensor(target)
+        w = None if weight is None else lib.tensor(weight)
+        return lambda a: f.cross_entropy(a, t, weight=w, reduction=reduction)
+    nat = _run(make(dynagrad), [x], g, 'native')
+    ref = _run(make(dynagrad), [x], g, 'numpy')
+    tor = _torch(make(torch), [x], g)
+    tol = dict(rtol=2e-5, atol=2e-6) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-13)
+    for k, (a, b, c) in enumerate(zip(nat, ref, tor)):
+        assert a.dtype == dtype
+        np.testing.assert_allclose(a, c, err_msg=f'output {k} vs torch', **tol)
+        np.testing.assert_allclose(a, b, err_msg=f'output {k} vs NumPy path', **tol)
+
+
 def _ulps(actual, exact):
     """|actual - exact| in float32 ulps of the exact value."""
     return np.abs(actual.astype(np.float64) - exact) / np.spacing(
@@ -253,6 +281,8 @@ def test_gradcheck_float64_native(approximate):
         assert gradcheck(lambda a, w, b: F.layer_norm(a, (7,), w, b), (x, w, b))
         assert gradcheck(lambda a, w: F.layer_norm(a, (7,), w), (x, w))
         assert gradcheck(lambda a: F.layer_norm(a, (7,)), (x,))
+        t = dynagrad.tensor([0, 6, -100])
+        assert gradcheck(lambda a: F.cross_entropy(a, t), (x,))
     finally:
         backend.set_kernels(previous)
 

@@ -20,6 +20,7 @@ FAMILIES = {
     'layer_norm': 'normalization', 'layer_norm_backward': 'normalization',
     'softmax': 'softmax', 'softmax_backward': 'softmax',
     'log_softmax': 'softmax', 'log_softmax_backward': 'softmax',
+    'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',
 }
 
 

@@ -62,6 +62,34 @@ def _log_softmax_backward(g, y, out):
             o[j] = gr[j] - exp_nonpos(yr[j]) * total
 
 
+@kernel
+def _cross_entropy(x, target, probs, losses):
+    # log-sum-exp and softmax of each row together; loss = lse - x[target]
+    for row in range(x.shape[0]):
+        xr, o = x[row], probs[row]
+        m = xr[0]
+        for v in xr:
+            m = v if v > m else m
+        total = ZERO
+        for j in range(xr.size):
+            e = exp_nonpos(xr[j] - m)
+            o[j] = e
+            total += e
+        scale = ONE / total
+        for j in range(o.size):
+            o[j] *= scale
+        losses[row] = math.log(total) + m - xr[target[row]]
+
+
+@kernel
+def _cross_entropy_backward(probs, target, coef, out):
+    for row in range(probs.shape[0]):
+        c, p, o = coef[row], probs[row], out[row]
+        for j in range(p.size):
+            o[j] = p[j] * c
+        o[target[row]] -= c
+
+
 def _rows(a):
     return a.reshape(-1, a.shape[-1])
 
@@ -96,3 +124,23 @@ def softmax_backward(g, y):
 
 def log_softmax_backward(g, y):
     return _backward(_log_softmax_backward, g, y)
+
+
+def cross_entropy(x, target):
+    """``(losses, probs)`` of (N, C) logits ``x`` and class indices ``target`` (each in
+    range: the op has replaced ignored ones): ``logsumexp(x) - x[target]`` per row, and the
+    softmax that backward needs."""
+    x = c_array(x)
+    probs = np.empty(x.shape, x.dtype)
+    losses = np.empty(x.shape[0], x.dtype)
+    _cross_entropy(x, np.asarray(target, np.int64, order='C'), probs, losses)
+    return losses, probs
+
+
+def cross_entropy_backward(probs, target, coef):
+    """``(probs - one_hot(target)) * coef`` per row."""
+    out = np.empty(probs.shape, probs.dtype)
+    _cross_entropy_backward(probs, np.asarray(target, np.int64, order='C'),
+                            np.asarray(np.broadcast_to(coef, probs.shape[:1]), probs.dtype,
+                                       order='C'), out)
+    return out
