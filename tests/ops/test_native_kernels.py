@@ -7,6 +7,7 @@ saying why, where numba does not load. Then each kernel is compared with the Num
 on larger arrays, in ulps of float32 against float64 where NumPy's own result is not the
 reference, and on the values that break naive code (NaN, infinities, -inf masks).
 """
+import contextlib
 import os
 import subprocess
 import sys
@@ -91,16 +92,22 @@ def test_the_native_column_runs_the_kernels(kernels):
 
 # -- each kernel against the NumPy path and torch, on larger arrays -------------------------
 
-def _run(fn, arrays, g, mode):
-    """``fn``'s output and its inputs' gradients for upstream ``g``, with ``mode`` kernels."""
+@contextlib.contextmanager
+def kernels_mode(mode):
     previous = backend.set_kernels(mode)
     try:
+        yield
+    finally:
+        backend.set_kernels(previous)
+
+
+def _run(fn, arrays, g, mode):
+    """``fn``'s output and its inputs' gradients for upstream ``g``, with ``mode`` kernels."""
+    with kernels_mode(mode):
         leaves = [dynagrad.tensor(a, requires_grad=True) for a in arrays]
         out = fn(*leaves)
         out.backward(dynagrad.tensor(g))
         return [out.detach().numpy()] + [t.grad.numpy() for t in leaves]
-    finally:
-        backend.set_kernels(previous)
 
 
 def _torch(fn, arrays, g):
@@ -188,22 +195,15 @@ def test_gelu_float32_in_ulps(form):
     """float32 GELU (rational erf and tanh in the kernel) against float64, for x >= 0
     (left of 0 every float32 GELU, torch's too, loses relative accuracy to cancellation)."""
     x = np.linspace(0, 12, 100_001, dtype=np.float32)
-    exact = F.gelu(dynagrad.tensor(x.astype(np.float64)), approximate=form).numpy()
-    previous = backend.set_kernels('native')
-    try:
+    with kernels_mode('numpy'):
+        exact = F.gelu(dynagrad.tensor(x.astype(np.float64)), approximate=form).numpy()
+        exact_neg = F.gelu(dynagrad.tensor(-x.astype(np.float64)), approximate=form).numpy()
+    with kernels_mode('native'):
         got = F.gelu(dynagrad.tensor(x), approximate=form).numpy()
-    finally:
-        backend.set_kernels(previous)
+        got_neg = F.gelu(dynagrad.tensor(-x), approximate=form).numpy()
     torch_ulps = _ulps(torch.nn.functional.gelu(torch.tensor(x), approximate=form).numpy(),
                        exact).max()
     assert _ulps(got, exact).max() <= max(4.0, torch_ulps)
-    neg = -x
-    exact_neg = F.gelu(dynagrad.tensor(neg.astype(np.float64)), approximate=form).numpy()
-    previous = backend.set_kernels('native')
-    try:
-        got_neg = F.gelu(dynagrad.tensor(neg), approximate=form).numpy()
-    finally:
-        backend.set_kernels(previous)
     assert np.abs(got_neg - exact_neg).max() < 2e-6
 
 
@@ -242,8 +242,7 @@ def test_layouts_and_dtypes_the_kernels_do_not_take():
     """A non-last softmax dim, a non-contiguous input, bfloat16 and float16 keep or reach
     the right result; only float32/float64 NumPy arrays go to a kernel."""
     x = np.random.default_rng(1).standard_normal((6, 8, 10)).astype(np.float32)
-    previous = backend.set_kernels('native')
-    try:
+    with kernels_mode('native'):
         t = dynagrad.tensor(x)
         for got, want in ((dynagrad.softmax(t, 1), torch.softmax(torch.tensor(x), 1)),
                           (dynagrad.softmax(t.mT, -1), torch.softmax(torch.tensor(x).mT, -1)),
@@ -262,15 +261,12 @@ def test_layouts_and_dtypes_the_kernels_do_not_take():
         assert backend.native_kernel('gelu', x.astype(np.int64)) is None
         assert backend.native_kernel('gelu', x.astype(np.float16)) is None
         assert backend.native_kernel('gelu', x) is not None
-    finally:
-        backend.set_kernels(previous)
 
 
 @needs_numba
 @pytest.mark.parametrize('approximate', ['none', 'tanh'])
 def test_gradcheck_float64_native(approximate):
-    previous = backend.set_kernels('native')
-    try:
+    with kernels_mode('native'):
         rng = np.random.default_rng(2)
         x = dynagrad.tensor(rng.standard_normal((3, 7)), requires_grad=True)
         w = dynagrad.tensor(rng.standard_normal(7), requires_grad=True)
@@ -283,8 +279,6 @@ def test_gradcheck_float64_native(approximate):
         assert gradcheck(lambda a: F.layer_norm(a, (7,)), (x,))
         t = dynagrad.tensor([0, 6, -100])
         assert gradcheck(lambda a: F.cross_entropy(a, t), (x,))
-    finally:
-        backend.set_kernels(previous)
 
 
 # -- the switch ----------------------------------------------------------------------------

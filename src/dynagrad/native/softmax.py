@@ -9,20 +9,26 @@ from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
 
 
 @kernel
+def _softmax_row(xr, o):
+    """``o = softmax(xr)``; returns the row's max and the sum of ``exp(xr - max)``."""
+    m = xr[0]
+    for v in xr:
+        m = v if v > m else m
+    total = ZERO
+    for j in range(xr.size):
+        e = exp_nonpos(xr[j] - m)
+        o[j] = e
+        total += e
+    scale = ONE / total
+    for j in range(o.size):
+        o[j] *= scale
+    return m, total
+
+
+@kernel
 def _softmax(x, out):
     for row in range(x.shape[0]):
-        xr, o = x[row], out[row]
-        m = xr[0]
-        for v in xr:
-            m = v if v > m else m
-        total = ZERO
-        for j in range(xr.size):
-            e = exp_nonpos(xr[j] - m)
-            o[j] = e
-            total += e
-        scale = ONE / total
-        for j in range(o.size):
-            o[j] *= scale
+        _softmax_row(x[row], out[row])
 
 
 @kernel
@@ -66,19 +72,8 @@ def _log_softmax_backward(g, y, out):
 def _cross_entropy(x, target, probs, losses):
     # log-sum-exp and softmax of each row together; loss = lse - x[target]
     for row in range(x.shape[0]):
-        xr, o = x[row], probs[row]
-        m = xr[0]
-        for v in xr:
-            m = v if v > m else m
-        total = ZERO
-        for j in range(xr.size):
-            e = exp_nonpos(xr[j] - m)
-            o[j] = e
-            total += e
-        scale = ONE / total
-        for j in range(o.size):
-            o[j] *= scale
-        losses[row] = math.log(total) + m - xr[target[row]]
+        m, total = _softmax_row(x[row], probs[row])
+        losses[row] = math.log(total) + m - x[row, target[row]]
 
 
 @kernel
