@@ -8,81 +8,88 @@ import numpy as np
 from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
 
 
+# Rows are indexed as x[row, j] with range loops throughout: iterating over a row view
+# (``for v in x[row]``) compiled several times slower, the loops no longer vectorised.
 @kernel
-def _softmax_row(xr, o):
-    """``o = softmax(xr)``; returns the row's max and the sum of ``exp(xr - max)``."""
-    m = xr[0]
-    for v in xr:
+def _row_max(x, row):
+    m = x[row, 0]
+    for j in range(x.shape[1]):
+        v = x[row, j]
         m = v if v > m else m
+    return m
+
+
+@kernel
+def _softmax_row(x, out, row):
+    """``out[row] = softmax(x[row])``; returns the row's max and its sum of exponentials."""
+    m = _row_max(x, row)
     total = ZERO
-    for j in range(xr.size):
-        e = exp_nonpos(xr[j] - m)
-        o[j] = e
+    for j in range(x.shape[1]):
+        e = exp_nonpos(x[row, j] - m)
+        out[row, j] = e
         total += e
     scale = ONE / total
-    for j in range(o.size):
-        o[j] *= scale
+    for j in range(x.shape[1]):
+        out[row, j] *= scale
     return m, total
 
 
 @kernel
 def _softmax(x, out):
     for row in range(x.shape[0]):
-        _softmax_row(x[row], out[row])
+        _softmax_row(x, out, row)
 
 
 @kernel
 def _log_softmax(x, out):
+    n = x.shape[1]
     for row in range(x.shape[0]):
-        xr, o = x[row], out[row]
-        m = xr[0]
-        for v in xr:
-            m = v if v > m else m
+        m = _row_max(x, row)
         total = ZERO
-        for j in range(xr.size):
-            total += exp_nonpos(xr[j] - m)
+        for j in range(n):
+            total += exp_nonpos(x[row, j] - m)
         shift = m + math.log(total)
-        for j in range(o.size):
-            o[j] = xr[j] - shift
+        for j in range(n):
+            out[row, j] = x[row, j] - shift
 
 
 @kernel
 def _softmax_backward(g, y, out):
+    n = y.shape[1]
     for row in range(y.shape[0]):
-        gr, yr, o = g[row], y[row], out[row]
         dot = ZERO
-        for j in range(yr.size):
-            dot += gr[j] * yr[j]
-        for j in range(yr.size):
-            o[j] = yr[j] * (gr[j] - dot)
+        for j in range(n):
+            dot += g[row, j] * y[row, j]
+        for j in range(n):
+            out[row, j] = y[row, j] * (g[row, j] - dot)
 
 
 @kernel
 def _log_softmax_backward(g, y, out):
+    n = y.shape[1]
     for row in range(y.shape[0]):
-        gr, yr, o = g[row], y[row], out[row]
         total = ZERO
-        for v in gr:
-            total += v
-        for j in range(yr.size):
-            o[j] = gr[j] - exp_nonpos(yr[j]) * total
+        for j in range(n):
+            total += g[row, j]
+        for j in range(n):
+            out[row, j] = g[row, j] - exp_nonpos(y[row, j]) * total
 
 
 @kernel
 def _cross_entropy(x, target, probs, losses):
     # log-sum-exp and softmax of each row together; loss = lse - x[target]
     for row in range(x.shape[0]):
-        m, total = _softmax_row(x[row], probs[row])
+        m, total = _softmax_row(x, probs, row)
         losses[row] = math.log(total) + m - x[row, target[row]]
 
 
 @kernel
 def _cross_entropy_backward(probs, target, coef, out):
     for row in range(probs.shape[0]):
-        c, p, o = coef[row], probs[row], out[row]
-        for j in range(p.size):
-            o[j] = p[j] * c
-        o[target[row]] -= c
+        c = coef[row]
+        for j in range(probs.shape[1]):
+            out[row, j] = probs[row, j] * c
+        out[row, target[row]] -= c
 
 
 def _rows(a):
