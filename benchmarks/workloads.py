@@ -956,6 +956,8 @@ def kernel_cases(T, shapes):
          lambda x: F.gelu(x, approximate='tanh')),
         ('layer norm', shapes['layer_norm'], arrays(shapes['layer_norm'], 3),
          lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b)),
+        ('rms norm', shapes['layer_norm'], arrays(shapes['layer_norm'], 2),
+         lambda x, w: F.rms_norm(x, (x.shape[-1],), w)),
         ('softmax', shapes['softmax'], arrays(shapes['softmax']),
          lambda x: F.softmax(x, dim=-1)),
         ('log-softmax', shapes['log_softmax'], arrays(shapes['log_softmax']),

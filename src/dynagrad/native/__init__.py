@@ -18,6 +18,7 @@ import importlib
 FAMILIES = {
     'gelu': 'activation', 'gelu_backward': 'activation',
     'layer_norm': 'normalization', 'layer_norm_backward': 'normalization',
+    'rms_norm': 'normalization', 'rms_norm_backward': 'normalization',
     'softmax': 'softmax', 'softmax_backward': 'softmax',
     'log_softmax': 'softmax', 'log_softmax_backward': 'softmax',
     'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',

@@ -133,10 +133,12 @@ def _tanh(u):
 def kernel(fn):
     """numba's compilation as every kernel here uses it: cached on disk; NumPy's error
     model (division gives inf/NaN, no exception check: that check blocks vectorisation);
-    sums may be reassociated (vectorised), but NaN and inf keep their IEEE meaning."""
+    sums may be reassociated (vectorised) and products fused, but NaN and inf keep their
+    IEEE meaning. Not 'arcp': with it ``1 / sqrt(inf)`` became an estimate refined by a
+    Newton step, NaN instead of 0 (an RMS norm row holding inf)."""
     from numba import njit
     return njit(cache=True, nogil=True, error_model='numpy',
-                fastmath={'reassoc', 'contract', 'arcp'})(fn)
+                fastmath={'reassoc', 'contract'})(fn)
 
 
 def c_array(a, like=None):

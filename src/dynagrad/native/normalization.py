@@ -1,6 +1,6 @@
-"""Layer norm over the trailing values of each row: forward (statistics and the affine map
-in one kernel, two passes over a row) and backward (input, weight and bias gradients
-together, two passes over a row)."""
+"""Layer norm and RMS norm over the trailing values of each row: forward (statistics and
+the affine map in one kernel, two or three passes over a row) and backward (input, weight
+and bias gradients together, two passes over a row)."""
 import math
 
 import numpy as np
@@ -72,6 +72,49 @@ def _layer_norm_backward(g, x, mean, rstd, w, inv_n, gx, gw, gb, want_x):
                     gx[row, j] = (g[row, j] - a - (x[row, j] - mu) * r * c) * r
 
 
+@kernel
+def _rms_norm(x, w, eps, inv_n, out, rstd):
+    rows, n = x.shape
+    affine = w.size > 0
+    for row in range(rows):
+        sq = ZERO
+        for j in range(n):
+            sq += x[row, j] * x[row, j]
+        r = ONE / math.sqrt(sq * inv_n + eps)
+        rstd[row] = r
+        if affine:
+            for j in range(n):
+                out[row, j] = x[row, j] * r * w[j]
+        else:
+            for j in range(n):
+                out[row, j] = x[row, j] * r
+
+
+@kernel
+def _rms_norm_backward(g, x, rstd, w, inv_n, gx, gw, want_x):
+    # gx = r (g w - x r^2 mean(g w x)); gw summed over rows as it goes
+    rows, n = x.shape
+    has_w, want_w = w.size > 0, gw.size > 0
+    for row in range(rows):
+        r = rstd[row]
+        dot = ZERO
+        for j in range(n):
+            gj = g[row, j]
+            if want_w:
+                gw[j] += gj * x[row, j] * r
+            if has_w:
+                gj *= w[j]
+            dot += gj * x[row, j]
+        if want_x:
+            c = dot * inv_n * r * r
+            if has_w:
+                for j in range(n):
+                    gx[row, j] = (g[row, j] * w[j] - x[row, j] * c) * r
+            else:
+                for j in range(n):
+                    gx[row, j] = (g[row, j] - x[row, j] * c) * r
+
+
 _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
 
 
@@ -114,3 +157,33 @@ def layer_norm_backward(g, x, mean, rstd, weight, count, needs, pshape):
 
 def _param(p, empty, dtype):
     return empty if p is None else np.asarray(p, dtype, order='C').reshape(-1)
+
+
+def rms_norm(x, count, weight, eps):
+    """``(out, rstd)`` of ``x`` normalised by the root mean square of its trailing
+    ``count`` values; ``rstd`` has one value per row."""
+    x = c_array(x)
+    rows = x.size // count
+    out = np.empty(x.shape, x.dtype)
+    rstd = np.empty(rows, x.dtype)
+    _rms_norm(x.reshape(rows, count), _param(weight, _EMPTY[x.dtype], x.dtype),
+              x.dtype.type(eps), x.dtype.type(1 / count), out.reshape(rows, count), rstd)
+    return out, rstd
+
+
+def rms_norm_backward(g, x, rstd, weight, count, needs):
+    """``(gx, gw)`` (each None where ``needs`` says it is not wanted)."""
+    x = c_array(x)
+    dtype = x.dtype
+    rows = x.size // count
+    empty = _EMPTY[dtype]
+    g = c_array(g, x)
+    gx = np.empty(x.shape, dtype) if needs[0] else empty
+    gw = np.zeros(count, dtype) if needs[1] else empty
+    _rms_norm_backward(g.reshape(rows, count), x.reshape(rows, count),
+                       np.asarray(rstd, dtype, order='C').reshape(rows),
+                       _param(weight, empty, dtype), dtype.type(1 / count),
+                       gx.reshape(-1, count) if needs[0] else empty.reshape(0, count), gw,
+                       bool(needs[0]))
+    return (gx if needs[0] else None,
+            gw.reshape(weight.shape) if needs[1] else None)

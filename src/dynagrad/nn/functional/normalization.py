@@ -413,6 +413,11 @@ class RmsNorm(Op):
 
     def forward(self, x, weight, *, axes, eps):
         self.axes, self.eps = axes, eps
+        native = native_kernel('rms_norm', x) if x.size else None
+        if native is not None:
+            out, r = native(x, math.prod(x.shape[a] for a in axes), weight, eps)
+            self.save_for_backward(x, weight, r.reshape(_keep_shape(x.shape, axes)))
+            return out
         ms = (x * x).mean(axis=axes, keepdims=True)
         r = (1 / xp.sqrt(ms + x.dtype.type(eps))).astype(x.dtype, copy=False)
         out = x * r
@@ -428,6 +433,10 @@ class RmsNorm(Op):
         count = 1
         for a in axes:
             count *= x.shape[a]
+        native = native_kernel('rms_norm_backward', x) if fm.is_array(g) else None
+        if native is not None:
+            needs = self.needs_input_grad
+            return native(g, x, r, weight, count, (needs[0], len(needs) > 1 and needs[1]))
         if not fm.is_array(g):
             r = 1 / fm.sqrt(_mean_keep(x * x, axes, keep, count) + self.eps)
         needs = self.needs_input_grad
