@@ -137,22 +137,31 @@ def layer_norm_backward(g, x, mean, rstd, weight, count, needs, pshape):
     """``(gx, gw, gb)`` from the output's ``g``, forward's statistics and ``weight``;
     ``needs``: which of the three to compute (the others come back None); ``pshape``: the
     parameters' shape."""
+    g2, x2, gx, gx2, (gw, gb) = _backward_arrays(g, x, count, needs)
+    dtype, empty = x2.dtype, _EMPTY[x2.dtype]
+    _layer_norm_backward(g2, x2, _per_row(mean, x2), _per_row(rstd, x2),
+                         _param(weight, empty, dtype), dtype.type(1 / count), gx2, gw, gb,
+                         bool(needs[0]))
+    return (gx, gw.reshape(pshape) if needs[1] else None,
+            gb.reshape(pshape) if needs[2] else None)
+
+
+def _backward_arrays(g, x, count, needs):
+    """``g`` and ``x`` as C-contiguous (rows, count) arrays; the input's gradient (None when
+    not wanted) and its rows (an empty stand-in then); a zeroed buffer for each parameter
+    gradient after it, wanted (``needs[1:]``) or empty."""
     x = c_array(x)
     dtype = x.dtype
     rows = x.size // count
     empty = _EMPTY[dtype]
-    g = c_array(g, x)
-    gx = np.empty(x.shape, dtype) if needs[0] else empty
-    gw = np.zeros(count, dtype) if needs[1] else empty
-    gb = np.zeros(count, dtype) if needs[2] else empty
-    _layer_norm_backward(g.reshape(rows, count), x.reshape(rows, count),
-                         np.asarray(mean, dtype, order='C').reshape(rows),
-                         np.asarray(rstd, dtype, order='C').reshape(rows),
-                         _param(weight, empty, dtype), dtype.type(1 / count),
-                         gx.reshape(-1, count) if needs[0] else
-                         empty.reshape(0, count), gw, gb, bool(needs[0]))
-    return (gx if needs[0] else None, gw.reshape(pshape) if needs[1] else None,
-            gb.reshape(pshape) if needs[2] else None)
+    gx = np.empty(x.shape, dtype) if needs[0] else None
+    return (c_array(g, x).reshape(rows, count), x.reshape(rows, count), gx,
+            empty.reshape(0, count) if gx is None else gx.reshape(rows, count),
+            [np.zeros(count, dtype) if want else empty for want in needs[1:]])
+
+
+def _per_row(stat, x2):
+    return np.asarray(stat, x2.dtype, order='C').reshape(x2.shape[0])
 
 
 def _param(p, empty, dtype):
@@ -173,17 +182,8 @@ def rms_norm(x, count, weight, eps):
 
 def rms_norm_backward(g, x, rstd, weight, count, needs):
     """``(gx, gw)`` (each None where ``needs`` says it is not wanted)."""
-    x = c_array(x)
-    dtype = x.dtype
-    rows = x.size // count
-    empty = _EMPTY[dtype]
-    g = c_array(g, x)
-    gx = np.empty(x.shape, dtype) if needs[0] else empty
-    gw = np.zeros(count, dtype) if needs[1] else empty
-    _rms_norm_backward(g.reshape(rows, count), x.reshape(rows, count),
-                       np.asarray(rstd, dtype, order='C').reshape(rows),
-                       _param(weight, empty, dtype), dtype.type(1 / count),
-                       gx.reshape(-1, count) if needs[0] else empty.reshape(0, count), gw,
-                       bool(needs[0]))
-    return (gx if needs[0] else None,
-            gw.reshape(weight.shape) if needs[1] else None)
+    g2, x2, gx, gx2, (gw,) = _backward_arrays(g, x, count, needs)
+    dtype = x2.dtype
+    _rms_norm_backward(g2, x2, _per_row(rstd, x2), _param(weight, _EMPTY[dtype], dtype),
+                       dtype.type(1 / count), gx2, gw, bool(needs[0]))
+    return gx, gw.reshape(weight.shape) if needs[1] else None

@@ -54,25 +54,16 @@ def _log_softmax(x, out):
 
 
 @kernel
-def _softmax_backward(g, y, out):
-    n = y.shape[1]
-    for row in range(y.shape[0]):
-        dot = ZERO
-        for j in range(n):
-            dot += g[row, j] * y[row, j]
-        for j in range(n):
-            out[row, j] = y[row, j] * (g[row, j] - dot)
-
-
-@kernel
-def _log_softmax_backward(g, y, out):
+def _softmax_backward(g, y, out, log):
+    # softmax: y (g - sum(g y)); log-softmax (y = log p): g - e^y sum(g)
     n = y.shape[1]
     for row in range(y.shape[0]):
         total = ZERO
         for j in range(n):
-            total += g[row, j]
+            total += g[row, j] if log else g[row, j] * y[row, j]
         for j in range(n):
-            out[row, j] = g[row, j] - exp_nonpos(y[row, j]) * total
+            out[row, j] = (g[row, j] - exp_nonpos(y[row, j]) * total if log
+                           else y[row, j] * (g[row, j] - total))
 
 
 @kernel
@@ -103,10 +94,10 @@ def _forward(kernel_, x):
     return out
 
 
-def _backward(kernel_, g, y):
+def _backward(g, y, log):
     g = c_array(g, y)
     out = np.empty(y.shape, y.dtype)
-    kernel_(_rows(g), _rows(c_array(y)), _rows(out))
+    _softmax_backward(_rows(g), _rows(c_array(y)), _rows(out), log)
     return out
 
 
@@ -121,11 +112,11 @@ def log_softmax(x):
 
 def softmax_backward(g, y):
     """The input's gradient from the output's ``g`` and the forward's output ``y``."""
-    return _backward(_softmax_backward, g, y)
+    return _backward(g, y, False)
 
 
 def log_softmax_backward(g, y):
-    return _backward(_log_softmax_backward, g, y)
+    return _backward(g, y, True)
 
 
 def cross_entropy(x, target):
