@@ -301,6 +301,10 @@ def native_kernel(name, array):
 
 def _decide_kernels():
     mode = _kernels.mode
+    if mode not in ('native', 'numpy', 'auto'):
+        warnings.warn(f"DYNAGRAD_KERNELS={mode!r} is none of 'native', 'numpy', 'auto': "
+                      f"running as 'auto'", RuntimeWarning, stacklevel=3)
+        mode = _kernels.mode = 'auto'
     if mode == 'numpy':
         _kernels.on = False
         return

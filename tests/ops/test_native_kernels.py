@@ -314,6 +314,16 @@ def test_environment_variable_numpy_keeps_numba_out():
     assert _python(code, DYNAGRAD_KERNELS='numpy') == 'numpy False'
 
 
+def test_environment_variable_unknown_value_warns_and_runs_auto():
+    code = ('import warnings, dynagrad, dynagrad.nn.functional as F\n'
+            'with warnings.catch_warnings(record=True) as w:\n'
+            '    warnings.simplefilter("always")\n'
+            '    F.gelu(dynagrad.ones(3))\n'
+            'print(dynagrad.backends.cpu.kernels, any("DYNAGRAD_KERNELS" in str(x.message) '
+            'for x in w))')
+    assert _python(code, DYNAGRAD_KERNELS='fortran') == 'auto True'
+
+
 def test_set_kernels_rejects_unknown_modes():
     with pytest.raises(ValueError):
         dynagrad.backends.cpu.set_kernels('fortran')
