@@ -893,6 +893,8 @@ def gpt_rows(T, s, repeats):
                      row(f'eval pass, {threads}', 'ms', median_time(evaluate, repeats) * 1e3),
                      row(f'sample {s["new_tokens"]} tokens, {threads}', 'ms',
                          median_time(sample, max(1, repeats // 4), warmup=1) * 1e3)]
+    if T.__name__ == 'dynagrad' and T.backend.native_kernels_active():
+        rows += gpt_numpy_kernel_rows(T, s, repeats)
     if T.__name__ == 'dynagrad' or s is GPT_SIZES['full']:
         # compiled (torch.compile in the full run only: inductor needs minutes here)
         compiled, _, _ = gpt_autograd(T, s, use_sdpa=False, compiled=True)
@@ -907,8 +909,125 @@ def gpt_rows(T, s, repeats):
     return rows
 
 
+def gpt_numpy_kernel_rows(T, s, repeats):
+    """The eager step and evaluation again with the native kernels off: the same run's
+    before-and-after of dynagrad.native."""
+    import contextlib
+    previous = T.backends.cpu.set_kernels('numpy')
+    rows = []
+    try:
+        for threads in ('all cores', '1 thread'):
+            with _one_thread(T) if threads == '1 thread' else contextlib.nullcontext():
+                train, evaluate, _ = gpt_autograd(T, s, use_sdpa=False)
+                rows += [row(f'train step, {threads}, NumPy kernels', 'ms/step',
+                             median_time(train, repeats) * 1e3),
+                         row(f'eval pass, {threads}, NumPy kernels', 'ms',
+                             median_time(evaluate, repeats) * 1e3)]
+    finally:
+        T.backends.cpu.set_kernels(previous)
+    return rows
+
+
 def cfg_loop(s):
     return SIZES['smoke' if s is GPT_SIZES['smoke'] else 'full']['gpt_loop']
+
+
+# -- 10. kernels: the ops that have native kernels (dynagrad.native), one thread -------------
+# dynagrad's column runs the native kernels; the NumPy column is dynagrad again with its
+# NumPy kernels (DYNAGRAD_KERNELS=numpy: the reference path); PyTorch's is its own kernel.
+# At the GPT workload's sizes: its MLP activation, its layer norms, its attention softmax,
+# its loss (cross-entropy over 65 symbols, and the log-softmax of the unfused case).
+KERNEL_SHAPES = {'full': dict(gelu=(12, 64, 512), layer_norm=(768, 128),
+                              softmax=(12, 4, 64, 64), log_softmax=(768, 65)),
+                 'smoke': dict(gelu=(4, 16, 32), layer_norm=(64, 32),
+                               softmax=(4, 2, 16, 16), log_softmax=(64, 65))}
+
+
+def kernel_cases(T, shapes):
+    F = T.nn.functional
+    rng = np.random.default_rng(0)
+
+    def arrays(shape, n=1):
+        return [T.tensor(rng.standard_normal(shape[-1] if i else shape).astype(F32))
+                for i in range(n)]
+    return [
+        ('gelu', shapes['gelu'], arrays(shapes['gelu']), F.gelu),
+        ('gelu tanh', shapes['gelu'], arrays(shapes['gelu']),
+         lambda x: F.gelu(x, approximate='tanh')),
+        ('layer norm', shapes['layer_norm'], arrays(shapes['layer_norm'], 3),
+         lambda x, w, b: F.layer_norm(x, (x.shape[-1],), w, b)),
+        ('rms norm', shapes['layer_norm'], arrays(shapes['layer_norm'], 2),
+         lambda x, w: F.rms_norm(x, (x.shape[-1],), w)),
+        ('softmax', shapes['softmax'], arrays(shapes['softmax']),
+         lambda x: F.softmax(x, dim=-1)),
+        ('log-softmax', shapes['log_softmax'], arrays(shapes['log_softmax']),
+         lambda x: F.log_softmax(x, dim=-1)),
+        ('cross-entropy', shapes['log_softmax'], arrays(shapes['log_softmax']),
+         lambda x, t=T.tensor(rng.integers(0, shapes['log_softmax'][1],
+                                           shapes['log_softmax'][0])): F.cross_entropy(x, t)),
+    ]
+
+
+def kernel_rows(T, shapes, repeats):
+    rows = []
+    with _one_thread(T):
+        for name, shape, inputs, fn in kernel_cases(T, shapes):
+            size = 'x'.join(map(str, shape))
+            leaves = [t.requires_grad_() for t in inputs]
+            g = T.ones(fn(*inputs).shape)
+
+            def forward():
+                with T.no_grad():
+                    fn(*inputs)
+
+            def fwd_bwd():
+                fn(*leaves).backward(g)
+            rows += [row(f'{name} fwd ({size}), 1 thread', 'ms',
+                         median_time(forward, repeats) * 1e3),
+                     row(f'{name} fwd+bwd ({size}), 1 thread', 'ms',
+                         median_time(fwd_bwd, repeats) * 1e3)]
+    if T.__name__ == 'dynagrad':
+        rows += kernel_compile_rows()
+    return rows
+
+
+_FIRST_USE = """
+import time, sys
+t0 = time.perf_counter()
+import dynagrad as T
+from dynagrad import backend
+from benchmarks.workloads import kernel_cases, KERNEL_SHAPES
+cases = kernel_cases(T, KERNEL_SHAPES['smoke'])
+t1 = time.perf_counter()
+active = backend.native_kernels_active()    # imports numba
+t2 = time.perf_counter()
+for name, shape, inputs, fn in cases:
+    fn(*[t.requires_grad_() for t in inputs]).sum().backward()
+print(active, t2 - t1, time.perf_counter() - t2)
+"""
+
+
+def kernel_compile_rows():
+    """What the native tier costs a fresh process: importing numba (on the first op with a
+    kernel), then the first use of every kernel above (float32, forward and backward: each
+    compiled, or loaded from numba's on-disk cache) with an empty cache, and again with the
+    cache the first run wrote."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, 'NUMBA_CACHE_DIR': cache}
+        out = []
+        for _ in ('cold', 'warm'):
+            proc = subprocess.run([sys.executable, '-c', _FIRST_USE], capture_output=True,
+                                  text=True, check=True, env=env)
+            out.append(proc.stdout.split())
+    if out[0][0] != 'True':
+        return []
+    return [row('first use: import numba', 's', float(out[1][1])),
+            row('first use of all kernels after it, cold cache', 's', float(out[0][2])),
+            row('first use of all kernels after it, warm cache', 's', float(out[1][2]))]
 
 
 # -- 10. import: how long a program waits before its first line runs ----------------------
@@ -965,7 +1084,7 @@ def per_sample_rows(T, batch, repeats):
 
 # -- running one ----------------------------------------------------------------------------
 WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'cnn', 'lm', 'attention', 'gpt',
-             'per_sample', 'import')
+             'kernels', 'per_sample', 'import')
 LIBS = ('dynagrad', 'torch', 'numpy')
 
 
@@ -981,7 +1100,8 @@ def run(lib, workload, cfg, repeats):
                 'cnn': lambda: cnn_rows(cnn_numpy(cfg['cnn_batch']), repeats),
                 'lm': lambda: lm_rows(lm_numpy(lm_sizes(cfg)), repeats),
                 'attention': lambda: attention_rows(attention_numpy(), repeats),
-                'gpt': lambda: [], 'per_sample': lambda: []}[workload]()
+                'gpt': lambda: [], 'per_sample': lambda: [],
+                'kernels': lambda: numpy_kernel_rows(cfg, repeats)}[workload]()
     T = importlib.import_module(lib)
     return {'per_op': lambda: per_op_autograd(T, cfg, repeats),
             'mlp': lambda: mlp_rows(mlp_autograd(T, cfg['mlp_batch'], compiles=(
@@ -995,7 +1115,20 @@ def run(lib, workload, cfg, repeats):
             'attention': lambda: attention_rows(attention_autograd(T), repeats),
             'gpt': lambda: gpt_rows(T, GPT_SIZES['smoke' if cfg is SIZES['smoke'] else 'full'],
                                     repeats),
-            'per_sample': lambda: per_sample_rows(T, cfg['mlp_batch'], repeats)}[workload]()
+            'per_sample': lambda: per_sample_rows(T, cfg['mlp_batch'], repeats),
+            'kernels': lambda: kernel_rows(T, _kernel_shapes(cfg), repeats)}[workload]()
+
+
+def _kernel_shapes(cfg):
+    return KERNEL_SHAPES['smoke' if cfg is SIZES['smoke'] else 'full']
+
+
+def numpy_kernel_rows(cfg, repeats):
+    """The kernels workload's NumPy column: dynagrad with its NumPy kernels."""
+    import dynagrad
+    dynagrad.backends.cpu.set_kernels('numpy')
+    return [r for r in kernel_rows(dynagrad, _kernel_shapes(cfg), repeats)
+            if not r['name'].startswith('first use')]
 
 
 def blas_threads():

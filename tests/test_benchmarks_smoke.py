@@ -4,7 +4,7 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'gpt', 'import')
+WORKLOADS = ('per_op', 'mlp', 'matmul', 'memory', 'scaling', 'gpt', 'kernels', 'import')
 
 
 def test_benchmark_suite_smoke_mode_prints_the_table():

@@ -266,3 +266,79 @@ def set_num_interop_threads(n):
 def get_num_interop_threads():
     """What ``set_num_interop_threads`` set, else the number of CPUs (PyTorch's default)."""
     return _cpu_count() if _threads.interop is None else _threads.interop
+
+
+# -- native kernels ------------------------------------------------------------------------
+
+class _Kernels:
+    """Which kernels ops run: 'numpy' (the reference path) or 'native' (numba's, from
+    ``dynagrad.native``). Read from ``DYNAGRAD_KERNELS`` at import; 'auto' (the default)
+    means native when numba loads. Nothing is imported until an op first asks."""
+    mode = os.environ.get('DYNAGRAD_KERNELS', 'auto').strip().lower() or 'auto'
+    on = None           # decided on first ask: True, or False (the NumPy path)
+    loaded = {}         # kernel name -> function
+    why_not = None      # numba's import error, when native was asked for and failed
+
+
+_kernels = _Kernels()
+_NATIVE_DTYPES = (numpy.dtype(numpy.float32), numpy.dtype(numpy.float64))
+
+
+def native_kernel(name, array):
+    """The native kernel ``name`` for ``array``, or None, and the op computes with NumPy.
+
+    The one place ops reach native kernels through: None for anything but a NumPy array of
+    float32 or float64 (bfloat16, float16, integers, device arrays keep the NumPy path),
+    with the kernels switched off, or where numba does not load."""
+    on = _kernels.on
+    if on is False or array.__class__ is not numpy.ndarray or array.dtype not in _NATIVE_DTYPES:
+        return None
+    if on is None:
+        _decide_kernels()
+        if not _kernels.on:
+            return None
+    kernel = _kernels.loaded.get(name)
+    if kernel is None:
+        from . import native
+        kernel = _kernels.loaded[name] = native.load(name)
+    return kernel
+
+
+def _decide_kernels():
+    mode = _kernels.mode
+    if mode not in ('native', 'numpy', 'auto'):
+        warnings.warn(f"DYNAGRAD_KERNELS={mode!r} is none of 'native', 'numpy', 'auto': "
+                      f"running as 'auto'", RuntimeWarning, stacklevel=3)
+        mode = _kernels.mode = 'auto'
+    if mode == 'numpy':
+        _kernels.on = False
+        return
+    from . import native
+    _kernels.why_not = native.available()
+    _kernels.on = _kernels.why_not is None
+    if mode == 'native' and not _kernels.on:
+        warnings.warn(f'native kernels asked for, but numba does not load '
+                      f'({_kernels.why_not}); running the NumPy kernels',
+                      RuntimeWarning, stacklevel=3)
+
+
+def set_kernels(mode):
+    """Run ops with ``'native'`` kernels (numba's; ``pip install 'dynagrad[fast]'``), the
+    ``'numpy'`` ones, or ``'auto'``: native when numba loads. Returns the mode before."""
+    if mode not in ('native', 'numpy', 'auto'):
+        raise ValueError(f"kernels must be 'native', 'numpy' or 'auto', not {mode!r}")
+    previous = get_kernels()
+    _kernels.mode, _kernels.on = mode, None
+    return previous
+
+
+def get_kernels():
+    """The kernel mode ``set_kernels`` (or ``DYNAGRAD_KERNELS``) chose."""
+    return _kernels.mode
+
+
+def native_kernels_active():
+    """Whether ops run native kernels now (this loads numba under 'auto' and 'native')."""
+    if _kernels.on is None:
+        _decide_kernels()
+    return _kernels.on

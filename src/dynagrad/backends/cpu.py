@@ -34,3 +34,25 @@ def get_cpu_capability():
     if cap in order and best in order and order.index(cap) < order.index(best):
         best = cap
     return best
+
+
+def set_kernels(mode):
+    """dynagrad's own switch: ``'native'`` runs the numba kernels of ``dynagrad.native``
+    (GELU, layer norm, softmax...; ``pip install 'dynagrad[fast]'``), ``'numpy'`` the
+    NumPy ones, ``'auto'`` (default, or ``DYNAGRAD_KERNELS``) native when numba loads.
+    Returns the mode before."""
+    from ..backend import set_kernels as set_
+    return set_(mode)
+
+
+def get_kernels():
+    from ..backend import get_kernels as get
+    return get()
+
+
+def __getattr__(name):
+    # ``dynagrad.backends.cpu.kernels`` reads the mode (setting it goes through set_kernels:
+    # a module attribute cannot run code when assigned)
+    if name == 'kernels':
+        return get_kernels()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

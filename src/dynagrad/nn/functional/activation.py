@@ -14,7 +14,7 @@ import numpy as np
 from ...autograd.batched import vmap_function
 from ... import ops as _ops
 from ...autograd.function import Op, autocast_args, autocast_state
-from ...backend import xp
+from ...backend import native_kernel, xp
 from ...ops import formula as fm
 from ...ops.blocked import horner_, run_blocked
 from ...ops import special as _sp
@@ -66,7 +66,10 @@ class LogSoftmaxOp(Op):
             out = x.copy()
             self.save_for_backward(out)
             return out
-        if x.ndim == 0:
+        native = _native_rows('log_softmax', x, dim)
+        if native is not None:
+            out = native(x)
+        elif x.ndim == 0:
             out = xp.zeros_like(x)
         else:
             # in place on one fresh array: a pass less and no temporaries (issue 15)
@@ -78,6 +81,9 @@ class LogSoftmaxOp(Op):
 
     def backward(self, g):
         out, = self.saved_tensors
+        native = _native_rows('log_softmax_backward', g, self.dim)
+        if native is not None:
+            return native(g, out)
         if fm.is_array(g) and g.ndim:
             gx = xp.exp(out)
             gx *= g.sum(axis=self.dim, keepdims=True)
@@ -97,7 +103,10 @@ class SoftmaxOp(Op):
             out = x.copy()
             self.save_for_backward(out)
             return out
-        if x.ndim == 0:
+        native = _native_rows('softmax', x, dim)
+        if native is not None:
+            out = native(x)
+        elif x.ndim == 0:
             out = xp.ones_like(x)
         else:
             # in place on one fresh array: no temporaries (issue 15)
@@ -109,11 +118,22 @@ class SoftmaxOp(Op):
 
     def backward(self, g):
         out, = self.saved_tensors
+        native = _native_rows('softmax_backward', g, self.dim)
+        if native is not None:
+            return native(g, out)
         gy = g * out
         if fm.is_array(gy) and gy.ndim:
             gy -= out * gy.sum(axis=self.dim, keepdims=True)
             return gy
         return gy - out * _sum_keepdim(gy, self.dim)
+
+
+def _native_rows(name, x, dim):
+    """The native kernel ``name`` when ``dim`` is ``x``'s last axis (rows of contiguous
+    values: the kernels' layout), else None."""
+    if x.ndim and dim in (-1, x.ndim - 1) and x.size:
+        return native_kernel(name, x)
+    return None
 
 
 def _sum_keepdim(g, dim):
@@ -557,6 +577,9 @@ class Gelu(Op):
     def forward(self, x, approximate):
         self.approximate = approximate
         self.save_for_backward(x, None)
+        native = native_kernel('gelu', x)
+        if native is not None:
+            return native(x, approximate == 'tanh')
         t = x.dtype.type
         if approximate == 'tanh':
             inner = t(_SQRT_2_OVER_PI) * (x + t(_GELU_C) * x * x * x)
@@ -573,6 +596,9 @@ class Gelu(Op):
 
     def backward(self, g):
         x, cdf = self.saved_tensors
+        native = native_kernel('gelu_backward', x) if fm.is_array(g) else None
+        if native is not None:
+            return native(g, x, self.approximate == 'tanh')
         if cdf is not None and fm.is_array(g):
             return run_blocked(_gelu_backward_kernel, (g, x, cdf), x.dtype, scratch=1)
         if self.approximate == 'tanh':

@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ...autograd.batched import vmap_function
-from ...backend import xp
+from ...backend import native_kernel, xp
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...autograd.grad_mode import state as _grad_state
 from ...ops import formula as fm
@@ -543,14 +543,18 @@ class CrossEntropy(Op):
         n = x.shape[0]
         keep = target != ignore_index
         safe = xp.where(keep, target, 0)
-        rows = xp.arange(n)
-        m = x.max(1, keepdims=True) if x.size else xp.zeros((n, 1), x.dtype)
-        probs = xp.exp(x - m)
-        total = probs.sum(1, keepdims=True)
-        losses = xp.log(total[:, 0]) + m[:, 0] - x[rows, safe]
+        native = native_kernel('cross_entropy', x) if x.size else None
+        if native is not None:
+            losses, probs = native(x, safe)
+        else:
+            rows = xp.arange(n)
+            m = x.max(1, keepdims=True) if x.size else xp.zeros((n, 1), x.dtype)
+            probs = xp.exp(x - m)
+            total = probs.sum(1, keepdims=True)
+            losses = xp.log(total[:, 0]) + m[:, 0] - x[rows, safe]
+            probs /= total
         w = keep.astype(x.dtype) if weight is None else weight[safe] * keep
         losses *= w
-        probs /= total
         self.probs, self.safe, self.reduction = probs, safe, reduction
         self.save_for_backward(x)  # only read under create_graph (double backward)
         if reduction == 'none':
@@ -566,6 +570,10 @@ class CrossEntropy(Op):
     def backward(self, g):
         rows = xp.arange(self.probs.shape[0])
         coef = g * self.scale  # per row
+        native = native_kernel('cross_entropy_backward', self.probs) if fm.is_array(
+            g) and self.probs.size else None
+        if native is not None:
+            return native(self.probs, self.safe, coef), None, None
         if fm.is_array(g):
             gx = self.probs * coef.reshape(-1, 1)
             gx[rows, self.safe] -= coef

@@ -1,0 +1,41 @@
+"""Native CPU kernels, compiled by numba: the optional ``fast`` tier (``pip install
+'dynagrad[fast]'``).
+
+Ops never import this package or numba: they ask ``backend.native_kernel(name, array)``,
+the one dispatch point beside the array door, and get either a kernel or None (then the
+NumPy path runs, which stays the reference implementation). This module only knows which
+family module holds which kernel; numba is imported when the first kernel is asked for,
+so ``import dynagrad`` never pays for it (``import numba`` alone is about 0.4 s).
+
+Kernels are compiled on first call per dtype with ``cache=True``: a cold cache costs
+seconds per kernel (see docs/benchmarks.md), a warm one milliseconds. One thread each: on
+the GPT-sized arrays measured here, numba's parallel loops lost to the serial kernel on two
+cores (thread start-up and hand-over cost more than the pass they split).
+"""
+import importlib
+
+# kernel name -> family module (one file per family)
+FAMILIES = {
+    'gelu': 'activation', 'gelu_backward': 'activation',
+    'layer_norm': 'normalization', 'layer_norm_backward': 'normalization',
+    'rms_norm': 'normalization', 'rms_norm_backward': 'normalization',
+    'softmax': 'softmax', 'softmax_backward': 'softmax',
+    'log_softmax': 'softmax', 'log_softmax_backward': 'softmax',
+    'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',
+}
+
+
+def available():
+    """None when numba loads, else why not (an ImportError's message): numba missing, in
+    Pyodide, or refusing this NumPy version."""
+    try:
+        import numba  # noqa: F401
+    except Exception as e:   # numba raises ImportError, or worse, on a NumPy it does not support
+        return f'{type(e).__name__}: {e}'
+    return None
+
+
+def load(name):
+    """The kernel ``name`` (a Python function over NumPy arrays)."""
+    module = importlib.import_module(f'{__name__}.{FAMILIES[name]}')
+    return getattr(module, name)

@@ -1,0 +1,59 @@
+"""GELU, forward and backward, both forms, in one pass over the elements each."""
+import math
+
+import numpy as np
+
+from ._math import c_array, kernel, normal_cdf_pdf, tanh, HALF, ONE
+
+# per dtype: sqrt(2/pi) and the tanh form's cubic coefficient. Given
+# as an array of the data's dtype so that float32 kernels stay float32 and float64 ones get
+# the float64 values (a float literal in numba code is float64).
+_CONSTANTS = {np.dtype(t): np.array([math.sqrt(2 / math.pi), 0.044715], t)
+              for t in (np.float32, np.float64)}
+
+
+@kernel
+def _gelu(x, out, tanh_form, c):
+    k, cubic = c[0], c[1]
+    if tanh_form:
+        for i in range(x.size):
+            v = x[i]
+            out[i] = HALF * v * (ONE + tanh(k * (v + cubic * v * v * v)))
+    else:
+        for i in range(x.size):
+            v = x[i]
+            out[i] = v * normal_cdf_pdf(v)[0]
+
+
+@kernel
+def _gelu_backward(g, x, out, tanh_form, c):
+    k, cubic = c[0], c[1]
+    three = cubic + cubic + cubic
+    if tanh_form:
+        for i in range(x.size):
+            v = x[i]
+            v2 = v * v
+            th = tanh(k * (v + cubic * v2 * v))
+            d = HALF * (ONE + th) + HALF * v * (ONE - th * th) * k * (ONE + three * v2)
+            out[i] = g[i] * d
+    else:
+        for i in range(x.size):
+            v = x[i]
+            cdf, pdf = normal_cdf_pdf(v)
+            out[i] = g[i] * (cdf + v * pdf)
+
+
+def gelu(x, tanh_form):
+    x = c_array(x)
+    out = np.empty(x.shape, x.dtype)
+    _gelu(x.reshape(-1), out.reshape(-1), tanh_form, _CONSTANTS[x.dtype])
+    return out
+
+
+def gelu_backward(g, x, tanh_form):
+    x = c_array(x)
+    g = c_array(g, x)
+    out = np.empty(x.shape, x.dtype)
+    _gelu_backward(g.reshape(-1), x.reshape(-1), out.reshape(-1), tanh_form,
+                   _CONSTANTS[x.dtype])
+    return out
