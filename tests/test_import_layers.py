@@ -4,7 +4,7 @@ function) never sits in a layer above it.
     nn, optim, utils, distributed, ...   (everything else)
     ops
     autograd
-    tensor (tensor.py, size.py, _tensor_str.py)
+    tensor (tensor.py, size.py, _tensor_str.py, _torch_function.py)
     backend, _dtype, _device, _layout, _coo (the array behind a sparse tensor), _platform,
     native (the numba kernels backend.native_kernel hands out: NumPy arrays in, NumPy arrays
     out)
