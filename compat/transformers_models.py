@@ -1,0 +1,254 @@
+"""Tiny GPT-2, BERT and Llama from Hugging Face transformers, end to end, on torch and on
+dynagrad, compared step by step.
+
+    python -m compat.transformers_models [--python PY] [--models gpt2,bert,llama]
+                                         [--steps N] [--workdir DIR] [--json OUT]
+
+``PY`` is an interpreter with torch==2.13.0, transformers and dynagrad importable (the
+compat venv of transformers or accelerate; default: this one). For each model:
+
+1. torch builds the model from a small seeded config (two layers, width 32, vocabulary
+   of 99) and saves it with ``save_pretrained``: both runs start from those files, so
+   from identical weights (the hub stays offline);
+2. the same worker (``--worker``) runs once under plain Python and once under
+   ``python -m dynagrad.run``: ``from_pretrained`` of the initial weights, a few AdamW
+   steps on the model's own loss (``labels=``), ``save_pretrained`` of the trained model,
+   ``from_pretrained`` of that, the reloaded model's logits on a fixed batch and, for the
+   causal models, greedy ``generate``;
+3. the two runs' losses, logits and generated tokens are compared: losses to 1e-5
+   relative, logits to 1e-4 absolute, tokens exactly.
+
+Inputs come from NumPy's seeded generator, not torch's, and dropout is off, so nothing
+depends on the two runs drawing the same random numbers.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MODELS = ('gpt2', 'bert', 'llama')
+REPO = Path(__file__).resolve().parents[1]
+LOSS_RTOL = 1e-5
+LOGITS_ATOL = 1e-4
+ENV = {'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', 'HF_DATASETS_OFFLINE': '1',
+       'CUDA_VISIBLE_DEVICES': '', 'TOKENIZERS_PARALLELISM': 'false',
+       'TRANSFORMERS_VERBOSITY': 'error', 'PYTHONDONTWRITEBYTECODE': '1'}
+
+
+# -- the worker: runs under whichever torch the interpreter imports ---------------------------
+
+def _config(name):
+    import transformers as tf
+    common = dict(vocab_size=99, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    if name == 'gpt2':
+        return tf.GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=64, resid_pdrop=0.0,
+                             embd_pdrop=0.0, attn_pdrop=0.0, **common)
+    if name == 'bert':
+        return tf.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                             intermediate_size=64, max_position_embeddings=64,
+                             hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                             **common)
+    return tf.LlamaConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                          num_key_value_heads=2, intermediate_size=64,
+                          max_position_embeddings=64, **common)
+
+
+def _model_class(name):
+    import transformers as tf
+    return {'gpt2': tf.GPT2LMHeadModel, 'bert': tf.BertForMaskedLM,
+            'llama': tf.LlamaForCausalLM}[name]
+
+
+def _batch(name, step):
+    """A seeded batch of token ids and its labels (BERT: 15 % of positions masked)."""
+    import numpy as np
+    import torch
+    rng = np.random.default_rng(1000 + step)
+    ids = rng.integers(3, 99, size=(2, 12))
+    if name != 'bert':
+        return torch.tensor(ids), torch.tensor(ids)
+    labels = np.full_like(ids, -100)
+    masked = rng.random(ids.shape) < 0.15
+    masked[:, 1] = True
+    labels[masked] = ids[masked]
+    ids = ids.copy()
+    ids[masked] = 4      # the [MASK] id of this vocabulary
+    return torch.tensor(ids), torch.tensor(labels)
+
+
+def make_initial(name, folder):
+    import torch
+    torch.manual_seed(0)
+    model = _model_class(name)(_config(name))
+    model.save_pretrained(folder)
+
+
+def run_model(name, initial, folder, steps):
+    import torch
+    out = {'steps': {}}
+    t0 = time.perf_counter()
+    torch.manual_seed(0)
+
+    def stage(key, fn):
+        try:
+            out[key] = fn()
+            out['steps'][key] = 'ok'
+        except Exception as e:      # noqa: BLE001 (reported to the driver, per stage)
+            import traceback
+            out['steps'][key] = f'{type(e).__name__}: {str(e)[:300]}'
+            out.setdefault('tracebacks', {})[key] = traceback.format_exc()[-3000:]
+            raise
+
+    try:
+        model = None
+
+        def load():
+            nonlocal model
+            model = _model_class(name).from_pretrained(initial)
+            return sum(p.numel() for p in model.parameters())
+        stage('load', load)
+
+        def train():
+            model.train()
+            opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+            losses = []
+            for step in range(steps):
+                ids, labels = _batch(name, step)
+                loss = model(input_ids=ids, labels=labels).loss
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                losses.append(float(loss.item()))
+            return losses
+        stage('train', train)
+
+        def save_reload():
+            nonlocal model
+            model.save_pretrained(folder)
+            model = _model_class(name).from_pretrained(folder)
+            model.eval()
+            ids, _ = _batch(name, 99)
+            with torch.no_grad():
+                return model(input_ids=ids).logits.reshape(-1).tolist()
+        stage('reload_logits', save_reload)
+
+        if name != 'bert':
+            def generate():
+                ids, _ = _batch(name, 123)
+                with torch.no_grad():
+                    tokens = model.generate(ids[:, :5], max_new_tokens=10, do_sample=False,
+                                            attention_mask=torch.ones_like(ids[:, :5]))
+                return tokens.tolist()
+            stage('generate', generate)
+    except Exception:       # noqa: BLE001 (the stage that failed is recorded)
+        pass
+    out['seconds'] = time.perf_counter() - t0
+    return out
+
+
+def worker(args):
+    results = {}
+    for name in args.models.split(','):
+        if args.make_initial:
+            make_initial(name, Path(args.workdir) / 'initial' / name)
+        else:
+            results[name] = run_model(name, Path(args.workdir) / 'initial' / name,
+                                      Path(args.workdir) / args.side / name, args.steps)
+    if not args.make_initial:
+        Path(args.json).write_text(json.dumps(results))
+
+
+# -- the driver --------------------------------------------------------------------------------
+
+def _run(python, side, args, workdir, extra=()):
+    cmd = [python]
+    if side == 'dynagrad':
+        cmd += ['-m', 'dynagrad.run']
+    cmd += ['-m', 'compat.transformers_models', '--worker', '--side', side, '--models',
+            args.models, '--steps', str(args.steps), '--workdir', str(workdir),
+            '--json', str(workdir / f'{side}.json'), *extra]
+    env = {**os.environ, **ENV}
+    env['PYTHONPATH'] = os.pathsep.join([str(REPO / 'src'), str(REPO)])
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout[-4000:] + proc.stderr[-4000:])
+        raise SystemExit(f'{side} run failed (exit {proc.returncode})')
+    return wall
+
+
+def compare(torch_res, dyn_res):
+    """Per model: which stages match and by how much."""
+    report = {}
+    for name, ref in torch_res.items():
+        got = dyn_res.get(name, {})
+        row = {'stages': got.get('steps', {}), 'torch_stages': ref.get('steps', {})}
+        if 'train' in ref and 'train' in got:
+            rel = [abs(a - b) / abs(a) for a, b in zip(ref['train'], got['train'])]
+            row['losses_torch'] = ref['train']
+            row['losses_dynagrad'] = got['train']
+            row['max_loss_rel_diff'] = max(rel)
+            row['train_match'] = max(rel) <= LOSS_RTOL
+        if 'reload_logits' in ref and 'reload_logits' in got:
+            diff = max(abs(a - b) for a, b in zip(ref['reload_logits'], got['reload_logits']))
+            row['max_logits_abs_diff'] = diff
+            row['logits_match'] = diff <= LOGITS_ATOL
+        if 'generate' in ref and 'generate' in got:
+            row['tokens_match'] = ref['generate'] == got['generate']
+            row['tokens'] = got['generate']
+        row['seconds_torch'] = ref.get('seconds')
+        row['seconds_dynagrad'] = got.get('seconds')
+        for key in ('tracebacks',):
+            if key in got:
+                row['dynagrad_tracebacks'] = got[key]
+        report[name] = row
+    return report
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    p.add_argument('--python', default=sys.executable)
+    p.add_argument('--models', default=','.join(MODELS))
+    p.add_argument('--steps', type=int, default=5)
+    p.add_argument('--workdir')
+    p.add_argument('--json')
+    p.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
+    p.add_argument('--make-initial', action='store_true', help=argparse.SUPPRESS)
+    p.add_argument('--side', default='torch', help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        return worker(args)
+    with tempfile.TemporaryDirectory(prefix='dynagrad-tf-') as tmp:
+        workdir = Path(args.workdir or tmp)
+        _run(args.python, 'torch', args, workdir, ('--make-initial',))
+        walls = {side: _run(args.python, side, args, workdir) for side in ('torch', 'dynagrad')}
+        result = compare(json.loads((workdir / 'torch.json').read_text()),
+                         json.loads((workdir / 'dynagrad.json').read_text()))
+    result['_wall_seconds'] = walls
+    text = json.dumps(result, indent=1)
+    if args.json:
+        Path(args.json).write_text(text)
+    for name, row in result.items():
+        if name.startswith('_'):
+            continue
+        print(f'{name}: stages {row["stages"]}')
+        for key in ('max_loss_rel_diff', 'train_match', 'max_logits_abs_diff', 'logits_match',
+                    'tokens_match'):
+            if key in row:
+                print(f'  {key}: {row[key]}')
+        for stage, tb in row.get('dynagrad_tracebacks', {}).items():
+            print(f'  --- dynagrad {stage} ---\n{tb}')
+    print('wall seconds:', walls)
+    ok = all(row.get('train_match') and row.get('logits_match')
+             and row.get('tokens_match', True) for n, row in result.items()
+             if not n.startswith('_'))
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
