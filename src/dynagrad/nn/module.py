@@ -3,7 +3,8 @@ import functools
 from collections import OrderedDict, namedtuple
 from typing import TypeVar
 
-from .._device import check_device, device_of_type
+from .._device import as_device, check_device, device_of_type
+from .._meta import NO_DATA
 from ..tensor import Tensor
 from ..autograd.graph import RemovableHandle, HookDict
 from ..ops.conversion import parse_to
@@ -61,8 +62,12 @@ def _built_on_device(init):
     with the CPU's generator) on the CPU, then moved to that device when it is another."""
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        init(self, *args, **kwargs)
         device = kwargs.get('device')
+        if device is not None and check_device(device).type == 'meta':
+            with as_device(device):     # shapes only: no values drawn, no generator used
+                init(self, *args, **kwargs)
+            return
+        init(self, *args, **kwargs)
         if device is not None and check_device(device).type != 'cpu':
             self.to(device)
     return __init__
@@ -418,7 +423,15 @@ class Module:
             if dtype is not None and t.is_floating_point():
                 return t.to(device, dtype, non_blocking)
             return t.to(device, non_blocking=non_blocking)
-        return self._apply_to_tensors(convert)
+        try:
+            return self._apply_to_tensors(convert)
+        except NotImplementedError as e:
+            if str(e) != NO_DATA:
+                raise
+            raise NotImplementedError(
+                f'{NO_DATA} Please use dynagrad.nn.Module.to_empty() instead of '
+                'dynagrad.nn.Module.to() when moving module from meta to a different '
+                'device.') from None
 
     def to_empty(self, *, device, recurse=True):
         """Parameters and buffers replaced by uninitialized tensors of the same shapes and

@@ -1,0 +1,302 @@
+"""The 'meta' device: tensors with a shape and a dtype but no data.
+
+A meta tensor's array is a ``MetaArray``: NumPy's array class, marked, whose every
+element is one and the same zero (all strides 0), so a tensor of any size costs a few
+bytes. That makes it one more device backend like CuPy's, with its own array door:
+
+- factories on 'meta' allocate through ``NAMESPACE`` (NumPy's API), whose ``empty``,
+  ``zeros``, ``full``... return placeholders without touching memory, and whose other
+  functions run NumPy and hand back a placeholder of the result's shape and dtype;
+- ops on meta tensors run their ordinary code (the op mechanism points the door here, as
+  for any device) on the placeholders. NumPy hands ``MetaArray`` operands to the class's
+  ``__array_ufunc__`` and ``__array_function__``: element-wise ufuncs get their shape by
+  broadcasting and their dtype from the ufunc applied to 0-d zeros, without iterating,
+  and the rest compute on the zero-stride operands (no memory per element read) and are
+  turned back into placeholders;
+- writes into a meta array (in-place ops, ``copy_``, ``fill_``, random fills) change
+  nothing: there is nothing to change;
+- reading values (``item``, ``tolist``, moving to another device) raises what PyTorch
+  raises, as do the ops whose result shape depends on the values (``nonzero``, masks).
+
+Strides are not modelled: a meta tensor reports the contiguous strides of its shape,
+views included.
+"""
+import numpy
+
+from ._device import DeviceBackend
+
+__all__ = ['MetaArray', 'NAMESPACE', 'placeholder', 'is_meta', 'load', 'NO_DATA',
+           'contiguous_strides']
+
+NO_DATA = 'Cannot copy out of meta tensor; no data!'
+
+
+def placeholder(shape, dtype):
+    """A meta array of ``shape`` and ``dtype``: one element seen at every index."""
+    one = numpy.zeros(1, dtype)
+    return numpy.lib.stride_tricks.as_strided(one, tuple(shape), (0,) * len(shape),
+                                              writeable=True).view(MetaArray)
+
+
+def is_meta(array):
+    return isinstance(array, MetaArray)
+
+
+def contiguous_strides(shape):
+    """Row-major strides in elements (a zero-length dim counted as 1, as in PyTorch)."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def _plain(value):
+    """``value`` with every meta array in it seen as NumPy's (still zero-stride)."""
+    if isinstance(value, MetaArray):
+        return value.view(numpy.ndarray)
+    cls = value.__class__
+    if cls is tuple or cls is list:
+        return cls(_plain(v) for v in value)
+    if cls is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _wrap(value):
+    """A result of NumPy as meta: arrays and NumPy scalars become placeholders of their
+    shape and dtype (their memory, if any, is dropped)."""
+    if isinstance(value, (numpy.ndarray, numpy.generic)):
+        if isinstance(value, MetaArray) and not any(value.strides):
+            return value
+        return placeholder(numpy.shape(value), value.dtype)
+    cls = value.__class__
+    if cls is tuple or cls is list:
+        return cls(_wrap(v) for v in value)
+    return value
+
+
+def _probe(value):
+    """What stands for an operand when only the result dtype is asked: 0-d zeros."""
+    if isinstance(value, numpy.ndarray):
+        return numpy.zeros((), value.dtype)
+    return value
+
+
+def _data_dependent(name):
+    return NotImplementedError(
+        f'{name}: the result depends on the values of the tensor, which a meta '
+        'tensor does not have; compute it on a tensor with data (cpu)')
+
+
+class _Flags:
+    """What ``array.flags`` answers for a meta array: a dense, writable block (its real
+    zero strides are an implementation detail)."""
+    c_contiguous = contiguous = writeable = aligned = True
+    owndata = False
+
+    def __init__(self, ndim):
+        self.f_contiguous = ndim <= 1
+
+    def __getitem__(self, key):
+        return getattr(self, key.lower())
+
+
+class MetaArray(numpy.ndarray):
+    """An array on the meta device: shape and dtype, no values (see the module)."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        out = kwargs.pop('out', None)
+        if out is not None:
+            if not all(isinstance(o, MetaArray) for o in out):
+                raise NotImplementedError(NO_DATA)
+            return out[0] if len(out) == 1 else out      # a write into meta: nothing to do
+        if method == '__call__' and ufunc.signature is None and 'where' not in kwargs:
+            shape = numpy.broadcast_shapes(*(numpy.shape(x) for x in inputs))
+            result = ufunc(*(_probe(x) for x in inputs), **kwargs)
+            if isinstance(result, tuple):
+                return tuple(placeholder(shape, r.dtype) for r in result)
+            return placeholder(shape, result.dtype)
+        return _wrap(getattr(ufunc, method)(*_plain(inputs), **_plain(kwargs)))
+
+    def __array_function__(self, func, types, args, kwargs):
+        name = func.__name__
+        if name in _WRITERS:
+            target = args[0] if args else next(iter(kwargs.values()))
+            if isinstance(target, MetaArray):
+                return None
+            raise NotImplementedError(NO_DATA)
+        if name in _DATA_DEPENDENT:
+            raise _data_dependent(name)
+        return _wrap(func(*_plain(args), **_plain(kwargs)))
+
+    def __getitem__(self, key):
+        keys = key if key.__class__ is tuple else (key,)
+        for k in keys:
+            if getattr(k, 'dtype', None) == numpy.bool_ and numpy.ndim(k) > 0:
+                raise _data_dependent('indexing with a mask')
+        return _wrap(numpy.ndarray.__getitem__(self.view(numpy.ndarray), _plain(key)))
+
+    def __setitem__(self, key, value):
+        pass
+
+    def fill(self, value):
+        pass
+
+    def astype(self, dtype, order='K', casting='unsafe', subok=True, copy=True):
+        dtype = numpy.dtype(dtype)
+        if not copy and dtype == self.dtype:
+            return self
+        return placeholder(self.shape, dtype)
+
+    def copy(self, order='C'):
+        return placeholder(self.shape, self.dtype)
+
+    def item(self, *args):
+        raise RuntimeError('Tensor.item() cannot be called on meta tensors')
+
+    __bool__ = __float__ = __int__ = __complex__ = item
+
+    def tolist(self):
+        raise NotImplementedError(NO_DATA)
+
+    def tobytes(self, order='C'):
+        raise NotImplementedError(NO_DATA)
+
+    def __reduce__(self):
+        return placeholder, (self.shape, self.dtype)
+
+    def __deepcopy__(self, memo):
+        return placeholder(self.shape, self.dtype)
+
+    @property
+    def flags(self):
+        return _Flags(self.ndim)
+
+    def refuse_read(self):
+        """Called where an array's values are about to be read on the host."""
+        raise NotImplementedError(NO_DATA)
+
+
+# NumPy functions that write into their first argument, and those whose result's shape
+# comes from the values.
+_WRITERS = frozenset(('copyto', 'put', 'place', 'putmask', 'put_along_axis', 'fill_diagonal'))
+_DATA_DEPENDENT = frozenset(('nonzero', 'flatnonzero', 'argwhere', 'unique', 'unique_values',
+                             'unique_counts', 'unique_inverse', 'unique_all', 'compress',
+                             'extract', 'bincount', 'repeat', 'array_equal', 'array_equiv',
+                             'allclose', 'trim_zeros'))
+
+
+def _shape_of(shape):
+    if isinstance(shape, (int, numpy.integer)):
+        return (int(shape),)
+    return tuple(int(n) for n in shape)
+
+
+def _empty(shape, dtype=None, *_, **__):
+    return placeholder(_shape_of(shape), numpy.float64 if dtype is None else dtype)
+
+
+def _full(shape, fill_value, dtype=None, **_):
+    return placeholder(_shape_of(shape), numpy.asarray(fill_value).dtype if dtype is None
+                       else dtype)
+
+
+def _like(a, dtype=None, order='K', subok=True, shape=None, **_):
+    return placeholder(numpy.shape(a) if shape is None else _shape_of(shape),
+                       dtype if dtype is not None else numpy.asarray(a).dtype)
+
+
+def _full_like(a, fill_value, dtype=None, order='K', subok=True, shape=None, **_):
+    return _like(a, dtype, shape=shape)
+
+
+def _asarray(a, dtype=None, **kwargs):
+    if isinstance(a, MetaArray):
+        return a if dtype is None or numpy.dtype(dtype) == a.dtype else a.astype(dtype)
+    return _wrap(numpy.asarray(_plain(a), dtype=dtype))
+
+
+def _as_strided(x, shape=None, strides=None, subok=False, writeable=True):
+    # the strides are those of real memory, which a placeholder has not got
+    return placeholder(x.shape if shape is None else shape, x.dtype)
+
+
+class _Namespace:
+    """NumPy's API producing meta arrays: the door's library while an op runs on meta."""
+    __name__ = 'dynagrad.meta'
+
+    _direct = {'empty': _empty, 'zeros': _empty, 'ones': _empty, 'full': _full,
+               'empty_like': _like, 'zeros_like': _like, 'ones_like': _like,
+               'full_like': _full_like, 'asarray': _asarray, 'array': _asarray,
+               'ascontiguousarray': _asarray, 'asanyarray': _asarray}
+
+    def __getattr__(self, name):
+        value = self._direct.get(name)
+        if value is None:
+            value = getattr(numpy, name)
+            if name == 'lib':
+                value = _Lib()
+            elif name in _DATA_DEPENDENT:
+                value = _refusing(name)
+            elif (callable(value) and not isinstance(value, (type, numpy.ufunc))
+                  and name not in _WRITERS):
+                value = _producing_meta(value)
+        setattr(self, name, value)
+        return value
+
+
+def _refusing(name):
+    def call(*args, **kwargs):
+        raise _data_dependent(name)
+    return call
+
+
+def _producing_meta(fn):
+    def call(*args, **kwargs):
+        return _wrap(fn(*_plain(args), **_plain(kwargs)))
+    call.__name__ = fn.__name__
+    call.__wrapped__ = fn
+    return call
+
+
+class _Lib:
+    """``numpy.lib`` with ``stride_tricks.as_strided`` giving placeholders."""
+    def __init__(self):
+        self.stride_tricks = _StrideTricks()
+
+    def __getattr__(self, name):
+        return getattr(numpy.lib, name)
+
+
+class _StrideTricks:
+    as_strided = staticmethod(_as_strided)
+
+    def __getattr__(self, name):
+        return getattr(numpy.lib.stride_tricks, name)
+
+
+NAMESPACE = _Namespace()
+
+
+def _to_meta(array):
+    if isinstance(array, MetaArray):
+        return array
+    get = getattr(array, 'get', None)       # another device's array: only its shape matters
+    shape, dtype = numpy.shape(array), getattr(array, 'dtype', None)
+    if dtype is None and not callable(get):
+        dtype = numpy.asarray(array).dtype
+    return placeholder(shape, dtype)
+
+
+def load():
+    """The meta backend (nothing to import: it is always there)."""
+    backend = DeviceBackend('meta', NAMESPACE, (MetaArray,), _to_meta,
+                            device_count=lambda: 0)
+    backend.device = _make_device()
+    return backend
+
+
+def _make_device():
+    from ._device import device
+    return device('meta')
