@@ -56,6 +56,9 @@ def _copy_planned(plan, assign):
             else:
                 t.copy_(value)
 
+# the state-dict key, after a module's prefix, of what get_extra_state returns
+_EXTRA_STATE_KEY_SUFFIX = '_extra_state'
+
 
 def _built_on_device(init):
     """A layer's ``__init__`` that takes ``device=``: the layer is built (and initialised,
@@ -544,7 +547,7 @@ class Module:
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         if self._has_extra_state('get_extra_state'):
-            destination[prefix + '_extra_state'] = self.get_extra_state()
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + '.',
@@ -595,7 +598,7 @@ class Module:
                               f'{t.shape}.')
             else:
                 own_plan.append((self, store, name, t, value))
-        extra_key = prefix + '_extra_state'
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if self._has_extra_state('set_extra_state'):
             if extra_key in state_dict:
                 own_plan.append((self, None, None, None, state_dict[extra_key]))
