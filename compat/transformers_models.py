@@ -18,8 +18,9 @@ compat venv of transformers or accelerate; default: this one). For each model:
 3. the two runs' losses, logits and generated tokens are compared: losses to 1e-5
    relative, logits to 1e-4 absolute, tokens exactly.
 
-Inputs come from NumPy's seeded generator, not torch's, and dropout is off, so nothing
-depends on the two runs drawing the same random numbers.
+Inputs come from NumPy's seeded generator, not torch's. Dropout is on (0.1, ``--dropout``)
+and both runs seed torch's generator alike, so the training losses match only where
+dynagrad draws the same dropout masks as torch.
 """
 import argparse
 import json
@@ -41,20 +42,20 @@ ENV = {'HF_HUB_OFFLINE': '1', 'TRANSFORMERS_OFFLINE': '1', 'HF_DATASETS_OFFLINE'
 
 # -- the worker: runs under whichever torch the interpreter imports ---------------------------
 
-def _config(name):
+def _config(name, drop):
     import transformers as tf
     common = dict(vocab_size=99, pad_token_id=0, bos_token_id=1, eos_token_id=2)
     if name == 'gpt2':
-        return tf.GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=64, resid_pdrop=0.0,
-                             embd_pdrop=0.0, attn_pdrop=0.0, **common)
+        return tf.GPT2Config(n_embd=32, n_layer=2, n_head=4, n_positions=64, resid_pdrop=drop,
+                             embd_pdrop=drop, attn_pdrop=drop, **common)
     if name == 'bert':
         return tf.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                              intermediate_size=64, max_position_embeddings=64,
-                             hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+                             hidden_dropout_prob=drop, attention_probs_dropout_prob=drop,
                              **common)
     return tf.LlamaConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
                           num_key_value_heads=2, intermediate_size=64,
-                          max_position_embeddings=64, **common)
+                          max_position_embeddings=64, attention_dropout=drop, **common)
 
 
 def _model_class(name):
@@ -80,10 +81,10 @@ def _batch(name, step):
     return torch.tensor(ids), torch.tensor(labels)
 
 
-def make_initial(name, folder):
+def make_initial(name, folder, dropout):
     import torch
     torch.manual_seed(0)
-    model = _model_class(name)(_config(name))
+    model = _model_class(name)(_config(name, dropout))
     model.save_pretrained(folder)
 
 
@@ -154,7 +155,7 @@ def worker(args):
     results = {}
     for name in args.models.split(','):
         if args.make_initial:
-            make_initial(name, Path(args.workdir) / 'initial' / name)
+            make_initial(name, Path(args.workdir) / 'initial' / name, args.dropout)
         else:
             results[name] = run_model(name, Path(args.workdir) / 'initial' / name,
                                       Path(args.workdir) / args.side / name, args.steps)
@@ -169,7 +170,7 @@ def _run(python, side, args, workdir, extra=()):
     if side == 'dynagrad':
         cmd += ['-m', 'dynagrad.run']
     cmd += ['-m', 'compat.transformers_models', '--worker', '--side', side, '--models',
-            args.models, '--steps', str(args.steps), '--workdir', str(workdir),
+            args.models, '--steps', str(args.steps), '--dropout', str(args.dropout), '--workdir', str(workdir),
             '--json', str(workdir / f'{side}.json'), *extra]
     env = {**os.environ, **ENV}
     env['PYTHONPATH'] = os.pathsep.join([str(REPO / 'src'), str(REPO)])
@@ -215,6 +216,8 @@ def main(argv=None):
     p.add_argument('--python', default=sys.executable)
     p.add_argument('--models', default=','.join(MODELS))
     p.add_argument('--steps', type=int, default=5)
+    p.add_argument('--dropout', type=float, default=0.1,
+                   help='dropout of every layer: the runs must draw the same masks')
     p.add_argument('--workdir')
     p.add_argument('--json')
     p.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
@@ -237,6 +240,9 @@ def main(argv=None):
         if name.startswith('_'):
             continue
         print(f'{name}: stages {row["stages"]}')
+        if 'losses_torch' in row:
+            print(f'  losses torch:    {row["losses_torch"]}')
+            print(f'  losses dynagrad: {row["losses_dynagrad"]}')
         for key in ('max_loss_rel_diff', 'train_match', 'max_logits_abs_diff', 'logits_match',
                     'tokens_match'):
             if key in row:
