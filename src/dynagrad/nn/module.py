@@ -1,5 +1,6 @@
 """``Module``: the base class of layers; parameters and submodules register by attribute."""
 import functools
+import warnings
 from collections import OrderedDict, namedtuple
 from typing import TypeVar
 
@@ -597,6 +598,13 @@ class Module:
                               f'{value.shape} from checkpoint, the shape in current model is '
                               f'{t.shape}.')
             else:
+                if not assign and t.is_meta and not value.is_meta:
+                    warnings.warn(f'for {key}: copying from a non-meta parameter in the '
+                                  'checkpoint to a meta parameter in the current model, which '
+                                  'is a no-op. (Did you mean to pass `assign=True` to assign '
+                                  'items in the state dictionary to their corresponding key in '
+                                  'the module instead of copying them in place?)', UserWarning,
+                                  stacklevel=3)
                 own_plan.append((self, store, name, t, value))
         extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if self._has_extra_state('set_extra_state'):
