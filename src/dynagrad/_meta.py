@@ -102,8 +102,36 @@ class _Flags:
         return getattr(self, key.lower())
 
 
+class _Live:
+    """How many meta arrays exist. The op mechanism routes every op through the device
+    dispatch while a non-CPU backend is registered (some cost per op), so the meta
+    backend is registered only while meta arrays are alive: a program that builds a model
+    on meta and then loads its weights (``from_pretrained``) computes at full speed after."""
+    count = 0
+
+
+_live = _Live()
+
+
+def _no_meta_left():
+    from . import _device
+    try:
+        _device.unregister_backend('meta')
+        _device.register_lazy('meta', load)
+    except Exception:   # noqa: BLE001 (interpreter shutdown: modules already torn down)
+        pass
+
+
 class MetaArray(numpy.ndarray):
     """An array on the meta device: shape and dtype, no values (see the module)."""
+
+    def __array_finalize__(self, obj):
+        _live.count += 1
+
+    def __del__(self):
+        _live.count -= 1
+        if not _live.count:
+            _no_meta_left()
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         out = kwargs.pop('out', None)
