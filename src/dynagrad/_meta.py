@@ -1,8 +1,12 @@
-"""The 'meta' device: tensors with a shape and a dtype but no data.
+"""The 'meta' device: tensors with a shape, a dtype and strides but no data.
 
-A meta tensor's array is a ``MetaArray``: NumPy's array class, marked, whose every
-element is one and the same zero (all strides 0), so a tensor of any size costs a few
-bytes. That makes it one more device backend like CuPy's, with its own array door:
+A meta tensor's array is a ``MetaArray``: NumPy's array class, marked, laid over a region
+of address space that is mapped read-only and never backed by memory (every page reads
+as the kernel's one zero page), so a tensor of any size costs no memory and its views
+have the strides PyTorch's have. Where no such mapping can be made (not Linux, or an
+address-space limit), its elements all share one zero (strides 0) and the tensor reports
+the contiguous strides of its shape instead. That makes meta one more device backend like
+CuPy's, with its own array door:
 
 - factories on 'meta' allocate through ``NAMESPACE`` (NumPy's API), whose ``empty``,
   ``zeros``, ``full``... return placeholders without touching memory, and whose other
@@ -10,31 +14,84 @@ bytes. That makes it one more device backend like CuPy's, with its own array doo
 - ops on meta tensors run their ordinary code (the op mechanism points the door here, as
   for any device) on the placeholders. NumPy hands ``MetaArray`` operands to the class's
   ``__array_ufunc__`` and ``__array_function__``: element-wise ufuncs get their shape by
-  broadcasting and their dtype from the ufunc applied to 0-d zeros, without iterating,
-  and the rest compute on the zero-stride operands (no memory per element read) and are
-  turned back into placeholders;
+  broadcasting and their dtype from the ufunc applied to 0-d zeros, without iterating;
+  views stay views of the region; the rest compute on the zeros (reading the zero page)
+  and become placeholders of their result's shape and dtype;
 - writes into a meta array (in-place ops, ``copy_``, ``fill_``, random fills) change
   nothing: there is nothing to change;
 - reading values (``item``, ``tolist``, moving to another device) raises what PyTorch
-  raises, as do the ops whose result shape depends on the values (``nonzero``, masks).
-
-Strides are not modelled: a meta tensor reports the contiguous strides of its shape,
-views included.
+  raises, as do the ops whose result depends on the values (``nonzero``, masks).
 """
 import numpy
 
 from ._device import DeviceBackend
 
 __all__ = ['MetaArray', 'NAMESPACE', 'placeholder', 'is_meta', 'load', 'NO_DATA',
-           'contiguous_strides']
+           'contiguous_strides', 'has_strides', 'zero_region', 'region_if_made']
 
 NO_DATA = 'Cannot copy out of meta tensor; no data!'
 
 
-def placeholder(shape, dtype):
-    """A meta array of ``shape`` and ``dtype``: one element seen at every index."""
+class _Region:
+    """The zero region: a NumPy byte array over a read-only anonymous mapping that the
+    kernel never commits memory for (made on first use; None when it cannot be)."""
+    array = None
+    start = 0
+    made = False
+
+
+_region = _Region()
+
+
+def zero_region():
+    """The zero region's byte array (None where it cannot be mapped)."""
+    if not _region.made:
+        _region.made = True
+        try:
+            import mmap
+            import sys
+            noreserve = getattr(mmap, 'MAP_NORESERVE', 0x4000 if sys.platform == 'linux' else 0)
+            flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | noreserve
+        except (ImportError, AttributeError):
+            return None
+        for size in (1 << 40, 1 << 36):
+            try:
+                memory = mmap.mmap(-1, size, flags=flags, prot=mmap.PROT_READ)
+            except (OSError, ValueError, OverflowError, TypeError):
+                continue
+            _region.array = numpy.frombuffer(memory, numpy.uint8)
+            _region.start = _region.array.__array_interface__['data'][0]
+            break
+    return _region.array
+
+
+def region_if_made():
+    """The zero region's byte array if meta arrays have made it, else None."""
+    return _region.array
+
+
+def has_strides():
+    """Whether meta arrays have real strides (the zero region exists)."""
+    return zero_region() is not None
+
+
+def placeholder(shape, dtype, strides=None):
+    """A meta array of ``shape`` and ``dtype`` (row-major unless ``strides``, in bytes,
+    are given)."""
+    shape = tuple(shape)
+    dtype = numpy.dtype(dtype)
+    region = zero_region()
+    if region is not None:
+        if strides is None:
+            extent = dtype.itemsize
+            for n in shape:
+                extent *= n
+        else:
+            extent = dtype.itemsize + sum((n - 1) * st for n, st in zip(shape, strides))
+        if extent <= region.size:
+            return MetaArray.__new__(MetaArray, shape, dtype, buffer=region, strides=strides)
     one = numpy.zeros(1, dtype)
-    return numpy.lib.stride_tricks.as_strided(one, tuple(shape), (0,) * len(shape),
+    return numpy.lib.stride_tricks.as_strided(one, shape, (0,) * len(shape),
                                               writeable=True).view(MetaArray)
 
 
@@ -52,7 +109,7 @@ def contiguous_strides(shape):
 
 
 def _plain(value):
-    """``value`` with every meta array in it seen as NumPy's (still zero-stride)."""
+    """``value`` with every meta array in it seen as NumPy's."""
     if isinstance(value, MetaArray):
         return value.view(numpy.ndarray)
     cls = value.__class__
@@ -63,12 +120,24 @@ def _plain(value):
     return value
 
 
+def _in_region(array):
+    region = _region.array
+    if region is None or not array.size:
+        return False
+    address = array.__array_interface__['data'][0]
+    return _region.start <= address < _region.start + region.size
+
+
 def _wrap(value):
-    """A result of NumPy as meta: arrays and NumPy scalars become placeholders of their
-    shape and dtype (their memory, if any, is dropped)."""
+    """A result of NumPy as meta: views of the zero region stay what they are (their
+    strides are the meta tensor's), other arrays and NumPy scalars become placeholders of
+    their shape and dtype (their memory is dropped)."""
     if isinstance(value, (numpy.ndarray, numpy.generic)):
-        if isinstance(value, MetaArray) and not any(value.strides):
-            return value
+        if value.__class__ is not numpy.generic and isinstance(value, numpy.ndarray):
+            if _in_region(value):
+                return value if isinstance(value, MetaArray) else value.view(MetaArray)
+            if isinstance(value, MetaArray) and value.size > 1 and not any(value.strides):
+                return value        # the fallback's placeholders
         return placeholder(numpy.shape(value), value.dtype)
     cls = value.__class__
     if cls is tuple or cls is list:
@@ -84,14 +153,16 @@ def _probe(value):
 
 
 def _data_dependent(name):
+    # ``name`` is NumPy's function: the message names the kinds of op instead
     return NotImplementedError(
-        f'{name}: the result depends on the values of the tensor, which a meta '
-        'tensor does not have; compute it on a tensor with data (cpu)')
+        'meta tensors have no values, and this op (nonzero, unique, masked indexing or '
+        'selection, equal, bincount, repeat_interleave...) needs them for its result: run it '
+        'on tensors with data (cpu)')
 
 
 class _Flags:
-    """What ``array.flags`` answers for a meta array: a dense, writable block (its real
-    zero strides are an implementation detail)."""
+    """What ``array.flags`` answers for a meta array without the zero region: a dense,
+    writable block (its zero strides are an implementation detail)."""
     c_contiguous = contiguous = writeable = aligned = True
     owndata = False
 
@@ -198,7 +269,8 @@ class MetaArray(numpy.ndarray):
 
     @property
     def flags(self):
-        return _Flags(self.ndim)
+        flags = numpy.ndarray.flags.__get__(self)
+        return flags if _region.array is not None else _Flags(self.ndim)
 
     def refuse_read(self):
         """Called where an array's values are about to be read on the host."""
@@ -245,8 +317,9 @@ def _asarray(a, dtype=None, **kwargs):
 
 
 def _as_strided(x, shape=None, strides=None, subok=False, writeable=True):
-    # the strides are those of real memory, which a placeholder has not got
-    return placeholder(x.shape if shape is None else shape, x.dtype)
+    """A view of the zero region with the strides asked (PyTorch's as_strided on meta)."""
+    return placeholder(x.shape if shape is None else shape, x.dtype,
+                       None if strides is None or not has_strides() else tuple(strides))
 
 
 class _Namespace:

@@ -17,7 +17,7 @@ from .size import Size
 from ._layout import (strided, sparse_coo, contiguous_format, preserve_format, memory_order,
                       MEMORY_ORDERS)
 from ._coo import COO
-from ._meta import MetaArray, contiguous_strides
+from ._meta import MetaArray, contiguous_strides, has_strides
 
 __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
            'grad_mode', 'legacy', 'INFERENCE_COUNTER', 'inference_blocks',
@@ -299,11 +299,12 @@ class Tensor:
 
     def stride(self, dim=None):
         data = self._data
-        if data.size and not isinstance(data, MetaArray):
+        if data.size and not (isinstance(data, MetaArray) and not has_strides()):
             strides = tuple(s // data.itemsize for s in data.strides)
         else:
-            # NumPy gives an empty array zero strides, and a meta array's are zero too;
-            # PyTorch reports row-major ones (a zero-length dim counted as 1)
+            # NumPy gives an empty array zero strides (and so do meta arrays where the
+            # zero region is missing); PyTorch reports row-major ones (a zero-length dim
+            # counted as 1)
             strides = contiguous_strides(data.shape)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, 'stride')]
 
