@@ -27,7 +27,7 @@ import numpy
 from ._device import DeviceBackend
 
 __all__ = ['MetaArray', 'NAMESPACE', 'placeholder', 'is_meta', 'load', 'NO_DATA',
-           'contiguous_strides', 'has_strides', 'zero_region', 'region_if_made']
+           'contiguous_strides', 'has_strides', 'zero_region', 'storage_bytes']
 
 NO_DATA = 'Cannot copy out of meta tensor; no data!'
 
@@ -65,9 +65,32 @@ def zero_region():
     return _region.array
 
 
-def region_if_made():
-    """The zero region's byte array if meta arrays have made it, else None."""
-    return _region.array
+def storage_bytes(array):
+    """The bytes of the storage the meta array ``array`` views, as a flat uint8 array.
+
+    Every placeholder starts at the region's start, so a view's offset in its storage is
+    its distance from there. The storage ends where the placeholder the view was taken
+    from ends, when the view still leads to it through its bases (NumPy's own views do;
+    what came back through ``_wrap`` does not), else where the view itself ends."""
+    region = _region.array
+    if region is None:      # the fallback's arrays: one element each
+        root = array
+        while isinstance(root.base, numpy.ndarray):
+            root = root.base
+        return root.reshape(-1)[:1].view(numpy.uint8)
+    end = 0
+    if array.size:
+        start = array.__array_interface__['data'][0] - _region.start
+        end = start + array.itemsize + sum((n - 1) * st
+                                           for n, st in zip(array.shape, array.strides))
+    base = array.base
+    while base is not None and base is not region:
+        if isinstance(base, MetaArray) and base.base is region:
+            end = max(end, base.nbytes)
+        base = getattr(base, 'base', None)
+    if array.base is region:
+        end = max(end, array.nbytes)
+    return region[:end]
 
 
 def has_strides():
@@ -317,9 +340,19 @@ def _asarray(a, dtype=None, **kwargs):
 
 
 def _as_strided(x, shape=None, strides=None, subok=False, writeable=True):
-    """A view of the zero region with the strides asked (PyTorch's as_strided on meta)."""
-    return placeholder(x.shape if shape is None else shape, x.dtype,
-                       None if strides is None or not has_strides() else tuple(strides))
+    """A view of the zero region where ``x`` starts, with the strides asked (PyTorch's
+    as_strided on meta: views into one storage)."""
+    shape = x.shape if shape is None else tuple(shape)
+    strides = x.strides if strides is None else tuple(strides)
+    region = zero_region()
+    if region is None or not _in_region(x):
+        return placeholder(shape, x.dtype)
+    start = x.__array_interface__['data'][0]
+    extent = x.itemsize + sum((n - 1) * st for n, st in zip(shape, strides))
+    if 0 in shape or start + extent > _region.start + region.size:
+        return placeholder(shape, x.dtype, strides if 0 not in shape else None)
+    return numpy.lib.stride_tricks.as_strided(_plain(x), shape, strides,
+                                              writeable=False).view(MetaArray)
 
 
 class _Namespace:

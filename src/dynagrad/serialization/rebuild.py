@@ -258,15 +258,16 @@ def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, back
 
 def rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
     """A meta tensor: PyTorch saves its dtype, size and strides, no storage."""
-    from ..ops.creation import empty
+    from ..ops.creation import empty_strided
     if not isinstance(dtype, _dtype.dtype):
         raise LoadError(f'a meta tensor\'s dtype is a {type(dtype).__name__}, not a dtype')
     size, stride = _ints(size, 'size'), _ints(stride, 'stride')
-    if len(size) != len(stride) or any(n < 0 for n in size):
+    if len(size) != len(stride) or any(n < 0 for n in size) or any(s < 0 for s in stride):
         raise LoadError(f'a meta tensor has size {size!r:.200} and strides {stride!r:.200}')
     if type(requires_grad) is not bool:
         raise LoadError(f'requires_grad is {type(requires_grad).__name__}, not a bool')
-    return empty(size, dtype=dtype, device='meta', requires_grad=requires_grad)
+    return empty_strided(size, stride, dtype=dtype, device='meta',
+                         requires_grad=requires_grad)
 
 
 def _parameter_class():
