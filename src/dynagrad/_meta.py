@@ -27,7 +27,7 @@ import numpy
 from ._device import DeviceBackend
 
 __all__ = ['MetaArray', 'NAMESPACE', 'placeholder', 'is_meta', 'load', 'NO_DATA',
-           'contiguous_strides', 'has_strides', 'zero_region', 'storage_bytes']
+           'contiguous_strides', 'has_strides', 'zero_region', 'storage_bytes', 'refuse_masks']
 
 NO_DATA = 'Cannot copy out of meta tensor; no data!'
 
@@ -175,6 +175,19 @@ def _probe(value):
     return value
 
 
+def _dtype_of(value):
+    # frompyfunc's ufuncs give Python objects for 0-d operands: their arrays are objects
+    return value.dtype if hasattr(value, 'dtype') else numpy.dtype(object)
+
+
+def refuse_masks(*arrays):
+    """Raise PyTorch's error where a program selects by a mask of a meta tensor (the
+    result's size would be the mask's count of True values)."""
+    for a in arrays:
+        if isinstance(a, MetaArray) and a.dtype == numpy.bool_ and a.ndim:
+            raise _data_dependent('a mask')
+
+
 def _data_dependent(name):
     # ``name`` is NumPy's function: the message names the kinds of op instead
     return NotImplementedError(
@@ -208,8 +221,8 @@ _live = _Live()
 
 
 def _no_meta_left():
-    from . import _device
     try:
+        from . import _device
         _device.unregister_backend('meta')
         _device.register_lazy('meta', load)
     except Exception:   # noqa: BLE001 (interpreter shutdown: modules already torn down)
@@ -237,8 +250,8 @@ class MetaArray(numpy.ndarray):
             shape = numpy.broadcast_shapes(*(numpy.shape(x) for x in inputs))
             result = ufunc(*(_probe(x) for x in inputs), **kwargs)
             if isinstance(result, tuple):
-                return tuple(placeholder(shape, r.dtype) for r in result)
-            return placeholder(shape, result.dtype)
+                return tuple(placeholder(shape, _dtype_of(r)) for r in result)
+            return placeholder(shape, _dtype_of(result))
         return _wrap(getattr(ufunc, method)(*_plain(inputs), **_plain(kwargs)))
 
     def __array_function__(self, func, types, args, kwargs):
@@ -250,13 +263,12 @@ class MetaArray(numpy.ndarray):
             raise NotImplementedError(NO_DATA)
         if name in _DATA_DEPENDENT:
             raise _data_dependent(name)
-        return _wrap(func(*_plain(args), **_plain(kwargs)))
+        return _wrap(_compute(func, args, kwargs))
 
     def __getitem__(self, key):
-        keys = key if key.__class__ is tuple else (key,)
-        for k in keys:
-            if getattr(k, 'dtype', None) == numpy.bool_ and numpy.ndim(k) > 0:
-                raise _data_dependent('indexing with a mask')
+        # a mask selects as many elements as it has True ones on the zeros: any number
+        # will do inside an op, whose writes into meta are dropped (a program's own
+        # masked indexing is refused by the index ops, as in PyTorch)
         return _wrap(numpy.ndarray.__getitem__(self.view(numpy.ndarray), _plain(key)))
 
     def __setitem__(self, key, value):
@@ -385,9 +397,34 @@ def _refusing(name):
     return call
 
 
+def _compute(fn, args, kwargs):
+    """``fn`` on the values behind meta arrays (zeros), for the shape and dtype of its
+    result. Zeros are singular: where a factorization refuses them, identity matrices of
+    the same shapes stand in (the result's shape does not depend on the values)."""
+    try:
+        return fn(*_plain(args), **_plain(kwargs))
+    except numpy.linalg.LinAlgError:
+        return fn(*_eye_like(args), **_eye_like(kwargs))
+
+
+def _eye_like(value):
+    if isinstance(value, MetaArray):
+        value = value.view(numpy.ndarray)
+        if value.ndim >= 2 and value.dtype.kind in 'fc':
+            eye = numpy.eye(value.shape[-2], value.shape[-1], dtype=value.dtype)
+            return numpy.broadcast_to(eye, value.shape).copy()
+        return value
+    cls = value.__class__
+    if cls is tuple or cls is list:
+        return cls(_eye_like(v) for v in value)
+    if cls is dict:
+        return {k: _eye_like(v) for k, v in value.items()}
+    return value
+
+
 def _producing_meta(fn):
     def call(*args, **kwargs):
-        return _wrap(fn(*_plain(args), **_plain(kwargs)))
+        return _wrap(_compute(fn, args, kwargs))
     call.__name__ = fn.__name__
     call.__wrapped__ = fn
     return call
@@ -422,10 +459,28 @@ def _to_meta(array):
     return placeholder(shape, dtype)
 
 
+class _Special:
+    """``scipy.special`` for the ops on meta, imported on first use (its ufuncs infer
+    shapes through ``MetaArray.__array_ufunc__``); false where SciPy is missing, so the ops
+    take their NumPy fallbacks, as on the CPU."""
+    def __bool__(self):
+        return self._module() is not None
+
+    def _module(self):
+        try:
+            import scipy.special
+        except ImportError:
+            return None
+        return scipy.special
+
+    def __getattr__(self, name):
+        return getattr(self._module(), name)
+
+
 def load():
     """The meta backend (nothing to import: it is always there)."""
     backend = DeviceBackend('meta', NAMESPACE, (MetaArray,), _to_meta,
-                            device_count=lambda: 0)
+                            device_count=lambda: 0, special=_Special())
     backend.device = _make_device()
     return backend
 
