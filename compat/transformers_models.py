@@ -211,6 +211,51 @@ def compare(torch_res, dyn_res):
     return report
 
 
+def _versions(python):
+    code = 'import transformers, torch; print(transformers.__version__, torch.__version__)'
+    out = subprocess.run([python, '-c', code], capture_output=True, text=True, env={
+        **os.environ, **ENV}).stdout.split()
+    return out if len(out) == 2 else ['?', '?']
+
+
+def doc_section(result, versions, steps, dropout):
+    """The section of docs/compat.md that reports this run (kept when the table is
+    regenerated)."""
+    from .report import KEPT_BEGIN, KEPT_END
+    lines = [KEPT_BEGIN, f'## transformers {versions[0]}: tiny GPT-2, BERT and Llama end to '
+             'end', '',
+             f'`python -m compat.transformers_models` builds each model from a small seeded '
+             f'config (2 layers, width 32, vocabulary 99, dropout {dropout}) on torch '
+             f'{versions[1]}, saves it, and runs the same script once on torch and once on '
+             f'dynagrad from those weights: `from_pretrained` (which builds the model on the '
+             f"'meta' device), {steps} AdamW steps on the model's own loss (`labels=`), "
+             '`save_pretrained`, `from_pretrained` of the trained model, its logits, and greedy '
+             '`generate` (10 tokens) for the causal models.', '',
+             '| model | stages passed on dynagrad | max relative loss difference | max logits '
+             'difference after reload | generated tokens | time torch | time dynagrad |',
+             '|---|---|---:|---:|---|---:|---:|']
+    for name, row in result.items():
+        if name.startswith('_'):
+            continue
+        stages = ', '.join(k for k, v in row['stages'].items() if v == 'ok') or 'none'
+        failed = [f'{k}: {v}' for k, v in row['stages'].items() if v != 'ok']
+        if failed:
+            stages += ' (failed: ' + '; '.join(failed)[:120] + ')'
+        tokens = ('identical' if row.get('tokens_match') else 'differ') \
+            if 'tokens_match' in row else '-'
+        loss = row.get('max_loss_rel_diff')
+        logits = row.get('max_logits_abs_diff')
+        lines.append(f"| {name} | {stages} | {'-' if loss is None else f'{loss:.1e}'} | "
+                     f"{'-' if logits is None else f'{logits:.1e}'} | {tokens} | "
+                     f"{row.get('seconds_torch') or 0:.1f} s | "
+                     f"{row.get('seconds_dynagrad') or 0:.1f} s |")
+    lines += ['', f'Losses are compared to {LOSS_RTOL:g} relative, logits to {LOGITS_ATOL:g} '
+              'absolute, tokens exactly. Times are those of the steps after import (the first '
+              "model's include the lazy imports both libraries make on first use), on the "
+              'machine of the table above.', KEPT_END]
+    return '\n'.join(lines)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     p.add_argument('--python', default=sys.executable)
@@ -220,6 +265,8 @@ def main(argv=None):
                    help='dropout of every layer: the runs must draw the same masks')
     p.add_argument('--workdir')
     p.add_argument('--json')
+    p.add_argument('--doc', action='store_true',
+                   help="write the result into docs/compat.md's transformers section")
     p.add_argument('--worker', action='store_true', help=argparse.SUPPRESS)
     p.add_argument('--make-initial', action='store_true', help=argparse.SUPPRESS)
     p.add_argument('--side', default='torch', help=argparse.SUPPRESS)
@@ -250,6 +297,12 @@ def main(argv=None):
         for stage, tb in row.get('dynagrad_tracebacks', {}).items():
             print(f'  --- dynagrad {stage} ---\n{tb}')
     print('wall seconds:', walls)
+    if args.doc:
+        from .report import with_kept
+        doc = REPO / 'docs' / 'compat.md'
+        section = doc_section(result, _versions(args.python), args.steps, args.dropout)
+        doc.write_text(with_kept(doc.read_text(), section))
+        print(f'wrote {doc}')
     ok = all(row.get('train_match') and row.get('logits_match')
              and row.get('tokens_match', True) for n, row in result.items()
              if not n.startswith('_'))

@@ -165,6 +165,8 @@ def _wrap(value):
     cls = value.__class__
     if cls is tuple or cls is list:
         return cls(_wrap(v) for v in value)
+    if isinstance(value, tuple):        # NumPy's named results (QRResult, SVDResult...)
+        return cls(*(_wrap(v) for v in value))
     return value
 
 
@@ -246,6 +248,10 @@ class MetaArray(numpy.ndarray):
             if not all(isinstance(o, MetaArray) for o in out):
                 raise NotImplementedError(NO_DATA)
             return out[0] if len(out) == 1 else out      # a write into meta: nothing to do
+        if method == 'at':
+            if isinstance(inputs[0], MetaArray):
+                return None         # an unbuffered write into meta: nothing to do
+            raise NotImplementedError(NO_DATA)
         if method == '__call__' and ufunc.signature is None and 'where' not in kwargs:
             shape = numpy.broadcast_shapes(*(numpy.shape(x) for x in inputs))
             result = ufunc(*(_probe(x) for x in inputs), **kwargs)
@@ -263,7 +269,22 @@ class MetaArray(numpy.ndarray):
             raise NotImplementedError(NO_DATA)
         if name in _DATA_DEPENDENT:
             raise _data_dependent(name)
+        if name in _VERDICTS and _whole(args, kwargs):
+            return _VERDICTS[name]
         return _wrap(_compute(func, args, kwargs))
+
+    # An op's checks of its inputs' values (``if (q < 0).any(): raise``, ``if not
+    # isfinite(x).all(): raise``) pass on meta, whose tensors have no values to refuse:
+    # whole-array any() is False and all() is True, as if every element were valid.
+    def any(self, axis=None, out=None, keepdims=False, **kwargs):
+        if axis is None and not keepdims and out is None:
+            return numpy.False_
+        return _wrap(numpy.ndarray.any(self.view(numpy.ndarray), axis, None, keepdims))
+
+    def all(self, axis=None, out=None, keepdims=False, **kwargs):
+        if axis is None and not keepdims and out is None:
+            return numpy.True_
+        return _wrap(numpy.ndarray.all(self.view(numpy.ndarray), axis, None, keepdims))
 
     def __getitem__(self, key):
         # a mask selects as many elements as it has True ones on the zeros: any number
@@ -310,6 +331,16 @@ class MetaArray(numpy.ndarray):
     def refuse_read(self):
         """Called where an array's values are about to be read on the host."""
         raise NotImplementedError(NO_DATA)
+
+
+_VERDICTS = {'any': numpy.False_, 'all': numpy.True_}
+
+
+def _whole(args, kwargs):
+    """Whether ``numpy.any``/``all`` is asked about the whole array (a yes-or-no)."""
+    axis = args[1] if len(args) > 1 else kwargs.get('axis')
+    keepdims = args[3] if len(args) > 3 else kwargs.get('keepdims', False)
+    return axis is None and not keepdims and kwargs.get('out') is None
 
 
 # NumPy functions that write into their first argument, and those whose result's shape
