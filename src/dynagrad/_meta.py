@@ -27,7 +27,7 @@ import numpy
 from ._device import DeviceBackend
 
 __all__ = ['MetaArray', 'NAMESPACE', 'placeholder', 'is_meta', 'load', 'NO_DATA',
-           'contiguous_strides', 'has_strides', 'zero_region', 'storage_bytes', 'refuse_masks']
+           'contiguous_strides', 'has_strides', 'zero_region', 'storage_bytes', 'refuse_masks', 'LAPACK']
 
 NO_DATA = 'Cannot copy out of meta tensor; no data!'
 
@@ -488,6 +488,22 @@ def _to_meta(array):
     if dtype is None and not callable(get):
         dtype = numpy.asarray(array).dtype
     return placeholder(shape, dtype)
+
+
+class _Lapack:
+    """The LAPACK routines ops call through SciPy (sytrf, sytrs), for meta operands: the
+    native routines would read the placeholders' zeros as pivot indices (1-based: out of
+    bounds), so their results' shapes are given here instead."""
+    def __getattr__(self, name):
+        if name.endswith('sytrf'):
+            return lambda a, lower=0, **_: (placeholder(a.shape, a.dtype),
+                                            placeholder(a.shape[-1:], numpy.int32), 0)
+        if name.endswith('sytrs'):
+            return lambda a, ipiv, b, lower=0, **_: (placeholder(b.shape, b.dtype), 0)
+        raise NotImplementedError(f'LAPACK {name} on meta tensors')
+
+
+LAPACK = _Lapack()
 
 
 class _Special:
