@@ -267,7 +267,7 @@ class MetaArray(numpy.ndarray):
             if isinstance(target, MetaArray):
                 return None
             raise NotImplementedError(NO_DATA)
-        if name in _DATA_DEPENDENT:
+        if name in _DATA_DEPENDENT or name == 'repeat' and _repeats_of_meta(args, kwargs):
             raise _data_dependent(name)
         if name in _VERDICTS and _whole(args, kwargs):
             return _VERDICTS[name]
@@ -336,6 +336,13 @@ class MetaArray(numpy.ndarray):
 _VERDICTS = {'any': numpy.False_, 'all': numpy.True_}
 
 
+def _repeats_of_meta(args, kwargs):
+    """Whether ``numpy.repeat`` is given its counts per element by a meta array (then
+    the result's length is their sum)."""
+    repeats = args[1] if len(args) > 1 else kwargs.get('repeats')
+    return isinstance(repeats, MetaArray) and repeats.ndim > 0
+
+
 def _whole(args, kwargs):
     """Whether ``numpy.any``/``all`` is asked about the whole array (a yes-or-no)."""
     axis = args[1] if len(args) > 1 else kwargs.get('axis')
@@ -348,7 +355,7 @@ def _whole(args, kwargs):
 _WRITERS = frozenset(('copyto', 'put', 'place', 'putmask', 'put_along_axis', 'fill_diagonal'))
 _DATA_DEPENDENT = frozenset(('nonzero', 'flatnonzero', 'argwhere', 'unique', 'unique_values',
                              'unique_counts', 'unique_inverse', 'unique_all', 'compress',
-                             'extract', 'bincount', 'repeat', 'array_equal', 'array_equiv',
+                             'extract', 'bincount', 'array_equal', 'array_equiv',
                              'allclose', 'trim_zeros'))
 
 
@@ -415,11 +422,19 @@ class _Namespace:
                 value = _Lib()
             elif name in _DATA_DEPENDENT:
                 value = _refusing(name)
+            elif name == 'repeat':
+                value = _repeat
             elif (callable(value) and not isinstance(value, (type, numpy.ufunc))
                   and name not in _WRITERS):
                 value = _producing_meta(value)
         setattr(self, name, value)
         return value
+
+
+def _repeat(a, repeats, axis=None):
+    if _repeats_of_meta((a, repeats), {}):
+        raise _data_dependent('repeat')
+    return _wrap(numpy.repeat(_plain(a), _plain(repeats), axis))
 
 
 def _refusing(name):
