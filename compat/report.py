@@ -205,3 +205,24 @@ def render(rows, header_lines, top=8):
 
 def _md(text):
     return text.replace('|', '\\|').replace('`', "'").replace('\n', ' ')
+
+
+# A section another entry writes (compat/transformers_models.py: the models trained end to
+# end), kept when the table is regenerated.
+KEPT_BEGIN, KEPT_END = '<!-- kept:begin -->', '<!-- kept:end -->'
+
+
+def kept_block(text):
+    """The kept section of an earlier docs/compat.md ('' when it has none)."""
+    start, end = text.find(KEPT_BEGIN), text.find(KEPT_END)
+    if start < 0 or end < start:
+        return ''
+    return text[start:end + len(KEPT_END)]
+
+
+def with_kept(doc, block):
+    """``doc`` with ``block`` (a kept section) in place of its own, or appended."""
+    old = kept_block(doc)
+    if old:
+        return doc.replace(old, block)
+    return doc.rstrip('\n') + '\n\n' + block + '\n'

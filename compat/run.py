@@ -278,7 +278,9 @@ def write_doc(workdir):
         header += ['', f"Without results here: {', '.join(missing)} (see the row; a library "
                    'whose tests come from a git tag needs that host reachable, or '
                    '`--source NAME=PATH` with a checkout of the tag).']
-    DOC.write_text(report.render(rows, header))
+    kept = report.kept_block(DOC.read_text()) if DOC.exists() else ''
+    text = report.render(rows, header)
+    DOC.write_text(report.with_kept(text, kept) if kept else text)
     log(f'wrote {DOC}')
 
 

@@ -175,3 +175,28 @@ def test_paths_in_causes_are_blanked_so_that_checkouts_group():
     row = {'name': 'n', 'version': '1', 'torch_s': 5.0, 'dynagrad_s': 1.0, 'date': 'd',
            'counts': {'run': 3, 'torch_passed': 3, 'dynagrad_passed': 0}}
     assert '| n | 1 | 3 | 3 | 0 | 0.0 % | 5 s | 1 s | - | d |' in report.render([row], ['#'])
+
+
+def test_kept_section_survives_a_regenerated_table():
+    block = f'{report.KEPT_BEGIN}\n## transformers: end to end\n{report.KEPT_END}'
+    doc = report.with_kept('# table\n', block)
+    assert report.kept_block(doc) == block and doc.startswith('# table\n')
+    assert report.with_kept(doc, block.replace('end to end', 'again')).count('again') == 1
+    assert report.kept_block('# no section') == ''
+
+
+def test_transformers_models_comparison_and_section():
+    from compat import transformers_models as tm
+    ref = {'gpt2': {'steps': {'load': 'ok', 'train': 'ok'}, 'train': [2.0, 1.0],
+                    'reload_logits': [0.5, 0.25], 'generate': [[1, 2]], 'seconds': 1.0}}
+    same = {'gpt2': {**ref['gpt2'], 'train': [2.0, 1.0 + 5e-6]}}
+    off = {'gpt2': {**ref['gpt2'], 'train': [2.0, 1.1], 'generate': [[1, 3]],
+                    'steps': {'load': 'ok', 'train': 'ok', 'generate': 'ok'}}}
+    good, bad = tm.compare(ref, same)['gpt2'], tm.compare(ref, off)['gpt2']
+    assert good['train_match'] and good['tokens_match'] and good['logits_match']
+    assert good['max_loss_rel_diff'] == pytest.approx(5e-6)
+    assert not bad['train_match'] and not bad['tokens_match']
+    assert bad['max_loss_rel_diff'] == pytest.approx(0.1)
+    text = tm.doc_section(tm.compare(ref, same), ['5.0', '2.13.0'], 5, 0.1)
+    assert text.startswith(report.KEPT_BEGIN) and text.endswith(report.KEPT_END)
+    assert '| gpt2 | load, train | 5.0e-06 | 0.0e+00 | identical |' in text

@@ -5,9 +5,9 @@ function) never sits in a layer above it.
     ops
     autograd
     tensor (tensor.py, size.py, _tensor_str.py, _torch_function.py)
-    backend, _dtype, _device, _layout, _coo (the array behind a sparse tensor), _platform,
-    native (the numba kernels backend.native_kernel hands out: NumPy arrays in, NumPy arrays
-    out)
+    backend, _dtype, _device, _layout, _coo (the array behind a sparse tensor), _meta (the
+    array behind a meta tensor), _platform, native (the numba kernels backend.native_kernel
+    hands out: NumPy arrays in, NumPy arrays out)
 """
 import ast
 from pathlib import Path
@@ -17,8 +17,9 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / 'src' / 'dynagrad'
 
 # rank of each top-level piece of the package; anything not named is the top layer
-LAYERS = {'backend': 0, '_dtype': 0, '_device': 0, '_layout': 0, '_coo': 0, '_platform': 0,
-          'native': 0, 'tensor': 1, 'size': 1, '_tensor_str': 1, '_torch_function': 1,
+LAYERS = {'backend': 0, '_dtype': 0, '_device': 0, '_layout': 0, '_coo': 0, '_meta': 0,
+          '_platform': 0, 'native': 0, 'tensor': 1, 'size': 1, '_tensor_str': 1,
+          '_torch_function': 1,
           'autograd': 2, 'ops': 3}
 TOP = 4
 

@@ -4,7 +4,8 @@ A device type is a dispatch point. The backend registered for a type owns the ar
 namespace its tensors' arrays come from and the conversion that moves an array onto it;
 factories allocate through it, ``Tensor.to`` moves through it and ``Tensor.device`` reads
 the owner of a tensor's array from it. Only the CPU (NumPy, through the array door
-``dynagrad.backend.xp``) is registered here. A GPU backend registers its type ('cuda')
+``dynagrad.backend.xp``) is registered here; 'meta' (shapes without data,
+``dynagrad._meta``) registers the first time it is asked for. A GPU backend registers its type ('cuda')
 with ``register_backend`` (``dynagrad.cuda`` registers CuPy's, lazily, the first time
 'cuda' is asked for) and every factory, ``to`` and ``Tensor.device`` reach it. Ops keep
 calling ``xp``: while an op runs on device tensors the op mechanism points the door at
@@ -202,6 +203,9 @@ class DeviceBackend:
 
 def _to_numpy(array):
     """An array from any library as a NumPy array (copied off its device when needed)."""
+    refuse = getattr(array, 'refuse_read', None)    # a meta array: no values to bring
+    if refuse is not None:
+        refuse()
     get = getattr(array, 'get', None)     # CuPy's way home
     return numpy.asarray(get() if callable(get) and not isinstance(array, numpy.ndarray)
                          else array)
@@ -297,6 +301,14 @@ register_backend(CPU_BACKEND)
 CPU = CPU_BACKEND.device
 
 
+def _load_meta():
+    from . import _meta
+    return _meta.load()
+
+
+register_lazy('meta', _load_meta)
+
+
 def unavailable_error(type):
     """The exception PyTorch raises for a device type its build lacks, naming dynagrad."""
     check = {'cuda': 'cuda', 'mps': 'backends.mps'}.get(type, 'accelerator')
@@ -304,9 +316,6 @@ def unavailable_error(type):
             f"dynagrad.{check}.is_available(), or use 'cpu')")
     if type in ('cuda', 'xpu', 'mtia'):
         return AssertionError(f'dynagrad not compiled with {type.upper()} enabled{hint}')
-    if type == 'meta':
-        return NotImplementedError("dynagrad has no 'meta' device (tensors with a shape but no "
-                                   "data); create tensors on the CPU ('cpu') instead")
     return RuntimeError(f'dynagrad is not linked with support for {type} devices{hint}')
 
 
@@ -352,7 +361,8 @@ def backend_of(array):
 def current_accelerator():
     """The device type of the registered accelerator (anything but the CPU), or None."""
     for type in list(_lazy):
-        _load_lazy(type)
+        if type != 'meta':      # not an accelerator; loading it would slow every op
+            _load_lazy(type)
     for backend in _backends.values():
         if backend is not CPU_BACKEND and backend.device_count() > 0:
             return _make(backend.type, None)

@@ -248,6 +248,15 @@ def format_tensor(array, *, dtype_name, suffixes=(), prefix='tensor(',
     return _append_suffixes(prefix + body, own + list(suffixes), indent)
 
 
+def format_meta(shape, *, dtype_name, suffixes=(), default_dtype_name='float32'):
+    """``repr`` of a meta tensor: no values, so its shape stands in for them (and any dtype
+    but the default float is named, int64 and bool included)."""
+    own = ["device='meta'", 'size=' + str(tuple(shape))]
+    if dtype_name != default_dtype_name:
+        own.append('dtype=dynagrad.' + dtype_name)
+    return _append_suffixes('tensor(...', own + list(suffixes), len('tensor('))
+
+
 # --------------------------------------------------------------------------
 # Legacy form: PyTorch 0.3's repr
 # --------------------------------------------------------------------------

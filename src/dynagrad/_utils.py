@@ -8,6 +8,7 @@ so ``pickle.load`` of such a pickle gives dynagrad tensors. They are the functio
 argument a file can hold.
 """
 from .serialization.rebuild import (rebuild_device_tensor_from_cpu_tensor,
+                                    rebuild_meta_tensor_no_storage,
                                     rebuild_parameter, rebuild_parameter_with_state,
                                     rebuild_tensor, rebuild_tensor_v2, rebuild_tensor_v3)
 
@@ -17,3 +18,4 @@ _rebuild_tensor_v3 = rebuild_tensor_v3
 _rebuild_parameter = rebuild_parameter
 _rebuild_parameter_with_state = rebuild_parameter_with_state
 _rebuild_device_tensor_from_cpu_tensor = rebuild_device_tensor_from_cpu_tensor
+_rebuild_meta_tensor_no_storage = rebuild_meta_tensor_no_storage

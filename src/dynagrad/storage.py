@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _dtype
 from ._device import backend_of
+from ._meta import MetaArray, storage_bytes
 from .tensor import array_address, method
 
 __all__ = ['UntypedStorage', 'TypedStorage', 'FloatStorage', 'DoubleStorage', 'HalfStorage',
@@ -31,6 +32,9 @@ _TYPED_DEPRECATED = (
 
 def _memory_of(array):
     """The whole memory block ``array`` lives in, as a flat uint8 array (no copy)."""
+    if isinstance(array, MetaArray):
+        flat = storage_bytes(array)
+        return flat, flat
     root, base = array, array.base
     while base is not None:
         if isinstance(base, np.ndarray):

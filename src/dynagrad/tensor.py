@@ -17,6 +17,7 @@ from .size import Size
 from ._layout import (strided, sparse_coo, contiguous_format, preserve_format, memory_order,
                       MEMORY_ORDERS)
 from ._coo import COO
+from ._meta import MetaArray, contiguous_strides, has_strides
 
 __all__ = ['Tensor', 'VersionCounter', 'legacy_type_name', 'wrap', 'bump_version', 'method',
            'grad_mode', 'legacy', 'INFERENCE_COUNTER', 'inference_blocks',
@@ -298,16 +299,13 @@ class Tensor:
 
     def stride(self, dim=None):
         data = self._data
-        if data.size:
+        if data.size and not (isinstance(data, MetaArray) and not has_strides()):
             strides = tuple(s // data.itemsize for s in data.strides)
         else:
-            # NumPy gives an empty array zero strides; PyTorch reports row-major ones (a
-            # zero-length dim counted as 1)
-            strides, step = [], 1
-            for n in reversed(data.shape):
-                strides.append(step)
-                step *= max(n, 1)
-            strides = tuple(reversed(strides))
+            # NumPy gives an empty array zero strides (and so do meta arrays where the
+            # zero region is missing); PyTorch reports row-major ones (a zero-length dim
+            # counted as 1)
+            strides = contiguous_strides(data.shape)
         return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim, 'stride')]
 
     def is_contiguous(self, memory_format=None):
@@ -691,6 +689,10 @@ class Tensor:
                            f'in a {type(element)}.')
 
     def __format__(self, spec):
+        if isinstance(self._data, MetaArray):       # no value to format (PyTorch's rule)
+            if spec:
+                raise TypeError('unsupported format string passed to Tensor.__format__')
+            return repr(self)
         if self._data.ndim == 0 or (spec and self._data.size == 1):
             return format(self.item(), spec)
         if spec:
@@ -864,6 +866,10 @@ class Tensor:
                                              default_dtype_name=_dtype.get_default_dtype().name)
         data, device = self._data, None
         backend = backend_of(data)
+        if backend.type == 'meta':
+            return _tensor_str.format_meta(data.shape, dtype_name=self.dtype.name,
+                                           suffixes=suffixes,
+                                           default_dtype_name=_dtype.get_default_dtype().name)
         if backend is not CPU_BACKEND:
             data, device = CPU_BACKEND.asarray(data), backend.device
         # a user's subclass prints its name, as in PyTorch; dynagrad's own (Parameter, with
@@ -880,7 +886,7 @@ class Tensor:
 
 def array_address(array):
     """The address of ``array``'s first element; 0 when it has none, as PyTorch's data_ptr."""
-    if array.size == 0:
+    if array.size == 0 or isinstance(array, MetaArray):
         return 0
     interface = getattr(array, '__array_interface__', None)
     if interface is not None:

@@ -1,9 +1,11 @@
 """``Module``: the base class of layers; parameters and submodules register by attribute."""
 import functools
+import warnings
 from collections import OrderedDict, namedtuple
 from typing import TypeVar
 
-from .._device import check_device, device_of_type
+from .._device import as_device, check_device, device_of_type
+from .._meta import NO_DATA
 from ..tensor import Tensor
 from ..autograd.graph import RemovableHandle, HookDict
 from ..ops.conversion import parse_to
@@ -55,14 +57,21 @@ def _copy_planned(plan, assign):
             else:
                 t.copy_(value)
 
+# the state-dict key, after a module's prefix, of what get_extra_state returns
+_EXTRA_STATE_KEY_SUFFIX = '_extra_state'
+
 
 def _built_on_device(init):
     """A layer's ``__init__`` that takes ``device=``: the layer is built (and initialised,
     with the CPU's generator) on the CPU, then moved to that device when it is another."""
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
-        init(self, *args, **kwargs)
         device = kwargs.get('device')
+        if device is not None and check_device(device).type == 'meta':
+            with as_device(device):     # shapes only: no values drawn, no generator used
+                init(self, *args, **kwargs)
+            return
+        init(self, *args, **kwargs)
         if device is not None and check_device(device).type != 'cpu':
             self.to(device)
     return __init__
@@ -418,7 +427,15 @@ class Module:
             if dtype is not None and t.is_floating_point():
                 return t.to(device, dtype, non_blocking)
             return t.to(device, non_blocking=non_blocking)
-        return self._apply_to_tensors(convert)
+        try:
+            return self._apply_to_tensors(convert)
+        except NotImplementedError as e:
+            if str(e) != NO_DATA:
+                raise
+            raise NotImplementedError(
+                f'{NO_DATA} Please use dynagrad.nn.Module.to_empty() instead of '
+                'dynagrad.nn.Module.to() when moving module from meta to a different '
+                'device.') from None
 
     def to_empty(self, *, device, recurse=True):
         """Parameters and buffers replaced by uninitialized tensors of the same shapes and
@@ -531,7 +548,7 @@ class Module:
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         if self._has_extra_state('get_extra_state'):
-            destination[prefix + '_extra_state'] = self.get_extra_state()
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(destination=destination, prefix=prefix + name + '.',
@@ -581,8 +598,15 @@ class Module:
                               f'{value.shape} from checkpoint, the shape in current model is '
                               f'{t.shape}.')
             else:
+                if not assign and t.is_meta and not value.is_meta:
+                    warnings.warn(f'for {key}: copying from a non-meta parameter in the '
+                                  'checkpoint to a meta parameter in the current model, which '
+                                  'is a no-op. (Did you mean to pass `assign=True` to assign '
+                                  'items in the state dictionary to their corresponding key in '
+                                  'the module instead of copying them in place?)', UserWarning,
+                                  stacklevel=3)
                 own_plan.append((self, store, name, t, value))
-        extra_key = prefix + '_extra_state'
+        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
         if self._has_extra_state('set_extra_state'):
             if extra_key in state_dict:
                 own_plan.append((self, None, None, None, state_dict[extra_key]))

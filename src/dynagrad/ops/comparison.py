@@ -412,7 +412,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 @method
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """Whether every element is close (a Python bool)."""
-    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+    return bool(isclose(input, other, rtol, atol, equal_nan).all().item())
 
 
 @method

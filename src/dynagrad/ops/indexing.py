@@ -11,7 +11,8 @@ import warnings
 
 import numpy as np
 
-from .._device import is_any_array
+from .._device import DEVICE_ARRAY_TYPES, is_any_array
+from .._meta import refuse_masks
 from ..autograd.batched import vmap_function
 from ..backend import xp
 from ..autograd.function import (OVERLAP_ERROR, Op, autocast_args, autocast_state,
@@ -438,6 +439,8 @@ def getitem(x, key):
     _check_key(x, key)
     if _is_basic(key):
         return BasicIndex.apply(x, key=key)
+    if DEVICE_ARRAY_TYPES:
+        refuse_masks(*(key if isinstance(key, tuple) else (key,)))
     try:
         return AdvancedIndex.apply(x, key=TwoStep.of(key))
     except IndexError as e:
@@ -1339,6 +1342,7 @@ def masked_scatter_(input, mask, source):
 @vmap_function('loop')
 def masked_select(input, mask):
     m = _mask_data(mask, 'masked_select', 'masked_select: expected BoolTensor for mask')
+    refuse_masks(m)
     shape = _broadcast_mask(input._data, m, False, 'masked_select')
     return MaskedSelect.apply(input, key=xp.broadcast_to(m, shape))
 

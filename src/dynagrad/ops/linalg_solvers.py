@@ -778,6 +778,10 @@ _ldl_factor_ex = namedtuple('linalg_ldl_factor_ex', ['LD', 'pivots', 'info'])
 
 
 def _lapack(name):
+    from ..autograd.device_dispatch import current_device_type
+    if current_device_type() == 'meta':
+        from .._meta import LAPACK
+        return LAPACK
     try:
         from scipy.linalg import lapack
     except ImportError:

@@ -39,6 +39,8 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._device import default_device_set, get_default_device
+from .._meta import MetaArray
 from ..autograd.device_dispatch import current_device_type
 from ..backend import xp
 from ..autograd.function import Op
@@ -276,6 +278,8 @@ def _generator(generator, device=None):
 def _draw_device(device):
     if device is not None:
         return as_device(device).type
+    if default_device_set():            # a factory under set_default_device or `with device`
+        return get_default_device().type
     return current_device_type()        # inside a device op: its device
 
 
@@ -1181,6 +1185,12 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
 class _Fill(Op):
     """An in-place random fill: the old values get zero gradient (so do tensor params)."""
     widens_bfloat16 = False   # the draw depends on the dtype: bfloat16 is drawn as such
+
+    @classmethod
+    def apply_(cls, target, *others, **params):
+        if isinstance(target._data, MetaArray):
+            return target       # nothing to fill, and no generator draws (as in PyTorch)
+        return super().apply_(target, *others, **params)
 
     def backward(self, g):
         z = zeros_like(g)

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from .._coo import COO, SparseRefused
+from .._meta import MetaArray, storage_bytes
 from .._device import DEVICE_ARRAY_TYPES
 from ..autograd.batched import vmap_function
 from ..backend import xp
@@ -44,6 +45,8 @@ def _address(a):
 def _storage(a):
     """(the storage of array ``a`` as a flat array, a's offset and strides in it)."""
     root, base = a, a.base
+    if isinstance(a, MetaArray):
+        root, base = storage_bytes(a), None     # the bytes under the meta placeholders
     while base is not None:
         if isinstance(base, _ndarray) or base.__class__ in DEVICE_ARRAY_TYPES:
             root = base

@@ -58,6 +58,7 @@ class TorchName:
 
 REBUILD_TENSOR_V2 = TorchName('torch._utils', '_rebuild_tensor_v2')
 REBUILD_TENSOR_V3 = TorchName('torch._utils', '_rebuild_tensor_v3')
+REBUILD_META = TorchName('torch._utils', '_rebuild_meta_tensor_no_storage')
 REBUILD_PARAMETER = TorchName('torch._utils', '_rebuild_parameter')
 REBUILD_PARAMETER_WITH_STATE = TorchName('torch._utils', '_rebuild_parameter_with_state')
 REBUILD_FROM_TYPE_V2 = TorchName('torch._tensor', '_rebuild_from_type_v2')

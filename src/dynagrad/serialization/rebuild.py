@@ -109,9 +109,6 @@ def check_location(location):
                            f"(tagged with {location})") from None
     if device.type == 'cpu':
         return False
-    if device.type == 'meta':
-        raise RuntimeError("dynagrad has no meta device to deserialize onto; please use "
-                           "dynagrad.load with map_location='cpu'")
     try:
         check_device(device)
     except Exception:
@@ -259,6 +256,20 @@ def rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, back
     return _tensor(storage, storage_offset, size, stride, requires_grad, dtype)
 
 
+def rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    """A meta tensor: PyTorch saves its dtype, size and strides, no storage."""
+    from ..ops.creation import empty_strided
+    if not isinstance(dtype, _dtype.dtype):
+        raise LoadError(f'a meta tensor\'s dtype is a {type(dtype).__name__}, not a dtype')
+    size, stride = _ints(size, 'size'), _ints(stride, 'stride')
+    if len(size) != len(stride) or any(n < 0 for n in size) or any(s < 0 for s in stride):
+        raise LoadError(f'a meta tensor has size {size!r:.200} and strides {stride!r:.200}')
+    if type(requires_grad) is not bool:
+        raise LoadError(f'requires_grad is {type(requires_grad).__name__}, not a bool')
+    return empty_strided(size, stride, dtype=dtype, device='meta',
+                         requires_grad=requires_grad)
+
+
 def _parameter_class():
     from ..nn.parameter import Parameter
     return Parameter
@@ -364,7 +375,7 @@ def torch_globals():
         'torch._utils._rebuild_nested_tensor': _unsupported('a nested tensor'),
         'torch._utils._rebuild_wrapper_subclass':
             _unsupported('a wrapper tensor subclass (such as a DTensor)'),
-        'torch._utils._rebuild_meta_tensor_no_storage': _unsupported('a meta tensor'),
+        'torch._utils._rebuild_meta_tensor_no_storage': rebuild_meta_tensor_no_storage,
         'torch._tensor._rebuild_from_type_v2': rebuild_from_type_v2,
         'torch.Tensor': Tensor,
         'torch.nn.parameter.Parameter': _parameter_class(),

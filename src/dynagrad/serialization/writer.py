@@ -153,6 +153,9 @@ class TorchPickler(pickle._Pickler):
             return names.REBUILD_PARAMETER, (data, bool(t._requires_grad), OrderedDict())
         arr, location = t._data, 'cpu'
         device = t.device
+        if device.type == 'meta':       # no data: PyTorch saves what it is, not its bytes
+            return names.REBUILD_META, (names.dtype_global(t.dtype.name), tuple(arr.shape),
+                                        t.stride(), bool(t._requires_grad))
         if device.type != 'cpu':        # saved as PyTorch saves it: the bytes, and where from
             arr, location = t.detach().cpu()._data, str(device)
         storage, offset, strides = self._storage_of(arr, location)
