@@ -38,19 +38,12 @@ class SamplerIterDataPipe(IterDataPipe):
         raise no_length(self)
 
 
-@functional_datapipe('shuffle')
-class ShufflerIterDataPipe(IterDataPipe):
-    """Yields the items in a random order drawn through a buffer of ``buffer_size`` items
-    (the whole DataPipe when it is no longer). Each iteration draws a new order from
-    ``set_seed``'s seed, or from dynagrad's default generator; ``set_shuffle(False)`` (the
-    DataLoader's ``shuffle=False``) passes the items through in order."""
+class SeededShuffle:
+    """What the iterable and the map-style shufflers share: the switch DataLoader flips
+    (``set_shuffle``) and the seed of the next order (``set_seed``, else the default
+    generator's draw at ``reset``)."""
 
-    def __init__(self, datapipe, *, buffer_size=10000, unbatch_level=0):
-        if buffer_size <= 0:
-            raise AssertionError('buffer_size should be larger than 0')
-        if unbatch_level != 0:
-            datapipe = datapipe.unbatch(unbatch_level=unbatch_level)
-        self.datapipe, self.buffer_size = datapipe, buffer_size
+    def _start_shuffling(self):
         self._shuffle_enabled = True
         self._seed = None
         self._rng = random.Random()
@@ -67,6 +60,22 @@ class ShufflerIterDataPipe(IterDataPipe):
         if self._shuffle_enabled:
             self._rng.seed(draw_seed() if self._seed is None else self._seed)
             self._seed = None
+
+
+@functional_datapipe('shuffle')
+class ShufflerIterDataPipe(SeededShuffle, IterDataPipe):
+    """Yields the items in a random order drawn through a buffer of ``buffer_size`` items
+    (the whole DataPipe when it is no longer). Each iteration draws a new order from
+    ``set_seed``'s seed, or from dynagrad's default generator; ``set_shuffle(False)`` (the
+    DataLoader's ``shuffle=False``) passes the items through in order."""
+
+    def __init__(self, datapipe, *, buffer_size=10000, unbatch_level=0):
+        if buffer_size <= 0:
+            raise AssertionError('buffer_size should be larger than 0')
+        if unbatch_level != 0:
+            datapipe = datapipe.unbatch(unbatch_level=unbatch_level)
+        self.datapipe, self.buffer_size = datapipe, buffer_size
+        self._start_shuffling()
 
     def __iter__(self):
         if not self._shuffle_enabled:
