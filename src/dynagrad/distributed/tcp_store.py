@@ -143,7 +143,8 @@ class _Server:
             pass
         finally:
             with self.lock:
-                self.clients.pop(conn, None)
+                peer = self.clients.pop(conn, None)
+            _LOCAL_CLIENTS.discard(peer)    # a client of this process is gone (see _disconnect)
             conn.close()
 
     def _answer(self, request):
@@ -158,6 +159,10 @@ class _Server:
             return ['error', 'QueueEmptyError', str(e)]
         except (ValueError, TypeError) as e:
             return ['error', type(e).__name__, str(e)]
+
+    def serves(self, peer):
+        with self.lock:
+            return peer in self.clients.values()
 
     def remote_clients(self):
         with self.lock:
@@ -278,8 +283,13 @@ class TCPStore(Store):
 
     @staticmethod
     def _disconnect(sock, address):
-        _LOCAL_CLIENTS.discard(address)
         sock.close()
+        # While this process's server still lists the connection, the address stays known
+        # as local: a master store dying retires its server at once, and must not take its
+        # own closing client for another process's (the server forgets the address when it
+        # sees the connection end).
+        if not any(server.serves(address) for server in list(_SERVERS)):
+            _LOCAL_CLIENTS.discard(address)
 
     def _wait_for_workers(self, world_size, is_master):
         self._request('add', _INIT_KEY, 1)
