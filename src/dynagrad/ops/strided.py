@@ -9,7 +9,7 @@ import warnings
 import numpy as np
 
 from .._coo import COO, SparseRefused
-from .._meta import MetaArray, storage_bytes
+from .._meta import MetaArray, contiguous_strides as _contiguous_strides, storage_bytes
 from .._device import DEVICE_ARRAY_TYPES
 from ..autograd.batched import vmap_function
 from ..backend import xp
@@ -157,14 +157,6 @@ class AsStridedOfBase(AsStrided):
                                'cannot be differentiated (its base is not contiguous or the '
                                'view reaches outside it); clone the base first')
         return super().forward(x, size, stride, storage_offset)
-
-
-def _contiguous_strides(shape):
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 def _as_strided_args(input, size, stride, storage_offset, op='as_strided', memory=None):

@@ -25,6 +25,7 @@ from collections import OrderedDict
 import numpy as np
 
 from .. import _dtype
+from .._meta import contiguous_strides as _contiguous_strides
 from ..size import Size
 from ..tensor import CPU, Tensor, wrap
 from . import names, zipformat
@@ -84,14 +85,6 @@ def _place(arr, start, usable, itemsize):
     if extent > usable:
         return None
     return offset // itemsize, tuple(strides)
-
-
-def _contiguous_strides(shape):
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
 
 
 _DEVICE = type(CPU)         # dynagrad.device
