@@ -131,16 +131,26 @@ def contiguous_strides(shape):
     return tuple(reversed(strides))
 
 
-def _plain(value):
-    """``value`` with every meta array in it seen as NumPy's."""
+def _map_meta(fn, value):
+    """``value`` with ``fn`` applied to every meta array in it (through tuples, lists and
+    dicts)."""
     if isinstance(value, MetaArray):
-        return value.view(numpy.ndarray)
+        return fn(value)
     cls = value.__class__
     if cls is tuple or cls is list:
-        return cls(_plain(v) for v in value)
+        return cls(_map_meta(fn, v) for v in value)
     if cls is dict:
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: _map_meta(fn, v) for k, v in value.items()}
     return value
+
+
+def _as_numpy(array):
+    return array.view(numpy.ndarray)
+
+
+def _plain(value):
+    """``value`` with every meta array in it seen as NumPy's."""
+    return _map_meta(_as_numpy, value)
 
 
 def _in_region(array):
@@ -453,19 +463,16 @@ def _compute(fn, args, kwargs):
         return fn(*_eye_like(args), **_eye_like(kwargs))
 
 
-def _eye_like(value):
-    if isinstance(value, MetaArray):
-        value = value.view(numpy.ndarray)
-        if value.ndim >= 2 and value.dtype.kind in 'fc':
-            eye = numpy.eye(value.shape[-2], value.shape[-1], dtype=value.dtype)
-            return numpy.broadcast_to(eye, value.shape).copy()
-        return value
-    cls = value.__class__
-    if cls is tuple or cls is list:
-        return cls(_eye_like(v) for v in value)
-    if cls is dict:
-        return {k: _eye_like(v) for k, v in value.items()}
+def _eye(array):
+    value = array.view(numpy.ndarray)
+    if value.ndim >= 2 and value.dtype.kind in 'fc':
+        eye = numpy.eye(value.shape[-2], value.shape[-1], dtype=value.dtype)
+        return numpy.broadcast_to(eye, value.shape).copy()
     return value
+
+
+def _eye_like(value):
+    return _map_meta(_eye, value)
 
 
 def _producing_meta(fn):
