@@ -179,6 +179,29 @@ def test_reading_values_raises_as_torch(read):
     same_error(lambda L: read(L, L.empty((), device='meta')))
 
 
+def test_a_meta_tensor_made_while_the_collector_frees_the_last_one_still_refuses_reads():
+    # the collector can free the last meta array of a garbage cycle (the backend leaves)
+    # while a factory makes a new one, after it found the backend: it must come back
+    import gc
+
+    class Cycle:
+        pass
+
+    for _ in range(3):
+        cycle = Cycle()
+        cycle.me, cycle.x = cycle, dg.empty(3, device='meta')
+        del cycle
+        threshold = gc.get_threshold()
+        gc.set_threshold(1)    # collect at the factory's next allocation
+        try:
+            x = dg.empty((), device='meta')
+        finally:
+            gc.set_threshold(*threshold)
+        with pytest.raises(TypeError, match="can't convert meta device type tensor"):
+            np.asarray(x)
+        assert x.is_meta and x.device.type == 'meta'
+
+
 @pytest.mark.parametrize('op', [
     lambda L, x: x.nonzero(),
     lambda L, x: x[x > 0],

@@ -232,6 +232,12 @@ class _Live:
 _live = _Live()
 
 
+def _meta_present():
+    from . import _device
+    if _device.backend_for_or_none('meta') is None:
+        _device.register_backend(load())
+
+
 def _no_meta_left():
     try:
         from . import _device
@@ -246,6 +252,10 @@ class MetaArray(numpy.ndarray):
 
     def __array_finalize__(self, obj):
         _live.count += 1
+        if _live.count == 1:
+            # the collector may free the last meta array of a garbage cycle while this one
+            # is being made, after its factory found the backend: register it again
+            _meta_present()
 
     def __del__(self):
         _live.count -= 1
