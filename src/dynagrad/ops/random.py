@@ -32,6 +32,7 @@ non-leaf replace its history with a node that sends zero back; on a leaf that re
 grad they raise unless run under ``no_grad`` (as ``nn.init`` does).
 """
 import contextlib
+import ctypes
 import math
 import struct
 import warnings
@@ -42,7 +43,7 @@ from .. import _dtype
 from .._device import default_device_set, get_default_device
 from .._meta import MetaArray
 from ..autograd.device_dispatch import current_device_type
-from ..backend import xp
+from ..backend import native_kernel, xp
 from ..autograd.function import Op
 from ..autograd.batched import state as _vmap, check_random, random_batch, batched
 from ..autograd.batched import captured_whole, vmap_function
@@ -102,6 +103,7 @@ class Generator:
         self._bits = bits
         self._rng = np.random.Generator(bits)   # NumPy's samplers on the same stream
         self._normal = normal                    # the cached second value of a normal pair
+        self._words = None                       # the twister's state as an array, when made
 
     @property
     def device(self):
@@ -687,14 +689,52 @@ def _below_to(r, low, high):
     return r
 
 
+def twister_words(rng):
+    """The live state of a dynagrad Generator's twister as 625 uint32 (its 624 words, then
+    the position), NumPy's own memory, for the native kernels to draw from in place: no
+    copy in or out (a round trip through ``MT19937.state`` costs 70 us). None where that
+    memory does not hold this layout (another NumPy's MT19937), or ``rng`` is NumPy's."""
+    if not isinstance(rng, Generator):
+        return None
+    words = rng._words
+    if words is None:
+        bits = rng._bits
+        # The view does not keep ``bits`` alive: the Generator holds both, and ``_use``
+        # replaces them together.
+        memory = (ctypes.c_uint32 * (_MT_WORDS + 1)).from_address(bits.ctypes.state_address)
+        words = np.ndarray((_MT_WORDS + 1,), np.uint32, buffer=memory)  # host memory, not xp
+        state = bits.state['state']
+        if not ((words[:_MT_WORDS] == state['key']).all() and
+                int(words[_MT_WORDS]) == int(state['pos'])):
+            words = False
+        rng._words = words
+    return words if words is not False else None
+
+
+def native_draw(rng, kernel, *args):
+    """Run a native kernel that draws from ``rng``'s twister state in place (None: the
+    generator ``bernoulli_mask(None, ...)`` draws from), under the bit generator's lock as
+    NumPy's own draws run; False, drawing nothing, where the state cannot be reached so."""
+    if rng is None:
+        rng = _generator(None)
+    words = twister_words(rng)
+    if words is None:
+        return False
+    with rng._bits.lock:
+        return kernel(words, *args)
+
+
 def _bernoulli(rng, p, shape, np_dtype, like=None):
     """1 where a uniform is below ``p``: a float64 uniform for a number ``p``, one in p's
     dtype for a tensor of probabilities (draws walk ``like``'s memory order, if given)."""
     n = math.prod(shape)
     if isinstance(p, (float, int)):
-        # u < p with u = k / 2**53 is k < p * 2**53 (exact): compare the integers
-        keep = _bits53(rng, n) < xp.uint64(math.ceil(p * 2.0 ** 53))
-        return _place(keep.astype(np_dtype), shape, like)
+        keep = xp.empty(n, np_dtype)
+        kernel = native_kernel('bernoulli_mask', keep) if n else None
+        if kernel is None or native_draw(rng, kernel, float(p), keep) is False:
+            # u < p with u = k / 2**53 is k < p * 2**53 (exact): compare the integers
+            keep = (_bits53(rng, n) < xp.uint64(math.ceil(p * 2.0 ** 53))).astype(np_dtype)
+        return _place(keep, shape, like)
     pd = p.dtype if p.dtype in (np.float32, np.float64) else np.dtype(np.float32)
     u = _place(_uniform_bits(rng, n, pd), shape, like)
     return (u < p.astype(u.dtype, copy=False)).astype(np_dtype)

@@ -8,10 +8,10 @@ alpha dropout (``AddBackward0``), and the gradient is ``grad * noise`` with the 
 """
 import warnings
 
-from ...autograd.batched import vmap_function
+from ...autograd.batched import state as _vmap, vmap_function
 from ...autograd.function import Op
-from ...backend import xp
-from ...ops.random import bernoulli_mask
+from ...backend import native_kernel, xp
+from ...ops.random import bernoulli_mask, native_draw
 
 # -alpha * scale of SELU: the value alpha dropout sets dropped elements to (before a, b)
 _ALPHA_P = 1.7580993408473766
@@ -42,6 +42,13 @@ class DropoutDraw(Op):
     draws_random = True     # a replay must run it even when nothing reads its result
 
     def forward(self, x, p):
+        fused = native_kernel('dropout', x) if x.flags.c_contiguous else None
+        if fused is not None:
+            # draw, compare, scale and multiply in one pass: the same mask, the same noise
+            drawn = native_draw(None, fused, 1.0 - p, x)
+            if drawn is not False:
+                out, self.noise = drawn
+                return out
         self.noise = noise = _keep(x.shape, p, x.dtype) / x.dtype.type(1.0 - p)
         return x * noise
 
@@ -78,6 +85,9 @@ def _dropout(input, p, training, inplace, noise_shape, alpha=False):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f'{type_name(x)}')
     dtype = x.dtype
+    if not (alpha or inplace or _vmap.active) and p < 1 and noise_shape == x.shape and \
+            native_kernel('dropout', x) is not None:
+        return DropoutDraw.apply(input, p=p)    # the mask drawn inside the op's one kernel
     shift = None
     if p == 1:
         noise = xp.zeros((1,) * x.ndim, dtype)

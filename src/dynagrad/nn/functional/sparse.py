@@ -10,7 +10,7 @@ import numpy as np
 
 from ...autograd.batched import vmap_function
 from ...autograd.function import Op
-from ...backend import xp
+from ...backend import native_kernel, xp
 from ...ops import formula as fm
 from ...ops.indexing import IndexScatter
 from ..._coo import COO
@@ -80,6 +80,9 @@ class EmbeddingOp(Op):
         d = self.wshape[1]
         idx = self.indices.reshape(-1)
         rows = g.reshape((idx.shape[0], d))
+        native = native_kernel('embedding_backward', rows)
+        if native is not None:      # the rows scaled and added in one pass, in their order
+            return native(rows, idx, self.factor, self.wshape[0])
         if self.factor is not None:
             rows = rows * self.factor.reshape((-1, 1))
         if fm.is_array(rows) and 0 < self.wshape[0] <= idx.shape[0]:
