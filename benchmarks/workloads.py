@@ -965,6 +965,13 @@ def kernel_cases(T, shapes):
         ('cross-entropy', shapes['log_softmax'], arrays(shapes['log_softmax']),
          lambda x, t=T.tensor(rng.integers(0, shapes['log_softmax'][1],
                                            shapes['log_softmax'][0])): F.cross_entropy(x, t)),
+        # the MLP's dropout (its mask drawn from the generator: PyTorch's stream)
+        ('dropout', shapes['gelu'], arrays(shapes['gelu']), lambda x: F.dropout(x, 0.1)),
+        # the token embedding: one index per position into 65 rows of the model's width
+        ('embedding', (shapes['log_softmax'][1], shapes['layer_norm'][1]),
+         arrays((shapes['log_softmax'][1], shapes['layer_norm'][1])),
+         lambda w, i=T.tensor(rng.integers(0, shapes['log_softmax'][1],
+                                           shapes['log_softmax'][0])): F.embedding(i, w)),
     ]
 
 
