@@ -187,27 +187,32 @@ def test_state_restored_and_generators():
     assert mine.tobytes() == expect.tobytes()
 
 
-def test_unreachable_state_falls_back(monkeypatch):
-    """Where the twister's memory cannot be read as 625 words, the NumPy path draws."""
-    monkeypatch.setattr(dg_random, 'twister_words', lambda rng: None)
+def test_unreachable_state_falls_back():
+    """Where the twister's memory does not read as 625 words (marked so on the generator),
+    the NumPy path draws."""
     with kernels('native') as calls:
         dynagrad.manual_seed(4)
+        dg_random.default_generator._words = False
         y = F.dropout(dynagrad.ones(1000), 0.5).numpy()
+        m = dynagrad.empty(50).bernoulli_(0.5).numpy()
     torch.manual_seed(4)
     assert y.tobytes() == torch.nn.functional.dropout(torch.ones(1000), 0.5).numpy().tobytes()
+    assert m.tobytes() == torch.empty(50).bernoulli_(0.5).numpy().tobytes()
     assert calls == {}
+    dynagrad.manual_seed(4)
+    assert dg_random.default_generator._words is None     # a new bit generator, not marked
 
 
-def test_twister_words_is_numpys_state():
-    """The view is the generator's live state: NumPy's own draws move it."""
+def test_the_kernels_draw_from_numpys_state():
+    """The words are the generator's live state: NumPy's own draws move them."""
     g = dynagrad.Generator().manual_seed(2)
-    words = dg_random.twister_words(g)
+    words = dg_random.native_draw(g, lambda words: words)
     state = g._bits.state['state']
     assert words.dtype == np.uint32 and words.shape == (625,)
     assert np.array_equal(words[:624], state['key']) and words[624] == state['pos']
     g._bits.random_raw(5)
     assert words[624] == g._bits.state['state']['pos']
-    assert dg_random.twister_words(np.random.default_rng(0)) is None
+    assert dg_random.native_draw(g, lambda words: words) is words
 
 
 def test_empty_and_edge_probabilities():

@@ -689,36 +689,22 @@ def _below_to(r, low, high):
     return r
 
 
-def twister_words(rng):
-    """The live state of a dynagrad Generator's twister as 625 uint32 (its 624 words, then
-    the position), NumPy's own memory, for the native kernels to draw from in place: no
-    copy in or out (a round trip through ``MT19937.state`` costs 70 us). None where that
-    memory does not hold this layout (another NumPy's MT19937), or ``rng`` is NumPy's."""
-    if not isinstance(rng, Generator):
-        return None
+def native_draw(rng, kernel, *args):
+    """Run a native kernel that draws from the twister of ``rng`` (a Generator; None: the
+    one ``bernoulli_mask(None, ...)`` draws from) in place: its 624 words and position,
+    NumPy's own memory seen as 625 uint32 (no copy in or out: a round trip through
+    ``MT19937.state`` costs 70 us), under the bit generator's lock as NumPy's draws run.
+    False, drawing nothing, where that memory does not hold this layout."""
+    rng = _generator(None) if rng is None else rng
     words = rng._words
-    if words is None:
+    if words is None:       # once per bit generator: ``_use`` replaces both together
         bits = rng._bits
-        # The view does not keep ``bits`` alive: the Generator holds both, and ``_use``
-        # replaces them together.
         memory = (ctypes.c_uint32 * (_MT_WORDS + 1)).from_address(bits.ctypes.state_address)
         words = np.ndarray((_MT_WORDS + 1,), np.uint32, buffer=memory)  # host memory, not xp
         state = bits.state['state']
-        if not ((words[:_MT_WORDS] == state['key']).all() and
-                int(words[_MT_WORDS]) == int(state['pos'])):
-            words = False
-        rng._words = words
-    return words if words is not False else None
-
-
-def native_draw(rng, kernel, *args):
-    """Run a native kernel that draws from ``rng``'s twister state in place (None: the
-    generator ``bernoulli_mask(None, ...)`` draws from), under the bit generator's lock as
-    NumPy's own draws run; False, drawing nothing, where the state cannot be reached so."""
-    if rng is None:
-        rng = _generator(None)
-    words = twister_words(rng)
-    if words is None:
+        same = (words[:_MT_WORDS] == state['key']).all() and words[_MT_WORDS] == state['pos']
+        words = rng._words = words if same else False
+    if words is False:
         return False
     with rng._bits.lock:
         return kernel(words, *args)

@@ -36,7 +36,9 @@ class DropoutMul(Op):
 class DropoutDraw(Op):
     """``dropout`` as one op that draws its own mask (the same draws, the same arithmetic as
     ``_dropout``): what ``dynagrad.compile`` records for it, so a replay draws each mask
-    from the default generator where eager draws it, with no eager island around it."""
+    from the default generator where eager draws it, with no eager island around it. Eager
+    runs it too where the native kernels run: the draw, the scaling and the product are
+    then one pass (``native/random.py``), the generator advanced in place."""
     widens_half = True
     node_name = 'MulBackward0'
     draws_random = True     # a replay must run it even when nothing reads its result
