@@ -54,10 +54,6 @@ def kernels(mode):
         backend._kernels.loaded.update(saved)
 
 
-def _bytes(values):
-    return [np.asarray(v).tobytes() for v in values]
-
-
 def _three_ways(run, before=0, seed=7):
     """``run(lib)``'s arrays with native kernels, NumPy kernels and torch, each followed by
     100 float32 uniforms (the stream after it); and the native kernels' call counts."""
