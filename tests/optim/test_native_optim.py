@@ -13,9 +13,9 @@ import torch
 import dynagrad
 from dynagrad import backend, native
 
-needs_numba = pytest.mark.skipif(native.available() is not None,
-                                 reason=f'numba does not load: {native.available()}')
-pytestmark = needs_numba
+NUMBA_MISSING = native.available()
+needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
+                                 reason=f'numba does not load: {NUMBA_MISSING}')
 
 SHAPES = [(7, 13), (5,), (3, 1, 17), (), (1,)]
 STEPS = 5
@@ -41,6 +41,8 @@ KERNEL = {'Adam': 'adam_step', 'AdamW': 'adam_step', 'SGD': 'sgd_step'}
 @pytest.fixture
 def count_kernels():
     """Count the calls of the optimizer kernels while the test runs (kernels 'native')."""
+    if NUMBA_MISSING is not None:
+        pytest.skip(f'numba does not load: {NUMBA_MISSING}')
     calls = {}
     previous = backend.set_kernels('native')
     saved = dict(backend._kernels.loaded)
@@ -304,7 +306,7 @@ def _error(fn):
     return None
 
 
-@pytest.mark.parametrize('kernels', ['native', 'numpy'])
+@pytest.mark.parametrize('kernels', [pytest.param('native', marks=needs_numba), 'numpy'])
 def test_errors_unchanged(kernels):
     previous = backend.set_kernels(kernels)
     try:
@@ -349,7 +351,8 @@ def test_sparse_gradients_keep_their_paths(count_kernels):
     assert count_kernels == {}
 
 
-def test_warnings_none():
+@needs_numba
+def test_a_native_step_warns_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         _run(dynagrad, 'AdamW', {}, {'fused': True}, 'float32', steps=1)
