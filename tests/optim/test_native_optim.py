@@ -252,17 +252,23 @@ def test_parameters_the_kernel_does_not_take_fall_back(count_kernels, name, conf
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
-def test_a_non_contiguous_gradient_is_read_as_it_is(count_kernels):
-    p = dynagrad.nn.Parameter(dynagrad.ones(4, 6))
-    q = torch.nn.Parameter(torch.ones(4, 6))
+@pytest.mark.parametrize('name', ['AdamW', 'SGD'])
+def test_non_contiguous_gradients_are_read_as_they_are(count_kernels, name):
+    """A transposed and a strided 1-d gradient (the kernel reads a contiguous copy)."""
+    ps = [dynagrad.nn.Parameter(dynagrad.ones(4, 6)), dynagrad.nn.Parameter(dynagrad.ones(5))]
+    qs = [torch.nn.Parameter(torch.ones(4, 6)), torch.nn.Parameter(torch.ones(5))]
     g = np.arange(24, dtype=np.float32).reshape(6, 4) / 10
-    p.grad = dynagrad.tensor(g).t()
-    q.grad = torch.from_numpy(g).t()
-    assert not p.grad._data.flags.c_contiguous
-    dynagrad.optim.AdamW([p], lr=0.1).step()
-    torch.optim.AdamW([q], lr=0.1).step()
-    assert count_kernels == {'adam_step': 1}
-    np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6)
+    h = np.arange(10, dtype=np.float32) / 7
+    ps[0].grad, ps[1].grad = dynagrad.tensor(g).t(), dynagrad.tensor(h)[::2]
+    qs[0].grad, qs[1].grad = torch.from_numpy(g).t(), torch.from_numpy(h)[::2]
+    assert not any(p.grad._data.flags.c_contiguous for p in ps)
+    config = dict(lr=0.1, momentum=0.9) if name == 'SGD' else dict(lr=0.1)
+    for _ in range(2):
+        getattr(dynagrad.optim, name)(ps, **config).step()
+        getattr(torch.optim, name)(qs, **config).step()
+    assert count_kernels == {KERNEL[name]: 4}
+    for p, q in zip(ps, qs):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6)
 
 
 def test_differentiable_steps_do_not_use_the_kernel(count_kernels):

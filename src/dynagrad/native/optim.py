@@ -110,11 +110,12 @@ def adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr, bet
     """One Adam (AdamW with ``decoupled``) update of ``param`` in place, with its state
     (``max_exp_avg_sq`` None without amsgrad), counting it in ``step`` (a float32 0-d
     array). ``param`` and the state are C-contiguous and writable, of one float dtype;
-    ``grad`` of that dtype and shape, any layout."""
+    ``grad`` of that dtype and shape, any layout (read through a C-ordered copy where it
+    is not one: the kernels are compiled for contiguous arrays only)."""
     m = exp_avg.reshape(-1)
     amsgrad = max_exp_avg_sq is not None
     wd = float(weight_decay)
-    _adam(param.reshape(-1), grad.reshape(-1), m, exp_avg_sq.reshape(-1),
+    _adam(param.reshape(-1), grad.ravel(), m, exp_avg_sq.reshape(-1),
           max_exp_avg_sq.reshape(-1) if amsgrad else m, step, amsgrad, bool(maximize),
           wd != 0 and not decoupled, wd != 0 and decoupled, float(lr), float(beta1),
           float(beta2), float(eps), wd, 1 - lr * wd)
@@ -128,6 +129,6 @@ def sgd_step(param, grad, momentum_buffer, *, lr, momentum, dampening, weight_de
     p = param.reshape(-1)
     has_momentum = momentum_buffer is not None
     wd = float(weight_decay)
-    _sgd(p, grad.reshape(-1), momentum_buffer.reshape(-1) if has_momentum else p,
+    _sgd(p, grad.ravel(), momentum_buffer.reshape(-1) if has_momentum else p,
          bool(maximize), wd != 0, has_momentum, bool(first), bool(nesterov), float(lr),
          float(momentum), float(dampening), wd)
