@@ -183,14 +183,24 @@ def _native_ready(data, g, buffers, step=None):
     parameter's dtype and shape, the count float32 and 0-d as ``_advance`` makes it, and
     those written C-contiguous (seen flat, each stays a view) and writable (else the NumPy
     update raises NumPy's error)."""
-    if g.__class__ is not np.ndarray or g.dtype != data.dtype or g.shape != data.shape:
+    # (per parameter and step, so kept cheap: NumPy's dtypes of one kind are mostly one
+    # object, the identity test saves the comparison)
+    dtype, shape = data.dtype, data.shape
+    if g.__class__ is not np.ndarray or not (g.dtype is dtype or g.dtype == dtype) or \
+            g.shape != shape:
         return False
     if step is not None and not (step.__class__ is np.ndarray and step.dtype == np.float32
                                  and step.ndim == 0 and step.flags.writeable):
         return False
-    for a in (data, *buffers):
-        if not (a.__class__ is np.ndarray and a.dtype == data.dtype and a.shape == data.shape
-                and a.flags.c_contiguous and a.flags.writeable):
+    flags = data.flags
+    if not (flags.c_contiguous and flags.writeable):
+        return False
+    for a in buffers:
+        if a.__class__ is not np.ndarray or not (a.dtype is dtype or a.dtype == dtype) or \
+                a.shape != shape:
+            return False
+        flags = a.flags
+        if not (flags.c_contiguous and flags.writeable):
             return False
     return True
 
