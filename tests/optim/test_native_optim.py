@@ -362,3 +362,34 @@ def test_a_native_step_warns_nothing():
     with warnings.catch_warnings():
         warnings.simplefilter('error')
         _run(dynagrad, 'AdamW', {}, {'fused': True}, 'float32', steps=1)
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('name,config', [('Adam', dict(amsgrad=True, eps=0.0)),
+                                         ('AdamW', dict(maximize=True)),
+                                         ('SGD', dict(momentum=0.9, nesterov=True,
+                                                      weight_decay=0.1))],
+                         ids=['Adam', 'AdamW', 'SGD'])
+def test_non_finite_values_as_the_numpy_update(count_kernels, name, config, dtype):
+    """NaN, infinities, zeros (0/0 with eps=0) and extremes give the NumPy update's values,
+    NaN where it has NaN (amsgrad's maximum lets a NaN win on either side)."""
+    special = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-30, 1e30, 1.0]
+    out = {}
+    for kernels in ('native', 'numpy'):
+        previous = backend.set_kernels(kernels)
+        try:
+            np_dtype = DTYPES[dtype][0]
+            p = dynagrad.nn.Parameter(dynagrad.tensor(np.array(special[::-1] * 2, np_dtype)))
+            opt = getattr(dynagrad.optim, name)([p], lr=0.1, **config)
+            for shift in range(3):
+                p.grad = dynagrad.tensor(np.array(special[shift:] + special[:shift] + [0.5] * 8,
+                                                  np_dtype))
+                with np.errstate(all='ignore'):
+                    opt.step()
+            out[kernels] = (p.detach().numpy().copy(), _state(opt))
+        finally:
+            backend.set_kernels(previous)
+    np.testing.assert_array_equal(out['native'][0], out['numpy'][0])
+    _assert_same_state(out['native'][1], out['numpy'][1], dtype, 0)
+    assert np.isnan(out['native'][0]).any() and np.isfinite(out['native'][0]).any()
+    assert count_kernels == {KERNEL[name]: 3}
