@@ -24,6 +24,7 @@ FAMILIES = {
     'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',
     'bernoulli_mask': 'random', 'dropout': 'random',
     'embedding_backward': 'indexing',
+    'adam_step': 'optim', 'sgd_step': 'optim',
 }
 
 

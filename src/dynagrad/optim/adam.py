@@ -2,7 +2,10 @@
 Adam variants Adamax, NAdam and RAdam.
 
 ``foreach`` (and, for Adam and AdamW, ``fused``) are accepted as PyTorch accepts them on CPU,
-with its checks, and run the same single-tensor update. ``capturable=True`` is refused at
+with its checks, and run the same single-tensor update. With the native kernels on, Adam's
+and AdamW's update of a float32 or float64 parameter is one kernel call (``adam_step``,
+one pass over the elements) whatever ``foreach`` and ``fused`` say: the same arithmetic,
+to the bit, with PyTorch's fused update's memory traffic. ``capturable=True`` is refused at
 step as PyTorch refuses it for CPU parameters. Adam and AdamW with ``differentiable=True``
 run the update as dynagrad ops, so autograd records it; so do Adamax, NAdam and RAdam, each
 with the ops PyTorch's differentiable path uses (``_differentiable_*`` below), so the graph,
@@ -10,13 +13,13 @@ what it saves and the in-place checks at backward are the same as PyTorch's.
 """
 import numpy as np
 
-from ..backend import xp
+from ..backend import native_kernel, xp
 from ..ops.pointwise import maximum
 from ..ops.shape import cat
 from ..tensor import Tensor
 from .optimizer import (Optimizer, _DEVICES_NO_XLA, _addcdiv_, _advance, _capturable_message,
-                        _check_fused, _lerp_, _number_arg, _scalar,
-                        _use_grad_for_differentiable)
+                        _check_fused, _lerp_, _native_ready, _new_state, _number_arg,
+                        _scalar, _use_grad_for_differentiable)
 from .sgd import _check_lr
 
 
@@ -56,14 +59,13 @@ class Adam(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group, p, g, state in self._params_with_grad():
+        for group, p, g, state in self._params_with_grad(_native_adam):
             if group['differentiable']:
                 _differentiable_adam(group, p, g, state)
                 continue
             lr, (beta1, beta2) = _scalar(group['lr']), map(_scalar, group['betas'])
             eps, amsgrad = group['eps'], group['amsgrad']
-            step = _advance(state, p, 'exp_avg', 'exp_avg_sq',
-                            *(('max_exp_avg_sq',) if amsgrad else ()))
+            step = _advance(state, p, *_adam_buffers(amsgrad))
             m, v = state['exp_avg']._data, state['exp_avg_sq']._data
             _lerp_(m, g, 1 - beta1)
             v *= beta2
@@ -78,6 +80,40 @@ class Adam(Optimizer):
                 denom = xp.sqrt(v) / bc2_sqrt + eps
             _addcdiv_(p._data, m, denom, -step_size)
         return loss
+
+
+def _adam_buffers(amsgrad):
+    return ('exp_avg', 'exp_avg_sq', 'max_exp_avg_sq') if amsgrad else ('exp_avg', 'exp_avg_sq')
+
+
+def _native_adam(group, p, g, state, lr, weight_decay, decoupled, maximize):
+    """Adam's whole update of ``p`` as the native ``adam_step`` (see
+    ``Optimizer._params_with_grad``): True when it ran, False (nothing changed) where
+    there is no kernel for the parameter's array or the arrays do not suit one."""
+    data = p._data
+    kernel = native_kernel('adam_step', data)
+    if kernel is None:
+        return False
+    amsgrad = group['amsgrad']
+    names = _adam_buffers(amsgrad)
+    if state:
+        # a state made earlier (or loaded) must hold every buffer, fit for the kernel; a
+        # missing one (amsgrad switched on later) fails in the NumPy update as it always has
+        if 'step' not in state or not all(name in state for name in names):
+            return False
+        if not _native_ready(data, g, [state[name]._data for name in names],
+                             state['step']._data):
+            return False
+    elif not _native_ready(data, g, ()):
+        return False
+    else:
+        _new_state(state, p, *names)
+    beta1, beta2 = group['betas']
+    kernel(data, g, state['exp_avg']._data, state['exp_avg_sq']._data,
+           state['max_exp_avg_sq']._data if amsgrad else None, state['step']._data, lr=lr,
+           beta1=_scalar(beta1), beta2=_scalar(beta2), eps=group['eps'],
+           weight_decay=weight_decay, decoupled=decoupled, maximize=maximize)
+    return True
 
 
 def _differentiable_adam(group, p, g, state):

@@ -152,13 +152,18 @@ def _advance(state, p, *buffers, **scalars):
     0-dim tensor, and a zeroed buffer shaped like ``p`` for each name in ``buffers``.
     """
     if not state:
-        state['step'] = _step_tensor()
-        for name, value in scalars.items():
-            state[name] = _state_tensor(xp.full((), value, np.float32))
-        for name in buffers:
-            state[name] = _state_tensor(xp.zeros_like(p._data))
+        _new_state(state, p, *buffers, **scalars)
     state['step']._data += 1
     return float(state['step']._data)
+
+
+def _new_state(state, p, *buffers, **scalars):
+    """Fill the empty ``state`` of ``p`` as ``_advance`` does, the step count at 0."""
+    state['step'] = _step_tensor()
+    for name, value in scalars.items():
+        state[name] = _state_tensor(xp.full((), value, np.float32))
+    for name in buffers:
+        state[name] = _state_tensor(xp.zeros_like(p._data))
 
 
 def _weight_decay(p, g, lr, wd, decoupled):
@@ -169,6 +174,35 @@ def _weight_decay(p, g, lr, wd, decoupled):
         else:
             g = g + wd * p._data
     return g
+
+
+def _native_ready(data, g, buffers, step=None):
+    """Whether one native kernel may update the parameter array ``data`` in place from the
+    gradient array ``g`` and the state arrays ``buffers``, counting the update in ``step``
+    (a state's count, when given): all NumPy arrays, the gradient and the buffers of the
+    parameter's dtype and shape, the count float32 and 0-d as ``_advance`` makes it, and
+    those written C-contiguous (seen flat, each stays a view) and writable (else the NumPy
+    update raises NumPy's error)."""
+    # (per parameter and step, so kept cheap: NumPy's dtypes of one kind are mostly one
+    # object, the identity test saves the comparison)
+    dtype, shape = data.dtype, data.shape
+    if g.__class__ is not np.ndarray or not (g.dtype is dtype or g.dtype == dtype) or \
+            g.shape != shape:
+        return False
+    if step is not None and not (step.__class__ is np.ndarray and step.dtype == np.float32
+                                 and step.ndim == 0 and step.flags.writeable):
+        return False
+    flags = data.flags
+    if not (flags.c_contiguous and flags.writeable):
+        return False
+    for a in buffers:
+        if a.__class__ is not np.ndarray or not (a.dtype is dtype or a.dtype == dtype) or \
+                a.shape != shape:
+            return False
+        flags = a.flags
+        if not (flags.c_contiguous and flags.writeable):
+            return False
+    return True
 
 
 def _scalar(x):
@@ -423,7 +457,7 @@ class Optimizer:
                     'this optimizer (its update is not written in dynagrad ops); build it '
                     'with differentiable=False')
 
-    def _params_with_grad(self):
+    def _params_with_grad(self, native_update=None):
         """``(group, p, g, state)`` for each parameter with a gradient, group by group.
 
         ``g`` is the gradient's array as the update uses it: negated when the group
@@ -435,6 +469,12 @@ class Optimizer:
         In a ``differentiable`` group ``g`` is a tensor instead, made with dynagrad ops
         (and decoupled decay is an in-place op on ``p``), so autograd records the update:
         the loop body then writes ``p`` with tensor ops too.
+
+        ``native_update(group, p, g, state, lr, weight_decay, decoupled, maximize)``, where
+        given, is first offered each parameter of a group that is not differentiable, with
+        the gradient's array as it is: it either does the whole update (maximize and weight
+        decay included) in one native kernel and answers True, and the parameter is not
+        handed out (its version is bumped here), or changes nothing and answers False.
         """
         self._check_step_flags()
         for group in self.param_groups:
@@ -462,6 +502,10 @@ class Optimizer:
                     yield group, p, g, state
                     continue
                 g = grad._data
+                if native_update is not None and native_update(group, p, g, state, lr, wd,
+                                                               decoupled, maximize):
+                    bump_version(p, 'optimizer.step')
+                    continue
                 if g.__class__ is COO:      # a sparse gradient (Embedding(sparse=True))
                     g = self._sparse_grad(p, g, maximize, wd)
                 else:

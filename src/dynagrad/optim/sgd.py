@@ -1,17 +1,19 @@
 """Stochastic gradient descent, with PyTorch's momentum, dampening and Nesterov rules.
 
 ``foreach`` and ``fused`` are accepted as PyTorch accepts them on CPU (with its checks) and
-run the same single-tensor update; ``differentiable=True`` runs the update as dynagrad ops,
-so autograd records it (into the initial parameters, the gradients, a tensor ``lr``).
+run the same single-tensor update (with the native kernels on, one ``sgd_step`` kernel call
+per float32 or float64 parameter, whatever the flags say: the same arithmetic, to the
+bit); ``differentiable=True`` runs the update as dynagrad ops, so autograd records it (into
+the initial parameters, the gradients, a tensor ``lr``).
 """
 import numpy as np
 
-from ..backend import xp
+from ..backend import native_kernel, xp
 
 from .._coo import COO, add as _coo_add
 from ..tensor import Tensor, wrap
-from .optimizer import (Optimizer, _add_scaled_, _check_fused, _scalar, _state_tensor,
-                        _use_grad_for_differentiable)
+from .optimizer import (Optimizer, _add_scaled_, _check_fused, _native_ready, _scalar,
+                        _state_tensor, _use_grad_for_differentiable)
 
 
 class SGD(Optimizer):
@@ -41,7 +43,7 @@ class SGD(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group, p, d_p, state in self._params_with_grad():
+        for group, p, d_p, state in self._params_with_grad(_native_sgd):
             if group['differentiable']:
                 _differentiable_update(group, p, d_p, state)
                 continue
@@ -52,7 +54,9 @@ class SGD(Optimizer):
             if momentum != 0:
                 buf = state.get('momentum_buffer')
                 if buf is None:
-                    state['momentum_buffer'] = _state_tensor(d_p.copy())
+                    # (asarray: a 0-d parameter's gradient with maximize or weight decay
+                    # is a NumPy scalar, whose copy could not be updated in place)
+                    state['momentum_buffer'] = _state_tensor(xp.asarray(d_p).copy())
                     buf = state['momentum_buffer']._data
                 else:
                     buf = buf._data
@@ -61,6 +65,28 @@ class SGD(Optimizer):
                 d_p = d_p + momentum * buf if group['nesterov'] else buf
             _add_scaled_(p._data, d_p, -lr)
         return loss
+
+
+def _native_sgd(group, p, g, state, lr, weight_decay, decoupled, maximize):
+    """SGD's whole update of ``p`` as the native ``sgd_step`` (see
+    ``Optimizer._params_with_grad``): True when it ran, False (nothing changed) where
+    there is no kernel for the parameter's array or the arrays do not suit one."""
+    data = p._data
+    kernel = native_kernel('sgd_step', data)
+    if kernel is None:
+        return False
+    momentum = group['momentum']
+    buf = state.get('momentum_buffer') if momentum != 0 else None
+    if not _native_ready(data, g, () if buf is None else (buf._data,)):
+        return False
+    first = momentum != 0 and buf is None
+    if first:
+        # the kernel writes it whole: the gradient as the update uses it, as PyTorch's copy
+        buf = state['momentum_buffer'] = _state_tensor(xp.empty(data.shape, data.dtype))
+    kernel(data, g, None if buf is None else buf._data, lr=lr, momentum=momentum,
+           dampening=group['dampening'], weight_decay=weight_decay,
+           nesterov=group['nesterov'], maximize=maximize, first=first)
+    return True
 
 
 def _scaled(c, s):
