@@ -22,6 +22,7 @@ FAMILIES = {
     'softmax': 'softmax', 'softmax_backward': 'softmax',
     'log_softmax': 'softmax', 'log_softmax_backward': 'softmax',
     'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',
+    'attention_probs': 'attention', 'attention_probs_backward': 'attention',
 }
 
 
