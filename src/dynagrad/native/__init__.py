@@ -23,6 +23,8 @@ FAMILIES = {
     'log_softmax': 'softmax', 'log_softmax_backward': 'softmax',
     'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',
     'attention_probs': 'attention', 'attention_probs_backward': 'attention',
+    'lstm_step': 'rnn', 'lstm_step_backward': 'rnn',
+    'gru_step': 'rnn', 'gru_step_backward': 'rnn',
 }
 
 
