@@ -140,9 +140,9 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
         if native is not None:
             # activations, c, tanh(c), h, and the states, in one call
             if whr_t is None:
-                native(g, cp, hp, Cprev[o0:o1], C[o0:o1], TC[o0:o1], out[o0:o1])
+                native(g, cp, hp, Cprev[o0:o1], TC[o0:o1], out[o0:o1])
             else:
-                native(g, cp, None, Cprev[o0:o1], C[o0:o1], TC[o0:o1], Hraw[o0:o1])
+                native(g, cp, None, Cprev[o0:o1], TC[o0:o1], Hraw[o0:o1])
                 xp.matmul(Hraw[o0:o1], whr_t, out=out[o0:o1])
                 hp[...] = out[o0:o1]
             continue
