@@ -197,6 +197,25 @@ def test_rows_masked_entirely_give_zeros(dt):
 
 
 @needs_numba
+def test_nan_scores_stay_nan():
+    """A row whose scores are all NaN is NaN, not taken for a hidden row (zeros)."""
+    rng = np.random.default_rng(4)
+    arrays, _ = _inputs(rng, np.float32, (2, 4, 3), 5)
+    arrays[0][1, 2] = np.nan
+    mask = np.zeros((4, 5), np.float32)
+    mask[3] = -np.inf
+    results = []
+    for mode in ('native', 'numpy'):
+        with counting(mode):
+            results.append(F.scaled_dot_product_attention(
+                *(dynagrad.tensor(a) for a in arrays[:3]),
+                attn_mask=dynagrad.tensor(mask)).numpy())
+    np.testing.assert_allclose(results[0], results[1], rtol=2e-5, atol=2e-6)  # NaN == NaN
+    assert np.isnan(results[0][1, 2]).all() and (results[0][:, 3] == 0).all()
+    assert np.isfinite(results[0][0, :3]).all()
+
+
+@needs_numba
 def test_gpt_and_workload_shapes_float32():
     """The benchmark shapes, float32 native against the float64 NumPy path."""
     rng = np.random.default_rng(5)

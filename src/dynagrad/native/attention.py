@@ -46,9 +46,14 @@ def _masked_softmax(s, scale, add, add_batch, causal, row_max):
                     x = s[n, i, j] * scale
                     s[n, i, j] = x
                     m = x if x > m else m
-            row_max[n, i] = m
             if m == NEG_INF:
-                end = 0
+                # every visible score -inf (a hidden row: zeros), unless some are NaN (max
+                # skips NaN): then NaN, as the NumPy path
+                for j in range(end):
+                    if s[n, i, j] != s[n, i, j]:
+                        m = s[n, i, j]
+                end = 0 if m == NEG_INF else end
+            row_max[n, i] = m
             total = ZERO
             for j in range(end):
                 e = exp_nonpos(s[n, i, j] - m)
