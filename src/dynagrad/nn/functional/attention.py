@@ -5,7 +5,9 @@ Forward: ``P = softmax(Q K^T * scale + mask)`` (rows that the mask hides entirel
 as PyTorch's safe softmax), optional dropout on ``P``, ``O = P V``: two batched matmuls.
 Backward: four batched matmuls and a softmax Jacobian-vector product from the saved ``P``.
 Under ``create_graph=True`` the backward recomputes ``P`` from the recorded inputs with
-tensor ops, so the double backward follows from those ops.
+tensor ops, so the double backward follows from those ops. With numba the passes between
+the matrix products (scale, mask, softmax; the softmax gradient) are one kernel each
+(``dynagrad.native.attention``).
 """
 import math
 import warnings

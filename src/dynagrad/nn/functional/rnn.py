@@ -15,7 +15,10 @@ case where every step has the whole batch; a ``PackedSequence`` is used as it is
 
 The sigmoid gates use ``sigmoid(x) = 0.5 * tanh(x / 2) + 0.5``: the 1/2 is folded into the
 weight rows of those gates, so one ``tanh`` over a whole gate block, a multiply and an add
-activate all the gates of a step at once.
+activate all the gates of a step at once. With numba (``backend.native_kernel``) a step's
+pointwise part (activations, state updates and the saved copies, forward; the gates'
+gradients, backward) is one kernel call instead (``dynagrad.native.rnn``); the matrix
+products stay here.
 """
 from ... import ops
 from ...autograd.function import Op, autocast_args, autocast_state
