@@ -25,6 +25,9 @@ FAMILIES = {
     'bernoulli_mask': 'random', 'dropout': 'random',
     'embedding_backward': 'indexing',
     'adam_step': 'optim', 'sgd_step': 'optim',
+    'attention_probs': 'attention', 'attention_probs_backward': 'attention',
+    'lstm_step': 'rnn', 'lstm_step_backward': 'rnn',
+    'gru_step': 'rnn', 'gru_step_backward': 'rnn',
 }
 
 

@@ -5,7 +5,9 @@ Forward: ``P = softmax(Q K^T * scale + mask)`` (rows that the mask hides entirel
 as PyTorch's safe softmax), optional dropout on ``P``, ``O = P V``: two batched matmuls.
 Backward: four batched matmuls and a softmax Jacobian-vector product from the saved ``P``.
 Under ``create_graph=True`` the backward recomputes ``P`` from the recorded inputs with
-tensor ops, so the double backward follows from those ops.
+tensor ops, so the double backward follows from those ops. With numba the passes between
+the matrix products (scale, mask, softmax; the softmax gradient) are one kernel each
+(``dynagrad.native.attention``).
 """
 import math
 import warnings
@@ -15,7 +17,7 @@ import numpy as np
 from ...autograd.batched import vmap_function
 from ... import ops
 from ..._dtype import is_floating
-from ...backend import xp
+from ...backend import native_kernel, xp
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
 from ...ops.random import bernoulli_mask
@@ -34,11 +36,28 @@ class ScaledDotProductAttention(Op):
     widens_half = True
     node_name = 'UnsafeViewBackward0'   # torch's math path; see _node_for
 
-    def forward(self, q, k, v, mask=None, bias=None, scale=1.0, keep=None):
+    def forward(self, q, k, v, mask=None, bias=None, scale=1.0, keep=None, causal=False):
         """``mask``: a float mask tensor's array (an input); ``bias``: a constant additive
-        array (from a boolean mask or is_causal); ``keep``: dropout's scaled keep mask."""
+        array (from a boolean mask or is_causal); ``keep``: dropout's scaled keep mask;
+        ``causal``: ``bias`` is the causal mask (a native kernel skips the hidden keys)."""
         self.scale = scale
         s = q @ xp.swapaxes(k, -1, -2)
+        native = native_kernel('attention_probs', s) if s.size else None
+        add = mask if mask is not None else None if causal else bias
+        if native is not None and (add is None or np.broadcast_shapes(
+                s.shape, add.shape) == s.shape):
+            p, hidden = native(s, scale, add, causal)
+        else:
+            p, hidden = self._probs_arrays(s, mask, bias, scale)
+        self.hidden, self.bias, self.keep = hidden, bias, keep
+        pd = p if keep is None else p * keep
+        self.save_for_backward(q, k, v, mask, p)
+        return pd @ v
+
+    @staticmethod
+    def _probs_arrays(s, mask, bias, scale):
+        """The NumPy path: the (..., L, S) probabilities from the unscaled scores ``s`` (a
+        fresh array, reused), and the rows the mask hides entirely (or None)."""
         s *= scale
         if mask is not None:
             s = s + mask
@@ -58,10 +77,7 @@ class ScaledDotProductAttention(Op):
         if hidden is not None:
             z = xp.where(hidden, 1, z)
         p /= z
-        self.hidden, self.bias, self.keep = hidden, bias, keep
-        pd = p if keep is None else p * keep
-        self.save_for_backward(q, k, v, mask, p)
-        return pd @ v
+        return p, hidden
 
     def backward(self, g):
         q, k, v, mask, p = self.saved_tensors
@@ -95,6 +111,20 @@ class ScaledDotProductAttention(Op):
         gq = gk = gm = None
         if need[0] or need[1] or need[3]:
             dp = g @ xp.swapaxes(v, -1, -2)
+            native = native_kernel('attention_probs_backward', dp) if (
+                dp.shape == p.shape and (keep is None or keep.shape == p.shape)) else None
+            if native is not None:
+                # the scale goes into dS unless dS is also the mask's gradient
+                fold = not need[3]
+                ds = native(dp, p, keep, scale if fold else 1)
+                gq = ds @ k if need[0] else None
+                gk = xp.swapaxes(ds, -1, -2) @ q if need[1] else None
+                if not fold:
+                    if gq is not None:
+                        gq *= scale
+                    if gk is not None:
+                        gk *= scale
+                return gq, gk, gv, ds if need[3] else None
             if keep is not None:
                 dp *= keep
             dp -= (dp * p).sum(-1, keepdims=True)
@@ -211,7 +241,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         op = op.named('MmBackward0')
     elif _flash_eligible(query, key, value, attn_mask, dropout_p):
         op = op.named('ScaledDotProductFlashAttentionForCpuBackward0')
-    return op.apply(query, key, value, mask, bias=bias, scale=scale, keep=keep)
+    return op.apply(query, key, value, mask, bias=bias, scale=scale, keep=keep,
+                    causal=bool(is_causal))
 
 
 # ---------------------------------------------------------------------------------------

@@ -15,11 +15,14 @@ case where every step has the whole batch; a ``PackedSequence`` is used as it is
 
 The sigmoid gates use ``sigmoid(x) = 0.5 * tanh(x / 2) + 0.5``: the 1/2 is folded into the
 weight rows of those gates, so one ``tanh`` over a whole gate block, a multiply and an add
-activate all the gates of a step at once.
+activate all the gates of a step at once. With numba (``backend.native_kernel``) a step's
+pointwise part (activations, state updates and the saved copies, forward; the gates'
+gradients, backward) is one kernel call instead (``dynagrad.native.rnn``); the matrix
+products stay here.
 """
 from ... import ops
 from ...autograd.function import Op, autocast_args, autocast_state
-from ...backend import xp
+from ...backend import native_kernel, xp
 from .linear import linear as _linear
 
 __all__ = []   # recurrent_layer, recurrent_stack: used by nn.RNN and the top-level forms
@@ -92,6 +95,14 @@ class _RecurrentLayer(Op):
         return tuple(result)
 
 
+def _native_step(name, G, *states):
+    """The native kernel of a step's pointwise part, where the states it writes in place
+    share the gates' dtype (else the NumPy path)."""
+    if any(s.dtype != G.dtype for s in states):
+        return None
+    return native_kernel(name, G)
+
+
 def _order(T, reverse):
     return range(T - 1, -1, -1) if reverse else range(T)
 
@@ -120,15 +131,25 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     c = c0.copy()
     offs = _offsets(batch_sizes)
     H2, H3 = 2 * H, 3 * H
+    native = _native_step('lstm_step', G, h, c)
     for t in _order(len(batch_sizes), reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
         hp = h[:b] if b != B else h
         cp = c[:b] if b != B else c
         Hprev[o0:o1] = hp
-        Cprev[o0:o1] = cp
         g = G[o0:o1]
         g += hp @ whh_t
+        if native is not None:
+            # activations, c, tanh(c), h, and the states, in one call
+            if whr_t is None:
+                native(g, cp, hp, Cprev[o0:o1], TC[o0:o1], out[o0:o1])
+            else:
+                native(g, cp, None, Cprev[o0:o1], TC[o0:o1], Hraw[o0:o1])
+                xp.matmul(Hraw[o0:o1], whr_t, out=out[o0:o1])
+                hp[...] = out[o0:o1]
+            continue
+        Cprev[o0:o1] = cp
         xp.tanh(g, out=g)
         g *= s
         g += shift
@@ -158,13 +179,6 @@ def _lstm_backward(node, grads):
     H = w_hh.shape[0] // 4
     H2, H3 = 2 * H, 3 * H
     dt = G.dtype
-    _, shift, s2 = _Scales.get('LSTM', H, dt)
-    # Gate derivatives for the whole sequence at once: sigmoid a(1-a) = 1/4 - (a - 1/2)^2,
-    # tanh 1 - a^2, i.e. s^2 - (a - shift)^2 with the scales of the forward.
-    D = G - shift
-    D *= D
-    xp.subtract(s2, D, out=D)
-    OT = G[:, H3:] * (1 - TC * TC)  # d c from d h: o * (1 - tanh(c)^2)
     N = G.shape[0]
     B = h0.shape[0]
     dG = xp.empty((N, 4 * H), dt)
@@ -172,11 +186,32 @@ def _lstm_backward(node, grads):
     dc = xp.array(gc, dt, copy=True)
     dHout = xp.empty((N, dh.shape[1]), dt) if w_hr is not None else None
     offs = _offsets(node.batch_sizes)
+    native = _native_step('lstm_step_backward', G, dh, dc)
+    if native is not None:
+        gout = xp.asarray(gout, dt, order='C')
+    else:
+        _, shift, s2 = _Scales.get('LSTM', H, dt)
+        # Gate derivatives for the whole sequence at once: sigmoid a(1-a) = 1/4 - (a -
+        # 1/2)^2, tanh 1 - a^2, i.e. s^2 - (a - shift)^2 with the scales of the forward.
+        D = G - shift
+        D *= D
+        xp.subtract(s2, D, out=D)
+        OT = G[:, H3:] * (1 - TC * TC)  # d c from d h: o * (1 - tanh(c)^2)
     for t in _order(len(node.batch_sizes), not node.reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
         dht = dh[:b] if b != B else dh
         dct = dc[:b] if b != B else dc
+        if native is not None:
+            dg = dG[o0:o1]
+            if w_hr is None:
+                native(dht, gout[o0:o1], dct, G[o0:o1], TC[o0:o1], Cprev[o0:o1], dg)
+            else:
+                dht += gout[o0:o1]
+                dHout[o0:o1] = dht
+                native(dht @ w_hr, None, dct, G[o0:o1], TC[o0:o1], Cprev[o0:o1], dg)
+            xp.matmul(dg, w_hh, out=dht)
+            continue
         dht += gout[o0:o1]
         if w_hr is not None:
             dHout[o0:o1] = dht
@@ -224,10 +259,15 @@ def _gru_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
     HN = xp.empty((N, H), dt)  # W_hn h + b_hn, per step
     h = h0.copy()
     offs = _offsets(batch_sizes)
+    native = _native_step('gru_step', G, h)
+    b_hn = xp.ascontiguousarray(bhh[H2:]) if native is not None and bhh is not None else None
     for t in _order(len(batch_sizes), reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
         hp = h[:b] if b != B else h
+        if native is not None:
+            native(G[o0:o1], hp @ whh_t, b_hn, hp, Hprev[o0:o1], HN[o0:o1], out[o0:o1])
+            continue
         Hprev[o0:o1] = hp
         gh = hp @ whh_t
         if bhh is not None:
@@ -261,20 +301,29 @@ def _gru_backward(node, grads):
     dt = G.dtype
     N = G.shape[0]
     B = h0.shape[0]
-    # Whole-sequence factors: r(1-r), z(1-z), 1-n^2, 1-z, h_prev-n.
-    R, Z, Nn = G[:, :H], G[:, H:H2], G[:, H2:]
-    Drz = G[:, :H2] * (1 - G[:, :H2])
-    Dn = 1 - Nn * Nn
-    OneZ = 1 - Z
-    HmN = Hprev - Nn
     dGi = xp.empty((N, 3 * H), dt)
     dGh = xp.empty((N, 3 * H), dt)
     dh = xp.array(gh, dt, copy=True)
     offs = _offsets(node.batch_sizes)
+    native = _native_step('gru_step_backward', G, dh)
+    if native is not None:
+        gout = xp.asarray(gout, dt, order='C')
+    else:
+        # Whole-sequence factors: r(1-r), z(1-z), 1-n^2, 1-z, h_prev-n.
+        R, Z, Nn = G[:, :H], G[:, H:H2], G[:, H2:]
+        Drz = G[:, :H2] * (1 - G[:, :H2])
+        Dn = 1 - Nn * Nn
+        OneZ = 1 - Z
+        HmN = Hprev - Nn
     for t in _order(len(node.batch_sizes), not node.reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
         dht = dh[:b] if b != B else dh
+        if native is not None:
+            dgh = dGh[o0:o1]
+            native(dht, gout[o0:o1], G[o0:o1], HN[o0:o1], Hprev[o0:o1], dGi[o0:o1], dgh)
+            dht += dgh @ w_hh
+            continue
         dht += gout[o0:o1]
         di = dGi[o0:o1]
         dnp = di[:, H2:]
