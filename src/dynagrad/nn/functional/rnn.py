@@ -18,7 +18,8 @@ weight rows of those gates, so one ``tanh`` over a whole gate block, a multiply 
 activate all the gates of a step at once.
 """
 from ... import ops
-from ...autograd.function import Op, autocast_args, autocast_state
+from ...autograd.function import Op
+from ...autograd.autocast import autocast_args, autocast_state
 from ...backend import xp
 from .linear import linear as _linear
 
