@@ -51,6 +51,7 @@ from .batched import dispatch_inplace as _vmap_dispatch_inplace
 from .._coo import COO, SparseRefused
 from .autocast import autocast_state, autocast_inputs
 from .device_dispatch import as_array, is_data_array
+from .sparse_dispatch import run_sparse_kernel, run_sparse_kernel_inplace
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
 
@@ -255,7 +256,7 @@ class Op(Node):
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
         except SparseRefused:   # a sparse input: the op's sparse kernel, if it has one
-            return _sparse_kernel(cls, inputs, params)
+            return run_sparse_kernel(cls, inputs, params)
         if out.__class__ is not _ndarray:
             if out.__class__ is tuple:
                 return _wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
@@ -364,7 +365,7 @@ class Op(Node):
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
         except SparseRefused:   # a sparse operand: the op's sparse kernel, written back
-            return _sparse_kernel_inplace(cls, target, others, params)
+            return run_sparse_kernel_inplace(cls, target, others, params)
         result = out if out.__class__ is _ndarray else as_array(out)
         _check_inplace_result(cls, target, result)
 
@@ -438,44 +439,6 @@ def _conjugated_backward(node, grads):
     if result.__class__ is not tuple:
         return None if result is None else _conj(result)
     return tuple(None if r is None else _conj(r) for r in result)
-
-
-# Sparse kernels: op class -> fn(cls, *inputs, **params), registered by dynagrad.ops.sparse.
-# A dense forward meeting a sparse input raises SparseRefused (see dynagrad._coo), and
-# apply runs the kernel registered for the op's class (or a base of it) instead: dense
-# calls pay nothing for it.
-SPARSE_KERNELS = {}
-
-
-def aten_name(cls):
-    name = cls._node_name
-    name = name[:name.rfind('Backward')] if 'Backward' in name else name
-    return ''.join('_' + c.lower() if c.isupper() and i else c.lower()
-                   for i, c in enumerate(name))
-
-
-def sparse_kernel_of(cls):
-    for k in cls.__mro__:
-        kernel = SPARSE_KERNELS.get(k)
-        if kernel is not None:
-            return kernel
-    return None
-
-
-def _sparse_kernel(cls, inputs, params):
-    kernel = sparse_kernel_of(cls)
-    if kernel is None:
-        raise SparseRefused(aten_name(cls)) from None
-    return kernel(cls, *inputs, **params)
-
-
-def _sparse_kernel_inplace(cls, target, others, params):
-    # dynagrad.ops.sparse registers how a kernel's result is written back into the target
-    # (SPARSE_KERNELS['in-place']); without it, the op is refused as PyTorch refuses it
-    write_back = SPARSE_KERNELS.get('in-place')
-    if write_back is None:
-        raise SparseRefused(aten_name(cls) + '_') from None
-    return write_back(cls, target, others, params)
 
 
 def _fp_quiet(forward):
@@ -860,7 +823,7 @@ def _promote(cls, inputs, arrays):
             if a.dtype != np_target:
                 arrays[i] = a.astype(np_target)
                 cast = True
-        elif a.__class__ is COO:    # a sparse operand: its kernel casts (see _sparse_kernel)
+        elif a.__class__ is COO:    # a sparse operand: its kernel casts (see sparse_dispatch)
             continue
         elif number_as_float8:
             arrays[i] = xp.asarray(a, dtype=np_target)
