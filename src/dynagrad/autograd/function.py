@@ -51,6 +51,7 @@ from .batched import dispatch_inplace as _vmap_dispatch_inplace
 from .._coo import COO, SparseRefused
 from .autocast import autocast_state, autocast_inputs
 from .device_dispatch import as_array, is_data_array
+from .promotion import casts_code, float_dtype, promote, widens_bfloat16_only
 from .sparse_dispatch import run_sparse_kernel, run_sparse_kernel_inplace
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
@@ -59,6 +60,7 @@ _ndarray = np.ndarray
 _new = object.__new__
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
+
 def _edge(t):
     fn = t._grad_fn
     if fn is not None:
@@ -130,12 +132,7 @@ class Op(Node):
         super().__init_subclass__(**kwargs)
         if cls.quiet_fp and 'forward' in cls.__dict__:
             cls.forward = _fp_quiet(cls.__dict__['forward'])
-        # 0: no dtype rule; 1: integer inputs go float; 2: PyTorch's promotion; 3, 4, 5: the
-        # same three for an op that widens float16 (see widens_half); 6: widens bfloat16 only.
-        cls._casts = ((2 if cls.promotes else 1 if cls.float_result else 0)
-                      + (3 if cls.widens_half else 0))
-        if _dtype.extension_loaded() and _widens_bfloat16_only(cls):
-            cls._casts = 6
+        cls._casts = casts_code(cls)     # the dtype rule apply checks (promotion.py)
         if 'node_name' in cls.__dict__:
             cls._node_name = cls.node_name
         else:
@@ -222,15 +219,15 @@ class Op(Node):
         cast_meta = None
         if casts:       # a dtype check; float32 (the common case) is told by identity
             if casts == 2:
-                slow = _float_dtype(arrays) is None
+                slow = float_dtype(arrays) is None
             elif casts == 1:
                 d = arrays[0].dtype
                 slow = d is not _F32 and d.kind != 'f'
             elif casts == 3:    # an op that widens float16 (see widens_half) and bfloat16
                 d = arrays[0].dtype
-                slow = d is not _F32 and d.char in 'eEFD'   # complex: _promote checks it
+                slow = d is not _F32 and d.char in 'eEFD'   # complex: promote checks it
             elif casts == 5:
-                d = _float_dtype(arrays)
+                d = float_dtype(arrays)
                 slow = d is None or d is _F16
             elif casts == 4:
                 d = arrays[0].dtype
@@ -239,7 +236,7 @@ class Op(Node):
                 first = arrays[0]
                 slow = first.__class__ is _ndarray and first.dtype.char == 'E'
             if slow:
-                cast_meta = _promote(cls, inputs, arrays)
+                cast_meta = promote(cls, inputs, arrays)
                 if cast_meta is not None and cast_meta is not True:
                     return cast_meta.apply(*inputs, **params)   # the widened variant
         out_cls = Tensor
@@ -353,7 +350,7 @@ class Op(Node):
             slow = arrays[0].dtype.char in ('E' if casts == 6 else 'eE')
         else:
             slow = casts
-        cast_meta = _promote(cls, inputs, arrays) if slow else None
+        cast_meta = promote(cls, inputs, arrays) if slow else None
         if cast_meta is not None and cast_meta is not True:
             return cast_meta.apply_(target, *others, **params)     # the widened variant
         node = _new(cls)
@@ -600,35 +597,6 @@ def _legacy_flags(inputs):
     return out_cls, volatile
 
 
-_FLOAT8 = _dtype.FLOAT8_NUMPY     # filled when ml_dtypes loads
-
-
-def _float_dtype(arrays):
-    """The dtype when NumPy's own arithmetic already gives PyTorch's: one floating dtype
-    among the arrays and only Python numbers besides (the common case); else None."""
-    d = None
-    for a in arrays:
-        c = a.__class__
-        if c is _ndarray:
-            if d is None:
-                d = a.dtype
-                # float8_e5m2 is the one float8 NumPy files as kind 'f': _promote casts a
-                # number with it (float32 is told by identity first, at no cost)
-                if d is not _F32 and (d.kind != 'f' or d in _FLOAT8):
-                    return None
-            elif a.dtype is not d and a.dtype != d:
-                return None
-        elif c is not float and c is not int:
-            return None
-    return d
-
-
-def _widens_bfloat16_only(cls):
-    """Whether ``cls`` has no dtype rule but computes bfloat16 in float32 (``_casts`` 6)."""
-    return (cls._casts == 0 and cls.widens_bfloat16 and cls.differentiable
-            and not cls.is_view and not issubclass(cls, _Widened))
-
-
 def _enable_bfloat16():
     """ml_dtypes just loaded: bfloat16 arrays can exist from now on, so the ops with no dtype
     rule start checking for them (until then that check costs them nothing)."""
@@ -636,51 +604,8 @@ def _enable_bfloat16():
     while pending:
         cls = pending.pop()
         pending.extend(cls.__subclasses__())
-        if _widens_bfloat16_only(cls):
+        if cls._casts == 0 and widens_bfloat16_only(cls):
             cls._casts = 6
-
-
-def forward_arrays(cls, inputs):
-    """What ``cls.apply(*inputs)`` hands its forward: the op class that runs (a widened
-    variant for half precision) and the arrays after PyTorch's promotion. For code that
-    replays ops on arrays (dynagrad.compiler)."""
-    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    if cls._casts:
-        meta = _promote(cls, inputs, arrays)
-        if meta is not None and meta is not True:
-            return forward_arrays(meta, inputs)
-    return cls, arrays
-
-
-def _complex_refused(cls, array):
-    name = op_name(cls)
-    kind = 'ComplexFloat' if array.dtype.itemsize == 8 else 'ComplexDouble'
-    return NotImplementedError(f'"{name}" not implemented for \'{kind}\' (dynagrad computes '
-                               f'{name} on real tensors only, as PyTorch does)')
-
-
-def _common_dtype(arrays):
-    """The one dtype of ``arrays`` when NumPy's arithmetic already gives PyTorch's, else None.
-
-    NumPy 2 treats Python scalars as weak, as PyTorch does, except a float scalar with an
-    integer array (NumPy: float64, PyTorch: the default float dtype).
-    """
-    d = None
-    float_scalar = False
-    for a in arrays:
-        cls = a.__class__
-        if cls is _ndarray or cls in DEVICE_ARRAY_TYPES:
-            if d is None:
-                d = a.dtype
-            elif a.dtype != d:
-                return None
-        elif cls is float:
-            float_scalar = True
-        elif cls is not int and cls is not bool:
-            return None
-    if d is None or (float_scalar and d.kind not in 'fc'):
-        return None
-    return d
 
 
 OVERLAP_ERROR = ('unsupported operation: more than one element of the written-to tensor '
@@ -733,224 +658,6 @@ def _write_overlapping(cls, target, result):
     if result.dtype.kind in 'fc':
         changed &= ~(xp.isnan(result) & xp.isnan(old))
     alias[changed] = result[changed]
-
-
-class OperandTypeError(TypeError):
-    """An operand that is neither a tensor nor a number (a str, None, a list). The operators
-    turn it into ``NotImplemented``, so that Python answers as it does for torch: ``==`` is
-    False, ``+`` and ``<`` raise its "unsupported operand" TypeError."""
-
-
-def op_name(cls):
-    """The op's name in PyTorch's messages ('add' for Add)."""
-    name = getattr(cls, 'aten', '') or cls._node_name
-    return name[:-9].lower() if name[-9:-1] == 'Backward' else name
-
-
-def number_operand(cls, x, position):
-    """A non-tensor operand as the Python number PyTorch reads it: a NumPy scalar is a
-    number like any other (weak in promotion, so float32 * np.float64(2) stays float32,
-    where NumPy 2 would widen); anything else is refused as PyTorch's argument parser does.
-    np.bool_, which is no numbers.Number, torch reads as a float (int32 + np.True_ is
-    float32)."""
-    if isinstance(x, np.generic) and x.dtype.kind in 'biufc':
-        return float(x) if x.dtype.kind == 'b' else x.item()
-    if isinstance(x, (bool, int, float, complex)):     # int and float subclasses too
-        return x
-    raise OperandTypeError(
-        f"{op_name(cls)}(): argument '{'other' if position else 'input'}' (position "
-        f"{position + 1}) must be Tensor, not {type(x).__name__}")
-
-
-def float_argument(op, name, value, position=None):
-    """A ``float`` parameter (logit's eps, nan_to_num's nan...) as torch's argument parser
-    reads it: a number, a NumPy scalar or a one-element tensor; None stays None; anything
-    else is its TypeError, not NumPy's."""
-    if value is None or value.__class__ is float or value.__class__ is int:
-        return value
-    if isinstance(value, (bool, int, float, np.integer, np.floating)) or (
-            isinstance(value, Tensor) and value._data.size == 1
-            and value._data.dtype.kind in 'biuf'):
-        return float(value)
-    where = f' (position {position})' if position is not None else ''
-    raise TypeError(f"{op}(): argument '{name}'{where} must be float, not "
-                    f'{type(value).__name__}')
-
-
-def _promote(cls, inputs, arrays):
-    """Cast, in the list ``arrays``, what PyTorch's promotion casts; return whether it did.
-
-    When the result is float16 or bfloat16 and the op computes it in float32 (always for
-    bfloat16, for float16 where the op ``widens_half``), return instead the op's widened
-    variant, which the caller runs in its place.
-    """
-    for i, a in enumerate(arrays):
-        c = a.__class__
-        if c is not float and c is not int and c is not bool and c is not complex \
-                and a is not None and c is not COO and not is_data_array(a) \
-                and not isinstance(a, _ndarray):    # (an array subclass: nn's _NoData)
-            arrays[i] = number_operand(cls, a, i)   # (None: an op's optional input)
-    if not cls.supports_complex:
-        for a in arrays:
-            if is_data_array(a) and a.dtype.kind == 'c':
-                raise _complex_refused(cls, a)
-    common = _common_dtype(arrays)
-    if common is not None and common.char not in 'eE' and (
-            common.kind in 'fc' or not cls.float_result) and common not in _FLOAT8:
-        return None
-    if cls.promotes:
-        target = _dtype.result_type(*inputs)
-        if cls.float_result and target.category < 2:
-            target = _dtype.get_default_dtype()
-    else:
-        first = _dtype.FROM_NUMPY.get(getattr(arrays[0], 'dtype', None))
-        if first is not None and (first.category >= 2 or not cls.float_result):
-            target = first
-        else:
-            target = _dtype.get_default_dtype()
-    if target.itemsize == 2 and target.category == 2 and (
-            target is _dtype.bfloat16 or cls.widens_half):
-        return widened(cls, target.numpy)
-    if not cls.promotes and not cls.float_result:
-        return None
-    np_target = target.numpy
-    # A number with a float8 tensor becomes a 0-d float8 array: NumPy would compute in
-    # float64, where torch's kernels (add_stub, mul_cpu_reduced_float...) refuse float8.
-    number_as_float8 = cls.promotes and np_target in _FLOAT8
-    cast = None
-    for i, a in enumerate(arrays):
-        if a.__class__ is _ndarray or a.__class__ in DEVICE_ARRAY_TYPES:
-            if a.dtype != np_target:
-                arrays[i] = a.astype(np_target)
-                cast = True
-        elif a.__class__ is COO:    # a sparse operand: its kernel casts (see sparse_dispatch)
-            continue
-        elif number_as_float8:
-            arrays[i] = xp.asarray(a, dtype=np_target)
-        elif cls.promotes and target.category >= 2 and a is None:   # t + None
-            raise OperandTypeError(f"{op_name(cls)}(): argument 'other' (position {i + 1}) "
-                                   'must be Tensor, not NoneType')
-        elif cls.promotes and target.category == 2 and not isinstance(a, float):
-            arrays[i] = float(a)
-        elif cls.promotes and target.category == 3 and not isinstance(a, complex):
-            arrays[i] = complex(a)
-    return cast
-
-
-# ---------------------------------------------------------------------------------------
-# float16 and bfloat16: computed in float32, rounded once per op.
-
-_WIDENED = {}   # (op class, NumPy low dtype) -> its widened variant
-
-
-def widened(cls, low):
-    """``cls`` computing in float32 on inputs of the 2-byte float dtype ``low`` and rounding
-    its float results to ``low``: PyTorch's CPU kernels for float16 and bfloat16 compute in
-    float ("opmath") and round the result once. A subclass made once per op and dtype,
-    recording the same node name."""
-    variant = _WIDENED.get((cls, low))
-    if variant is None:
-        variant = type(cls.__name__, (_Widened, cls), {
-            'node_name': cls._node_name, '__module__': cls.__module__,
-            '__qualname__': cls.__qualname__, '__doc__': cls.__doc__, '_low': low})
-        variant._casts = 0     # its forward does the casting
-        _WIDENED[(cls, low)] = variant
-    return variant
-
-
-def _round_to(value, low):
-    """A float32 result rounded to ``low``; anything else (indices, masks) unchanged."""
-    if getattr(value, 'dtype', None) == _F32:
-        return xp.asarray(value).astype(low)
-    return value
-
-
-class _Widened:
-    """What a widened variant adds to its op (see ``widened``); placed before the op in the
-    bases, so ``super()`` is the op itself."""
-    _low = None
-
-    def forward(self, *arrays, **params):
-        low = self._low
-        to_common = self.promotes or self.float_result
-        wide = []
-        for i, a in enumerate(arrays):
-            exact = i == 1 and self.scalar_opmath
-            if is_data_array(a):
-                if a.dtype.char in 'eE':
-                    if a.dtype != low:    # float16 meeting a bfloat16 result: PyTorch casts first
-                        a = a.astype(low)
-                    a = a.astype(_F32)
-                elif to_common:         # other inputs are cast to the common dtype first
-                    a = a.astype(_F32) if exact and a.ndim == 0 else a.astype(low).astype(_F32)
-            elif to_common and (a.__class__ is float or a.__class__ is int):
-                a = float(a) if exact else float(low.type(a))   # (x + 1.001 is x in bfloat16)
-            wide.append(a)
-        self._in_dtypes = tuple(a.dtype if is_data_array(a) else None for a in arrays)
-        for name in self.scalar_params:
-            v = params.get(name)
-            if v.__class__ is float or v.__class__ is int:
-                params[name] = float(low.type(v))
-        out = super().forward(*wide, **params)
-        if params.get('dtype') is not None:     # an explicit result dtype is kept
-            result = out
-        elif out.__class__ is tuple:
-            result = tuple(_round_to(o, low) for o in out)
-        else:
-            result = _round_to(out, low)
-        saved = self._saved
-        if saved:
-            self._saved = tuple(_saved_original(s, wide, arrays, out, result) for s in saved)
-        return result
-
-    def _unpack_saved(self, as_tensor):
-        values = super()._unpack_saved(as_tensor)
-        return [_widen_value(v) for v in values]
-
-    def _run_backward(self, grads, as_tensors):
-        metas = self._output_meta
-        grads = tuple(_widen_value(g) if g is not None or metas is None or metas[k] is None
-                      else xp.zeros(metas[k][0], _F32) if not as_tensors
-                      else wrap(xp.zeros(metas[k][0], _F32))
-                      for k, g in enumerate(grads))
-        result = super()._run_backward(grads, as_tensors)
-        return tuple(_narrow_grad(g, d) for g, d in zip(result, self._in_dtypes))
-
-
-def _saved_original(s, wide, arrays, out, result):
-    """What a widened op saved, as the value its graph knows: a float32 copy of an input is
-    saved as that input (so its version is checked), a float32 output as the rounded output
-    (as PyTorch saves it); both are widened again when unpacked."""
-    if not is_data_array(s):
-        return s
-    for w, a in zip(wide, arrays):
-        if s is w:
-            return a
-    if s is out:
-        return result
-    if out.__class__ is tuple:
-        for o, r in zip(out, result):
-            if s is o:
-                return r
-    return s
-
-
-def _widen_value(v):
-    if is_data_array(v):
-        return v.astype(_F32) if v.dtype.char in 'eE' else v
-    if isinstance(v, Tensor) and v._data.dtype.char in 'eE':
-        return v.to(_dtype.float32)
-    return v
-
-
-def _narrow_grad(g, dtype):
-    if g is None or dtype is None:
-        return g
-    if is_data_array(g):
-        return g if g.dtype == dtype else g.astype(dtype)
-    if isinstance(g, Tensor):
-        return g if g._data.dtype == dtype else g.to(_dtype.FROM_NUMPY[dtype])
-    return g
 
 
 def _input_meta(inputs, arrays, out_shape, cast):

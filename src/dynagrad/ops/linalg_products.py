@@ -9,7 +9,8 @@ import math
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op, OperandTypeError
+from ..autograd.function import Op
+from ..autograd.promotion import OperandTypeError
 from ..autograd.autocast import autocast_args, autocast_state
 from .. import _dtype
 from ..tensor import method
