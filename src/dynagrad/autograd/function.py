@@ -36,23 +36,24 @@ import functools
 
 import numpy as np
 
-from .. import _dtype
-from .._device import DEVICE_ARRAY_TYPES, on_backends_changed
-from ..backend import fp_errors_off, fp_errors_restore, writable_alias, xp
-from ..tensor import Tensor, VersionCounter, bump_version, legacy, wrap  # noqa: F401
+from .._coo import COO, SparseRefused
+from ..backend import fp_errors_off, fp_errors_restore
+from ..tensor import Tensor, VersionCounter, legacy  # noqa: F401
 from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, inference_blocks
-from .graph import Node, SavedTensor, grad_accumulator, real_grad_as
-from .variable import Variable
-from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, note_forward, capture_stack
-from .forward_ad import state as _forward_ad, apply_dual, apply_dual_inplace
+from .autocast import autocast_state, autocast_inputs
 from .batched import state as _vmap, dispatch as _vmap_dispatch
 from .batched import dispatch_inplace as _vmap_dispatch_inplace
-from .._coo import COO, SparseRefused
-from .autocast import autocast_state, autocast_inputs
 from .device_dispatch import as_array, is_data_array
+from .forward_ad import state as _forward_ad, apply_dual, apply_dual_inplace
+from .grad_mode import state as _grad_state
+from .graph import NO_EDGE, NO_EDGES, Node, SavedTensor, grad_accumulator
+from .inplace import (check_inplace_allowed, check_inplace_result, conj_write_error,
+                      inputs_saved_before_write, rebase_history, write_overlapping)
+from .outputs import fit_grad, input_meta, make_view, resolve_saved, wrap_outputs
 from .promotion import casts_code, float_dtype, promote, widens_bfloat16_only
 from .sparse_dispatch import run_sparse_kernel, run_sparse_kernel_inplace
+from .variable import legacy_flags, mark_volatile, volatile_result
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
 
@@ -60,6 +61,8 @@ _ndarray = np.ndarray
 _new = object.__new__
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
+_NONE_NEEDED = (False,) * 16
+
 
 def _edge(t):
     fn = t._grad_fn
@@ -68,9 +71,6 @@ def _edge(t):
     return (grad_accumulator(t), 0)
 
 
-_NO_EDGE = (None, 0)
-_NO_EDGES = (_NO_EDGE,) * 16  # what a node that records nothing reports: no input needs grad
-_NONE_NEEDED = (False,) * 16
 _VARIANTS = {}   # (op class, node name) -> the op's subclass recording that name (Op.named)
 
 
@@ -177,15 +177,21 @@ class Op(Node):
     def needs_input_grad(self):
         """One flag per input: does it need a gradient? Valid in forward too."""
         edges = self.next_functions
-        if edges is _NO_EDGES:
+        if edges is NO_EDGES:
             return _NONE_NEEDED
         return [e[0] is not None for e in edges]
 
     # -- running forward -------------------------------------------------------------------
     @classmethod
     def apply(cls, *inputs, **params):
-        """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
-        # The hot path of every op: kept flat, the rare cases pushed into helpers.
+        """Run the op on tensors (and Python scalars); record a node if a gradient is needed.
+
+        The hot path of every op, read as its steps. A rare concern costs a flag test here
+        and lives in its own module; the common float32 cases stay inline, since each Python
+        call costs about as much as one of these steps.
+        """
+        # 1. Calls run another way: under vmap (batched.py), carrying forward-mode tangents
+        #    (forward_ad.py), with inputs cast first under autocast (autocast.py).
         if _vmap.active:
             out = _vmap_dispatch(cls, inputs, params)
             if out is not NotImplemented:
@@ -196,6 +202,8 @@ class Op(Node):
                 return dual
         if autocast_state.active and cls.autocast is not None:
             inputs = autocast_inputs(cls.autocast, inputs, params)
+
+        # 2. The arrays, and the graph's edges when an input needs a gradient.
         record = False
         grad_on = _grad_state.grad_enabled
         if grad_on and cls.differentiable:
@@ -212,12 +220,15 @@ class Op(Node):
                         continue
                 else:
                     arrays.append(x)
-                edges.append(_NO_EDGE)
+                edges.append(NO_EDGE)
         else:
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+
+        # 3. PyTorch's dtype rules (promotion.py): float32 is told inline by identity, by
+        #    the rule's code; anything else is promoted, or run by the op's widened variant.
         casts = cls._casts
         cast_meta = None
-        if casts:       # a dtype check; float32 (the common case) is told by identity
+        if casts:
             if casts == 2:
                 slow = float_dtype(arrays) is None
             elif casts == 1:
@@ -239,37 +250,42 @@ class Op(Node):
                 cast_meta = promote(cls, inputs, arrays)
                 if cast_meta is not None and cast_meta is not True:
                     return cast_meta.apply(*inputs, **params)   # the widened variant
+
+        # 4. Legacy Variables (variable.py): the output's class; volatile records nothing.
         out_cls = Tensor
         if legacy.active:
-            out_cls, volatile = _legacy_flags(inputs)
+            out_cls, volatile = legacy_flags(inputs)
             if volatile:
-                return _volatile_result(cls, arrays, params, out_cls)
+                return volatile_result(cls, arrays, params, out_cls)
 
+        # 5. The forward; a sparse operand runs the op's sparse kernel (sparse_dispatch.py).
         node = _new(cls)
         node._saved = ()
-        node.next_functions = tuple(edges) if record else _NO_EDGES
+        node.next_functions = tuple(edges) if record else NO_EDGES
         try:
             out = node.forward(*arrays, **params) if params else node.forward(*arrays)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
-        except SparseRefused:   # a sparse input: the op's sparse kernel, if it has one
+        except SparseRefused:
             return run_sparse_kernel(cls, inputs, params)
+
+        # 6. The output tensor (outputs.py for several, views, saved values).
         if out.__class__ is not _ndarray:
             if out.__class__ is tuple:
-                return _wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
+                return wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
             result = out if out.__class__ is COO else as_array(out)
         else:
             result = out
         if record:
             if cast_meta:
-                node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
+                node._input_meta = input_meta(inputs, arrays, result.shape, cast_meta)
             elif len(arrays) > 1:  # broadcasting: gradients are summed back to each shape
                 shape = result.shape
                 for a in arrays:
                     if a.__class__ is _ndarray and a.shape != shape:
-                        node._input_meta = _input_meta(inputs, arrays, shape, None)
+                        node._input_meta = input_meta(inputs, arrays, shape, None)
                         break
-            t = _new(out_cls)  # Tensor._make, inlined: this is the hot path of every op
+            t = _new(out_cls)  # Tensor._make, inlined
             t._data = result
             t._requires_grad = True
             t._grad_fn = node
@@ -281,7 +297,7 @@ class Op(Node):
                 if saved.__class__ is tuple and len(saved) == 1 and saved[0] is out:
                     node._saved = (SavedTensor(result, None, t._vc, 0),)  # exp, tanh, ...
                 else:
-                    node._saved = _resolve_saved(saved, inputs, arrays, out, t)
+                    node._saved = resolve_saved(saved, inputs, arrays, out, t)
         else:
             t = _new(out_cls)
             t._data = result
@@ -298,7 +314,7 @@ class Op(Node):
                 if inference_blocks.open and _grad_state.inference:
                     t._vc_slot = INFERENCE_COUNTER
         if cls.is_view:
-            _make_view(t, inputs[0], cls, params)
+            make_view(t, inputs[0], cls, params)
         return t
 
     @classmethod
@@ -311,12 +327,16 @@ class Op(Node):
                 return cls.apply(*inputs, **params)
         node = _new(cls)
         node._saved = ()
-        node.next_functions = _NO_EDGES
+        node.next_functions = NO_EDGES
         return node.forward(*inputs, **params)
 
     @classmethod
     def apply_(cls, target, *others, **params):
-        """The in-place variant: write the result into ``target`` and rewrite its history."""
+        """The in-place variant: write the result into ``target`` and rewrite its history.
+
+        ``apply``'s steps, with inplace.py's around the write.
+        """
+        # 1. Calls run another way: under vmap, carrying forward-mode tangents.
         if _vmap.active:
             out = _vmap_dispatch_inplace(cls, target, others, params)
             if out is not NotImplemented:
@@ -325,25 +345,24 @@ class Op(Node):
             dual = apply_dual_inplace(cls, target, others, params)
             if dual is not None:
                 return dual
+
+        # 2. What PyTorch refuses to write into, and whether the write is recorded.
         if target._is_conj:
-            raise RuntimeError(
-                f'{cls._node_name[:-9].lower()}_: dynagrad cannot write into the result of '
-                'conj(): it is a conjugated copy, not a view of its source as in PyTorch, so '
-                'the write would not reach the source. Write into x.conj_physical() or '
-                'x.resolve_conj(), or conjugate after the write.')
+            raise conj_write_error(cls)
         inputs = (target,) + others
         grad_on = _grad_state.grad_enabled
         record = grad_on and cls.differentiable and target._data.dtype.kind in 'fVc' and any(
             isinstance(x, Tensor) and x._requires_grad for x in inputs)
         if grad_on and target._requires_grad and (cls.differentiable or cls.guards_leaves):
-            _check_inplace_allowed(target)
+            check_inplace_allowed(target)
         if target._vc_slot is INFERENCE_COUNTER and not _grad_state.inference:
             raise RuntimeError(INFERENCE_WRITE_ERROR)
+        volatile = False
         if legacy.active:
-            _, volatile = _legacy_flags(inputs)
+            volatile = legacy_flags(inputs)[1]
             record = record and not volatile
-        else:
-            volatile = False
+
+        # 3. PyTorch's dtype rules (promotion.py).
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         casts = cls._casts
         if casts == 6 or casts == 3:    # widens float16 or bfloat16 only: checked first
@@ -353,10 +372,12 @@ class Op(Node):
         cast_meta = promote(cls, inputs, arrays) if slow else None
         if cast_meta is not None and cast_meta is not True:
             return cast_meta.apply_(target, *others, **params)     # the widened variant
+
+        # 4. The forward, and a result that fits the target.
         node = _new(cls)
         node._saved = ()
         node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
-                                    else _NO_EDGE for x in inputs) if record else _NO_EDGES
+                                    else NO_EDGE for x in inputs) if record else NO_EDGES
         try:
             out = node.forward(*arrays, **params)
         except ValueError as e:
@@ -364,41 +385,32 @@ class Op(Node):
         except SparseRefused:   # a sparse operand: the op's sparse kernel, written back
             return run_sparse_kernel_inplace(cls, target, others, params)
         result = out if out.__class__ is _ndarray else as_array(out)
-        _check_inplace_result(cls, target, result)
-
+        check_inplace_result(cls, target, result)
         if record:
-            node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
+            node._input_meta = input_meta(inputs, arrays, result.shape, cast_meta)
             if node._saved:
-                _refuse_saved_inference(node._saved, inputs, arrays)   # before the write
-                # Saved values of the target must be its value before the write.
-                old = None
-                if any(s is arrays[0] for s in node._saved):
-                    old = Tensor._make(target._data.copy(), target._requires_grad,
-                                       target._grad_fn, target._output_nr, None, Tensor)
-                    arrays[0] = old._data
-                    node._saved = tuple(old._data if s is target._data else s for s in node._saved)
-                resolved_inputs = (old if old is not None else target,) + others
+                saved_inputs = inputs_saved_before_write(node, target, others, inputs, arrays)
+
+        # 5. The write, counted by the target's version; then its history is the node's.
         try:
             target._data[...] = result
         except ValueError:      # a read-only array: an expanded view (elements share memory)
             if target._data.__class__ is not _ndarray or target._data.flags.writeable:
                 raise
-            _write_overlapping(cls, target, result)
+            write_overlapping(cls, target, result)
         vc = target._vc
         vc.value += 1
         vc.modified_by = cls._node_name
         vc.modified_at = capture_stack() if _anomaly.enabled else None
         vc.written_by = None
-        if volatile:  # 0.3: writing a volatile value makes the target (and its base) volatile
-            target._volatile = True
-            if target._base is not None:
-                target._base._volatile = True
+        if volatile:
+            mark_volatile(target)
         if record:
             if _anomaly.enabled:
                 note_forward(node, arrays, result)
             if node._saved:
-                node._saved = _resolve_saved(node._saved, resolved_inputs, arrays, out, target)
-            _rebase_history(target, node)
+                node._saved = resolve_saved(node._saved, saved_inputs, arrays, out, target)
+            rebase_history(target, node)
         return target
 
     # -- running backward (called by the engine) ---------------------------------------
@@ -454,21 +466,6 @@ def is_array(x):
     return not hasattr(x, '_data')
 
 
-def sum_to(g, shape):
-    """Sum ``g`` (array or tensor) over the dimensions broadcasting added to reach it from
-    ``shape``: the gradient of a broadcast input."""
-    if g.shape == shape:
-        return g
-    if g.ndim < len(shape):  # shape has extra leading size-1 dims (copy_ drops them)
-        return g.reshape(shape)
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and g.shape[lead + i] != 1)
-    if axes:
-        g = g.sum(axes)
-    return g.reshape(shape)
-
-
 def _as_runtime_error(cls, arrays, error):
     """NumPy's ValueError for bad input, as PyTorch's RuntimeError naming the op and shapes."""
     shapes = [a.shape for a in arrays if is_data_array(a)]
@@ -485,118 +482,6 @@ def _as_runtime_error(cls, arrays, error):
     return RuntimeError(f'{op}: {error} (inputs: {described})')
 
 
-INFERENCE_SAVE_ERROR = (
-    'Inference tensors cannot be saved for backward. Please do not use Tensors created in '
-    'inference mode in computation tracked by autograd. To work around this, you can make a '
-    'clone to get a normal tensor and use it in autograd, or use `dynagrad.no_grad()` '
-    'instead of `dynagrad.inference_mode()`.')
-
-
-def _refuse_saved_inference(saved, inputs, arrays):
-    """Raise PyTorch's error when an op recording a graph saved an inference tensor."""
-    for s in saved:
-        for x, a in zip(inputs, arrays):
-            if s is a and isinstance(x, Tensor) and x._vc_slot is INFERENCE_COUNTER:
-                raise RuntimeError(INFERENCE_SAVE_ERROR)
-
-
-def _check_inplace_allowed(target):
-    multi = target._multi_view_of
-    if multi is not None:
-        raise RuntimeError(
-            f'Output {target._output_nr} of {multi} is a view and is being modified inplace. '
-            'This view is the output of a function that returns multiple views. Such functions '
-            'do not allow the output views to be modified inplace. You should replace the '
-            'inplace operation by an out-of-place one (or .clone() the output first).')
-    if target._grad_fn is None:
-        raise RuntimeError('a leaf Variable that requires grad is being used in an in-place '
-                           'operation. (Wrap the update in `with dynagrad.no_grad():`, as '
-                           'optimizers do, or operate on a .clone().)')
-    base = target._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError('a view of a leaf Variable that requires grad is being used in an '
-                           'in-place operation. (Wrap the update in `with dynagrad.no_grad():`, '
-                           'or operate on a .clone().)')
-
-
-def _check_inplace_result(cls, target, result):
-    tdata = target._data
-    if result.shape != tdata.shape:
-        raise RuntimeError(
-            f'{cls._node_name[:-9].lower()}_: output with shape {list(tdata.shape)} doesn\'t '
-            f'match the broadcast shape {list(result.shape)}')
-    if result.dtype != tdata.dtype:
-        rd, td = _dtype.FROM_NUMPY[result.dtype], _dtype.FROM_NUMPY[tdata.dtype]
-        if rd.category > td.category:
-            raise RuntimeError(
-                f"result type {_TYPE_NAMES[rd.category]} can't be cast to the desired output "
-                f'type {td.legacy_name[:-6]}')
-
-
-_TYPE_NAMES = {0: 'Bool', 1: 'Long', 2: 'Float', 3: 'ComplexFloat'}
-
-
-def _rebase_history(target, node):
-    """After an in-place op recorded ``node``, make it ``target``'s history."""
-    base = target._base
-    if base is None:
-        target._grad_fn = node
-        target._output_nr = 0
-        target._requires_grad = True
-        return
-    from .views import CopySlices, replay_view  # views.py builds on this module
-    copy_node = CopySlices._make(base, target._view_fn, node)
-    base._grad_fn = copy_node
-    base._output_nr = 0
-    base._requires_grad = True
-    regenerated = replay_view(base, target._view_fn)
-    target._grad_fn = regenerated._grad_fn
-    target._output_nr = regenerated._output_nr
-    target._requires_grad = True
-
-
-def _make_view(out, source, cls, params, index=None):
-    """Record that ``out`` views ``source``: one storage, one version counter.
-
-    ``_view_fn`` says how to take the view again from the base: the view ops with their
-    parameters (and which output, for ops that return several views).
-    """
-    out._vc = source._vc
-    base = source._base
-    step = ((cls, params, index),)
-    if base is None:
-        out._base = source
-        out._view_fn = step
-    else:
-        out._base = base
-        out._view_fn = source._view_fn + step
-
-
-def _volatile_result(cls, arrays, params, out_cls):
-    """0.3: anything computed from a volatile input is volatile and records nothing."""
-    node = _new(cls)
-    node._saved = ()
-    node.next_functions = _NO_EDGES
-    out = node.forward(*arrays, **params)
-    outs = out if out.__class__ is tuple else (out,)
-    tensors = []
-    for o in outs:
-        t = Tensor._make(as_array(o), False, None, 0, None, out_cls)
-        t._volatile = True
-        tensors.append(t)
-    return tuple(tensors) if out.__class__ is tuple else tensors[0]
-
-
-def _legacy_flags(inputs):
-    out_cls, volatile = Tensor, False
-    for x in inputs:
-        if isinstance(x, Variable):
-            out_cls = Variable
-            if x._volatile:
-                volatile = True
-    return out_cls, volatile
-
-
 def _enable_bfloat16():
     """ml_dtypes just loaded: bfloat16 arrays can exist from now on, so the ops with no dtype
     rule start checking for them (until then that check costs them nothing)."""
@@ -606,153 +491,6 @@ def _enable_bfloat16():
         pending.extend(cls.__subclasses__())
         if cls._casts == 0 and widens_bfloat16_only(cls):
             cls._casts = 6
-
-
-OVERLAP_ERROR = ('unsupported operation: more than one element of the written-to tensor '
-                 'refers to a single memory location. Please clone() the tensor before '
-                 'performing the operation.')
-
-
-def has_internal_overlap(array):
-    """Whether elements of ``array`` share memory: a stride 0 over a size above 1 (what an
-    expanded tensor has; torch's has_internal_overlap)."""
-    return any(st == 0 and n > 1 for n, st in zip(array.shape, array.strides))
-
-
-def write_region(region, values):
-    """``region[...] = values`` where ``region`` is a view of a fresh array taken as a view
-    of a tensor was (CopySlices' backward): through an expanded view that NumPy keeps
-    read-only, and refused as in torch where its elements share memory."""
-    try:
-        region[...] = values
-    except ValueError:
-        if region.__class__ is not _ndarray or region.flags.writeable:
-            raise
-        if has_internal_overlap(region):
-            raise RuntimeError(OVERLAP_ERROR) from None
-        writable_alias(region)[...] = values
-
-
-def _write_overlapping(cls, target, result):
-    """Write ``result`` into ``target``, a read-only view of an expanded tensor (NumPy keeps
-    those read-only). Where its elements share memory (a stride 0 over a size above 1,
-    torch's internal overlap), torch refuses most ops (``OVERLAP_ERROR``); those that say
-    ``overlapping_write`` (fill_, index_put_...) write the elements they change through the
-    shared memory, the deprecated ones with torch's warning. A view without overlap (a row
-    of an expanded tensor) is written through like any other."""
-    old = target._data
-    alias = writable_alias(old)
-    overlap = has_internal_overlap(old)
-    if alias is None or overlap and cls.overlapping_write is None:
-        raise RuntimeError(OVERLAP_ERROR)
-    if not overlap:
-        alias[...] = result
-        return
-    if cls.overlapping_write != 'silent':
-        import warnings
-        name, example = cls.overlapping_write
-        warnings.warn(f'Use of {name} on expanded tensors is deprecated. Please clone() the '
-                      'tensor before performing this operation. This also applies to advanced '
-                      f'indexing e.g. {example}', UserWarning, stacklevel=4)
-    changed = result != old
-    if result.dtype.kind in 'fc':
-        changed &= ~(xp.isnan(result) & xp.isnan(old))
-    alias[changed] = result[changed]
-
-
-def _input_meta(inputs, arrays, out_shape, cast):
-    """Shapes and dtypes to fit gradients to, only when some input differs from the output."""
-    need = cast
-    if not need:
-        for a in arrays:
-            if is_data_array(a) and a.shape != out_shape:
-                need = True
-                break
-    if not need:
-        return None
-    return tuple((x._data.shape, x._data.dtype) if isinstance(x, Tensor) else None
-                 for x in inputs)
-
-
-def fit_grad(g, meta):
-    """A gradient fitted to its input's shape (summed over broadcast dims) and dtype."""
-    if g is None or meta is None:
-        return g
-    shape, dtype = meta
-    if g.shape != shape:
-        g = sum_to(g, shape)
-    return real_grad_as(g, dtype)
-
-
-# What else an op may save that is a value of its inputs or outputs: NumPy scalars, and the
-# arrays of registered devices (kept current by the device registry). One isinstance test,
-# as cheap as the test for NumPy scalars alone.
-_SAVED_VALUE_TYPES = (np.generic,)
-
-
-def _saved_value_types_changed():
-    global _SAVED_VALUE_TYPES
-    _SAVED_VALUE_TYPES = (np.generic,) + tuple(DEVICE_ARRAY_TYPES)
-
-
-on_backends_changed(_saved_value_types_changed)
-
-
-def _resolve_saved(saved, inputs, arrays, out, outputs):
-    """Turn the arrays an op saved into SavedTensors tied to the inputs or outputs they are.
-
-    ``out`` is what forward returned (an array, a NumPy scalar, or a tuple of them) and
-    ``outputs`` the tensor or tensors made of it.
-    """
-    single = outputs.__class__ is not tuple
-    resolved = []
-    for s in saved:
-        if s.__class__ is _ndarray or isinstance(s, _SAVED_VALUE_TYPES):
-            if single and s is out:
-                s = SavedTensor(outputs._data, None, outputs._vc, 0)
-            else:
-                for i, a in enumerate(arrays):
-                    if s is a:
-                        x = inputs[i]
-                        if isinstance(x, Tensor):
-                            vc = x._vc
-                            if vc is INFERENCE_COUNTER:
-                                raise RuntimeError(INFERENCE_SAVE_ERROR)
-                            s = SavedTensor(s, x, vc)
-                        break
-                else:
-                    if not single:
-                        for k, o in enumerate(out):
-                            if s is o:
-                                t = outputs[k]
-                                s = SavedTensor(t._data, None, t._vc, t._output_nr)
-                                break
-        resolved.append(s)
-    return tuple(resolved)
-
-
-def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
-    """Tensors for an op with several outputs; integer outputs never require grad."""
-    arrays_out = tuple(o if o.__class__ is _ndarray else as_array(o) for o in out)
-    if record:
-        node._input_meta = _input_meta(inputs, arrays, arrays_out[0].shape, None)
-        node._output_meta = tuple((o.shape, o.dtype) for o in arrays_out)
-    # made inside inference_mode: inference tensors (views take their source's kind below)
-    vc = (INFERENCE_COUNTER if inference_blocks.open and _grad_state.inference
-          and not _grad_state.grad_enabled else None)
-    tensors = []
-    for k, o in enumerate(arrays_out):
-        diff = record and o.dtype.kind in 'fVc'     # 'V': ml_dtypes' bfloat16
-        t = Tensor._make(o, diff, node if diff else None, k if diff else 0, vc, out_cls)
-        if node.is_view:
-            _make_view(t, inputs[0], type(node), params, k)
-            if diff:
-                t._multi_view_of = node.name()
-        tensors.append(t)
-    tensors = tuple(tensors)
-    if record and node._saved:
-        node._saved = _resolve_saved(node._saved, inputs, arrays, out, tensors)
-    return tensors
 
 
 _CUSTOM_FUNCTION_API = ('Function', 'FunctionCtx', 'NestedIOFunction', 'once_differentiable')
