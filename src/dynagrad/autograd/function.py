@@ -22,12 +22,17 @@ gradient, builds the edges, resolves saved arrays to the tensors they came from 
 checks their versions at backward), sums gradients back over broadcast dimensions,
 casts them to each input's dtype, and runs in-place variants safely.
 
-Two dtypes are computed by proxy. bfloat16 (stored by ml_dtypes, which has no arithmetic
-of its own worth the name) and, for the ops that declare ``widens_half``, float16 run the
-op's forward and backward in float32 and round the results once, as PyTorch's CPU kernels
-do: ``widened(cls, dtype)`` is the op's variant that does it, same node name. And while an
-autocast region is active, ``apply`` first casts the inputs of ops that declare an
-``autocast`` category (``dynagrad.amp``); while none is, that costs one flag test.
+``Op.apply`` runs as a short sequence of steps. A concern that only some calls need costs
+a flag test there and lives in a module of its own:
+
+    batched.py, forward_ad.py   vmap and forward-mode AD: the call runs another way
+    autocast.py                 the inputs cast first inside an autocast region
+    promotion.py, widening.py   PyTorch's dtype rules; float16 and bfloat16 computed in
+                                float32 and rounded once, by the op's widened variant
+    variable.py                 legacy Variables: volatile computations record nothing
+    sparse_dispatch.py          a sparse operand runs the op's sparse kernel
+    outputs.py                  output tensors, views, saved values, gradient fitting
+    inplace.py                  ``apply_``'s refusals, the write, the rewritten history
 
 ``Function`` is PyTorch's custom-op API (static ``forward(ctx, ...)`` and
 ``backward(ctx, ...)``) on the same graph.

@@ -13,6 +13,7 @@ _ndarray = np.ndarray
 
 
 def conj_write_error(cls):
+    """The refusal of a write into a conj() result, which dynagrad makes a copy."""
     return RuntimeError(
         f'{cls._node_name[:-9].lower()}_: dynagrad cannot write into the result of '
         'conj(): it is a conjugated copy, not a view of its source as in PyTorch, so '
@@ -54,7 +55,6 @@ def check_inplace_result(cls, target, result):
 
 
 _TYPE_NAMES = {0: 'Bool', 1: 'Long', 2: 'Float', 3: 'ComplexFloat'}
-
 
 
 def inputs_saved_before_write(node, target, others, inputs, arrays):

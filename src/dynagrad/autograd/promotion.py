@@ -43,7 +43,7 @@ def float_dtype(arrays):
         if c is _ndarray:
             if d is None:
                 d = a.dtype
-                # float8_e5m2 is the one float8 NumPy files as kind 'f': _promote casts a
+                # float8_e5m2 is the one float8 NumPy files as kind 'f': promote casts a
                 # number with it (float32 is told by identity first, at no cost)
                 if d is not _F32 and (d.kind != 'f' or d in _FLOAT8):
                     return None
@@ -55,7 +55,8 @@ def float_dtype(arrays):
 
 
 def widens_bfloat16_only(cls):
-    """Whether ``cls`` has no dtype rule but computes bfloat16 in float32 (``_casts`` 6)."""
+    """Whether ``cls``, when it has no dtype rule, computes bfloat16 in float32 (``_casts``
+    6)."""
     return (cls.widens_bfloat16 and cls.differentiable
             and not cls.is_view and not issubclass(cls, Widened))
 
