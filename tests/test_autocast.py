@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import dynagrad as dg
-from dynagrad.autograd.function import autocast_state
+from dynagrad.autograd.autocast import autocast_state
 from low_precision import build
 from op_db import OPS
 

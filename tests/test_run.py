@@ -118,7 +118,7 @@ def test_aliased_modules_keep_dynagrads_spec(tmp_path):
         assert f.__spec__.parent == f.__package__ == 'dynagrad.autograd', f.__spec__
         assert torch.__spec__.name == torch.__package__ == 'dynagrad'
         x = torch.zeros(3, requires_grad=True).clone()
-        x[1] = 2.0          # copy_ into a slice: a relative import in autograd.function
+        x[1] = 2.0          # copy_ into a slice: a relative import in autograd.inplace
         print(x.sum().item())
     ''')
     assert out.returncode == 0, out.stderr

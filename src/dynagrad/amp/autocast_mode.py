@@ -9,7 +9,7 @@ widest; everything else runs in the dtypes it is given. The casts are recorded o
 gradients flow back to float32 parameters in float32. float64 and integer tensors are
 never cast, in-place ops and calls with an explicit ``dtype=`` are not eligible.
 
-The state is per thread, as in PyTorch, and lives in ``dynagrad.autograd.function``
+The state is per thread, as in PyTorch, and lives in ``dynagrad.autograd.autocast``
 (where ``Op.apply`` reads it); this module is its API. There is no CUDA here: asking for
 a 'cuda' region warns and disables it, as a CPU-only PyTorch does.
 """
@@ -18,7 +18,7 @@ import warnings
 
 from .. import _dtype
 from .._device import device as _device_cls
-from ..autograd.function import (autocast_thread_state, set_cpu_autocast,
+from ..autograd.autocast import (autocast_thread_state, set_cpu_autocast,
                                  clear_autocast_cache as _clear_cache)
 
 __all__ = ['autocast', 'is_autocast_available', 'custom_fwd', 'custom_bwd',

@@ -10,10 +10,11 @@ from ..tensor import INFERENCE_COUNTER, Tensor, bump_version, legacy, wrap
 from .anomaly import state as _anomaly, capture_stack
 from .batched import state as _vmap
 from .forward_ad import state as _forward_ad
-from .function import (INFERENCE_SAVE_ERROR, Op, _NO_EDGE, _NO_EDGES, _edge, _enable_bfloat16,
-                       _legacy_flags, _new, sum_to)
+from .function import Op, _edge, _enable_bfloat16, _new
 from .grad_mode import state as _grad_state
-from .graph import SavedTensor
+from .graph import NO_EDGE, NO_EDGES, SavedTensor
+from .outputs import INFERENCE_SAVE_ERROR, sum_to
+from .variable import legacy_flags
 
 
 class FunctionCtx:
@@ -183,10 +184,10 @@ class Function(FunctionCtx, metaclass=_FunctionMeta):
         record = _grad_state.grad_enabled and any(a._requires_grad for a in tensor_args)
         volatile = False
         if legacy.active:
-            _, volatile = _legacy_flags(tensor_args)
+            _, volatile = legacy_flags(tensor_args)
             record = record and not volatile
         node.next_functions = tuple(
-            _edge(a) if isinstance(a, Tensor) and a._requires_grad and record else _NO_EDGE
+            _edge(a) if isinstance(a, Tensor) and a._requires_grad and record else NO_EDGE
             for a in args)
         versions = [a._vc.value for a in tensor_args]
         with no_grad():
@@ -278,7 +279,7 @@ def _custom_function_jvp(cls, args, kwargs):
             from .grad_mode import no_grad
             ctx = _new(cls._backward_cls)
             ctx._saved = ()
-            ctx.next_functions = _NO_EDGES
+            ctx.next_functions = NO_EDGES
             with no_grad():
                 cls._run_forward(ctx, primals, kwargs)
         out_tangents = cls.jvp(ctx, *tangents)

@@ -22,35 +22,43 @@ gradient, builds the edges, resolves saved arrays to the tensors they came from 
 checks their versions at backward), sums gradients back over broadcast dimensions,
 casts them to each input's dtype, and runs in-place variants safely.
 
-Two dtypes are computed by proxy. bfloat16 (stored by ml_dtypes, which has no arithmetic
-of its own worth the name) and, for the ops that declare ``widens_half``, float16 run the
-op's forward and backward in float32 and round the results once, as PyTorch's CPU kernels
-do: ``widened(cls, dtype)`` is the op's variant that does it, same node name. And while an
-autocast region is active, ``apply`` first casts the inputs of ops that declare an
-``autocast`` category (``dynagrad.amp``); while none is, that costs one flag test.
+``Op.apply`` runs as a short sequence of steps. A concern that only some calls need costs
+a flag test there and lives in a module of its own:
+
+    batched.py, forward_ad.py   vmap and forward-mode AD: the call runs another way
+    autocast.py                 the inputs cast first inside an autocast region
+    promotion.py, widening.py   PyTorch's dtype rules; float16 and bfloat16 computed in
+                                float32 and rounded once, by the op's widened variant
+    variable.py                 legacy Variables: volatile computations record nothing
+    sparse_dispatch.py          a sparse operand runs the op's sparse kernel
+    outputs.py                  output tensors, views, saved values, gradient fitting
+    inplace.py                  ``apply_``'s refusals, the write, the rewritten history
 
 ``Function`` is PyTorch's custom-op API (static ``forward(ctx, ...)`` and
 ``backward(ctx, ...)``) on the same graph.
 """
 import functools
-import threading
 
 import numpy as np
 
-from .. import _dtype
-from .._device import DEVICE_ARRAY_TYPES, backend_of, on_backends_changed
-from ..backend import fp_errors_off, fp_errors_restore, writable_alias, xp
-from ..tensor import Tensor, VersionCounter, bump_version, legacy, wrap  # noqa: F401
+from .._coo import COO, SparseRefused
+from ..backend import fp_errors_off, fp_errors_restore
+from ..tensor import Tensor, VersionCounter, legacy  # noqa: F401
 from ..tensor import INFERENCE_COUNTER, INFERENCE_WRITE_ERROR, inference_blocks
-from .graph import Node, SavedTensor, grad_accumulator, real_grad_as
-from .variable import Variable
-from .grad_mode import state as _grad_state
 from .anomaly import state as _anomaly, note_forward, capture_stack
-from .forward_ad import state as _forward_ad, apply_dual, apply_dual_inplace
+from .autocast import autocast_state, autocast_inputs
 from .batched import state as _vmap, dispatch as _vmap_dispatch
 from .batched import dispatch_inplace as _vmap_dispatch_inplace
-from .._coo import COO, SparseRefused
-from .device_dispatch import as_array, flat_args, is_data_array
+from .device_dispatch import as_array, is_data_array
+from .forward_ad import state as _forward_ad, apply_dual, apply_dual_inplace
+from .grad_mode import state as _grad_state
+from .graph import NO_EDGE, NO_EDGES, Node, SavedTensor, grad_accumulator
+from .inplace import (check_inplace_allowed, check_inplace_result, conj_write_error,
+                      inputs_saved_before_write, rebase_history, write_overlapping)
+from .outputs import fit_grad, input_meta, make_view, resolve_saved, wrap_outputs
+from .promotion import casts_code, float_dtype, promote, widens_bfloat16_only
+from .sparse_dispatch import run_sparse_kernel, run_sparse_kernel_inplace
+from .variable import legacy_flags, mark_volatile, volatile_result
 
 __all__ = ['Op', 'Function', 'FunctionCtx', 'once_differentiable', 'VersionCounter']
 
@@ -58,6 +66,9 @@ _ndarray = np.ndarray
 _new = object.__new__
 _F32 = np.dtype(np.float32)
 _F16 = np.dtype(np.float16)
+_NONE_NEEDED = (False,) * 16
+
+
 def _edge(t):
     fn = t._grad_fn
     if fn is not None:
@@ -65,9 +76,6 @@ def _edge(t):
     return (grad_accumulator(t), 0)
 
 
-_NO_EDGE = (None, 0)
-_NO_EDGES = (_NO_EDGE,) * 16  # what a node that records nothing reports: no input needs grad
-_NONE_NEEDED = (False,) * 16
 _VARIANTS = {}   # (op class, node name) -> the op's subclass recording that name (Op.named)
 
 
@@ -129,12 +137,7 @@ class Op(Node):
         super().__init_subclass__(**kwargs)
         if cls.quiet_fp and 'forward' in cls.__dict__:
             cls.forward = _fp_quiet(cls.__dict__['forward'])
-        # 0: no dtype rule; 1: integer inputs go float; 2: PyTorch's promotion; 3, 4, 5: the
-        # same three for an op that widens float16 (see widens_half); 6: widens bfloat16 only.
-        cls._casts = ((2 if cls.promotes else 1 if cls.float_result else 0)
-                      + (3 if cls.widens_half else 0))
-        if _dtype.extension_loaded() and _widens_bfloat16_only(cls):
-            cls._casts = 6
+        cls._casts = casts_code(cls)     # the dtype rule apply checks (promotion.py)
         if 'node_name' in cls.__dict__:
             cls._node_name = cls.node_name
         else:
@@ -179,15 +182,21 @@ class Op(Node):
     def needs_input_grad(self):
         """One flag per input: does it need a gradient? Valid in forward too."""
         edges = self.next_functions
-        if edges is _NO_EDGES:
+        if edges is NO_EDGES:
             return _NONE_NEEDED
         return [e[0] is not None for e in edges]
 
     # -- running forward -------------------------------------------------------------------
     @classmethod
     def apply(cls, *inputs, **params):
-        """Run the op on tensors (and Python scalars); record a node if a gradient is needed."""
-        # The hot path of every op: kept flat, the rare cases pushed into helpers.
+        """Run the op on tensors (and Python scalars); record a node if a gradient is needed.
+
+        The hot path of every op, read as its steps. A rare concern costs a flag test here
+        and lives in its own module; the common float32 cases stay inline, since each Python
+        call costs about as much as one of these steps.
+        """
+        # 1. Calls run another way: under vmap (batched.py), carrying forward-mode tangents
+        #    (forward_ad.py), with inputs cast first under autocast (autocast.py).
         if _vmap.active:
             out = _vmap_dispatch(cls, inputs, params)
             if out is not NotImplemented:
@@ -198,6 +207,8 @@ class Op(Node):
                 return dual
         if autocast_state.active and cls.autocast is not None:
             inputs = autocast_inputs(cls.autocast, inputs, params)
+
+        # 2. The arrays, and the graph's edges when an input needs a gradient.
         record = False
         grad_on = _grad_state.grad_enabled
         if grad_on and cls.differentiable:
@@ -214,22 +225,25 @@ class Op(Node):
                         continue
                 else:
                     arrays.append(x)
-                edges.append(_NO_EDGE)
+                edges.append(NO_EDGE)
         else:
             arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
+
+        # 3. PyTorch's dtype rules (promotion.py): float32 is told inline by identity, by
+        #    the rule's code; anything else is promoted, or run by the op's widened variant.
         casts = cls._casts
         cast_meta = None
-        if casts:       # a dtype check; float32 (the common case) is told by identity
+        if casts:
             if casts == 2:
-                slow = _float_dtype(arrays) is None
+                slow = float_dtype(arrays) is None
             elif casts == 1:
                 d = arrays[0].dtype
                 slow = d is not _F32 and d.kind != 'f'
             elif casts == 3:    # an op that widens float16 (see widens_half) and bfloat16
                 d = arrays[0].dtype
-                slow = d is not _F32 and d.char in 'eEFD'   # complex: _promote checks it
+                slow = d is not _F32 and d.char in 'eEFD'   # complex: promote checks it
             elif casts == 5:
-                d = _float_dtype(arrays)
+                d = float_dtype(arrays)
                 slow = d is None or d is _F16
             elif casts == 4:
                 d = arrays[0].dtype
@@ -238,40 +252,45 @@ class Op(Node):
                 first = arrays[0]
                 slow = first.__class__ is _ndarray and first.dtype.char == 'E'
             if slow:
-                cast_meta = _promote(cls, inputs, arrays)
+                cast_meta = promote(cls, inputs, arrays)
                 if cast_meta is not None and cast_meta is not True:
                     return cast_meta.apply(*inputs, **params)   # the widened variant
+
+        # 4. Legacy Variables (variable.py): the output's class; volatile records nothing.
         out_cls = Tensor
         if legacy.active:
-            out_cls, volatile = _legacy_flags(inputs)
+            out_cls, volatile = legacy_flags(inputs)
             if volatile:
-                return _volatile_result(cls, arrays, params, out_cls)
+                return volatile_result(cls, arrays, params, out_cls)
 
+        # 5. The forward; a sparse operand runs the op's sparse kernel (sparse_dispatch.py).
         node = _new(cls)
         node._saved = ()
-        node.next_functions = tuple(edges) if record else _NO_EDGES
+        node.next_functions = tuple(edges) if record else NO_EDGES
         try:
             out = node.forward(*arrays, **params) if params else node.forward(*arrays)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
-        except SparseRefused:   # a sparse input: the op's sparse kernel, if it has one
-            return _sparse_kernel(cls, inputs, params)
+        except SparseRefused:
+            return run_sparse_kernel(cls, inputs, params)
+
+        # 6. The output tensor (outputs.py for several, views, saved values).
         if out.__class__ is not _ndarray:
             if out.__class__ is tuple:
-                return _wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
+                return wrap_outputs(node, inputs, arrays, out, record, out_cls, params)
             result = out if out.__class__ is COO else as_array(out)
         else:
             result = out
         if record:
             if cast_meta:
-                node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
+                node._input_meta = input_meta(inputs, arrays, result.shape, cast_meta)
             elif len(arrays) > 1:  # broadcasting: gradients are summed back to each shape
                 shape = result.shape
                 for a in arrays:
                     if a.__class__ is _ndarray and a.shape != shape:
-                        node._input_meta = _input_meta(inputs, arrays, shape, None)
+                        node._input_meta = input_meta(inputs, arrays, shape, None)
                         break
-            t = _new(out_cls)  # Tensor._make, inlined: this is the hot path of every op
+            t = _new(out_cls)  # Tensor._make, inlined
             t._data = result
             t._requires_grad = True
             t._grad_fn = node
@@ -283,7 +302,7 @@ class Op(Node):
                 if saved.__class__ is tuple and len(saved) == 1 and saved[0] is out:
                     node._saved = (SavedTensor(result, None, t._vc, 0),)  # exp, tanh, ...
                 else:
-                    node._saved = _resolve_saved(saved, inputs, arrays, out, t)
+                    node._saved = resolve_saved(saved, inputs, arrays, out, t)
         else:
             t = _new(out_cls)
             t._data = result
@@ -300,7 +319,7 @@ class Op(Node):
                 if inference_blocks.open and _grad_state.inference:
                     t._vc_slot = INFERENCE_COUNTER
         if cls.is_view:
-            _make_view(t, inputs[0], cls, params)
+            make_view(t, inputs[0], cls, params)
         return t
 
     @classmethod
@@ -313,12 +332,16 @@ class Op(Node):
                 return cls.apply(*inputs, **params)
         node = _new(cls)
         node._saved = ()
-        node.next_functions = _NO_EDGES
+        node.next_functions = NO_EDGES
         return node.forward(*inputs, **params)
 
     @classmethod
     def apply_(cls, target, *others, **params):
-        """The in-place variant: write the result into ``target`` and rewrite its history."""
+        """The in-place variant: write the result into ``target`` and rewrite its history.
+
+        ``apply``'s steps, with inplace.py's around the write.
+        """
+        # 1. Calls run another way: under vmap, carrying forward-mode tangents.
         if _vmap.active:
             out = _vmap_dispatch_inplace(cls, target, others, params)
             if out is not NotImplemented:
@@ -327,80 +350,72 @@ class Op(Node):
             dual = apply_dual_inplace(cls, target, others, params)
             if dual is not None:
                 return dual
+
+        # 2. What PyTorch refuses to write into, and whether the write is recorded.
         if target._is_conj:
-            raise RuntimeError(
-                f'{cls._node_name[:-9].lower()}_: dynagrad cannot write into the result of '
-                'conj(): it is a conjugated copy, not a view of its source as in PyTorch, so '
-                'the write would not reach the source. Write into x.conj_physical() or '
-                'x.resolve_conj(), or conjugate after the write.')
+            raise conj_write_error(cls)
         inputs = (target,) + others
         grad_on = _grad_state.grad_enabled
         record = grad_on and cls.differentiable and target._data.dtype.kind in 'fVc' and any(
             isinstance(x, Tensor) and x._requires_grad for x in inputs)
         if grad_on and target._requires_grad and (cls.differentiable or cls.guards_leaves):
-            _check_inplace_allowed(target)
+            check_inplace_allowed(target)
         if target._vc_slot is INFERENCE_COUNTER and not _grad_state.inference:
             raise RuntimeError(INFERENCE_WRITE_ERROR)
+        volatile = False
         if legacy.active:
-            _, volatile = _legacy_flags(inputs)
+            volatile = legacy_flags(inputs)[1]
             record = record and not volatile
-        else:
-            volatile = False
+
+        # 3. PyTorch's dtype rules (promotion.py).
         arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
         casts = cls._casts
         if casts == 6 or casts == 3:    # widens float16 or bfloat16 only: checked first
             slow = arrays[0].dtype.char in ('E' if casts == 6 else 'eE')
         else:
             slow = casts
-        cast_meta = _promote(cls, inputs, arrays) if slow else None
+        cast_meta = promote(cls, inputs, arrays) if slow else None
         if cast_meta is not None and cast_meta is not True:
             return cast_meta.apply_(target, *others, **params)     # the widened variant
+
+        # 4. The forward, and a result that fits the target.
         node = _new(cls)
         node._saved = ()
         node.next_functions = tuple(_edge(x) if isinstance(x, Tensor) and x._requires_grad
-                                    else _NO_EDGE for x in inputs) if record else _NO_EDGES
+                                    else NO_EDGE for x in inputs) if record else NO_EDGES
         try:
             out = node.forward(*arrays, **params)
         except ValueError as e:
             raise _as_runtime_error(cls, arrays, e) from None
         except SparseRefused:   # a sparse operand: the op's sparse kernel, written back
-            return _sparse_kernel_inplace(cls, target, others, params)
+            return run_sparse_kernel_inplace(cls, target, others, params)
         result = out if out.__class__ is _ndarray else as_array(out)
-        _check_inplace_result(cls, target, result)
-
+        check_inplace_result(cls, target, result)
         if record:
-            node._input_meta = _input_meta(inputs, arrays, result.shape, cast_meta)
+            node._input_meta = input_meta(inputs, arrays, result.shape, cast_meta)
             if node._saved:
-                _refuse_saved_inference(node._saved, inputs, arrays)   # before the write
-                # Saved values of the target must be its value before the write.
-                old = None
-                if any(s is arrays[0] for s in node._saved):
-                    old = Tensor._make(target._data.copy(), target._requires_grad,
-                                       target._grad_fn, target._output_nr, None, Tensor)
-                    arrays[0] = old._data
-                    node._saved = tuple(old._data if s is target._data else s for s in node._saved)
-                resolved_inputs = (old if old is not None else target,) + others
+                saved_inputs = inputs_saved_before_write(node, target, others, inputs, arrays)
+
+        # 5. The write, counted by the target's version; then its history is the node's.
         try:
             target._data[...] = result
         except ValueError:      # a read-only array: an expanded view (elements share memory)
             if target._data.__class__ is not _ndarray or target._data.flags.writeable:
                 raise
-            _write_overlapping(cls, target, result)
+            write_overlapping(cls, target, result)
         vc = target._vc
         vc.value += 1
         vc.modified_by = cls._node_name
         vc.modified_at = capture_stack() if _anomaly.enabled else None
         vc.written_by = None
-        if volatile:  # 0.3: writing a volatile value makes the target (and its base) volatile
-            target._volatile = True
-            if target._base is not None:
-                target._base._volatile = True
+        if volatile:
+            mark_volatile(target)
         if record:
             if _anomaly.enabled:
                 note_forward(node, arrays, result)
             if node._saved:
-                node._saved = _resolve_saved(node._saved, resolved_inputs, arrays, out, target)
-            _rebase_history(target, node)
+                node._saved = resolve_saved(node._saved, saved_inputs, arrays, out, target)
+            rebase_history(target, node)
         return target
 
     # -- running backward (called by the engine) ---------------------------------------
@@ -440,44 +455,6 @@ def _conjugated_backward(node, grads):
     return tuple(None if r is None else _conj(r) for r in result)
 
 
-# Sparse kernels: op class -> fn(cls, *inputs, **params), registered by dynagrad.ops.sparse.
-# A dense forward meeting a sparse input raises SparseRefused (see dynagrad._coo), and
-# apply runs the kernel registered for the op's class (or a base of it) instead: dense
-# calls pay nothing for it.
-SPARSE_KERNELS = {}
-
-
-def aten_name(cls):
-    name = cls._node_name
-    name = name[:name.rfind('Backward')] if 'Backward' in name else name
-    return ''.join('_' + c.lower() if c.isupper() and i else c.lower()
-                   for i, c in enumerate(name))
-
-
-def sparse_kernel_of(cls):
-    for k in cls.__mro__:
-        kernel = SPARSE_KERNELS.get(k)
-        if kernel is not None:
-            return kernel
-    return None
-
-
-def _sparse_kernel(cls, inputs, params):
-    kernel = sparse_kernel_of(cls)
-    if kernel is None:
-        raise SparseRefused(aten_name(cls)) from None
-    return kernel(cls, *inputs, **params)
-
-
-def _sparse_kernel_inplace(cls, target, others, params):
-    # dynagrad.ops.sparse registers how a kernel's result is written back into the target
-    # (SPARSE_KERNELS['in-place']); without it, the op is refused as PyTorch refuses it
-    write_back = SPARSE_KERNELS.get('in-place')
-    if write_back is None:
-        raise SparseRefused(aten_name(cls) + '_') from None
-    return write_back(cls, target, others, params)
-
-
 def _fp_quiet(forward):
     @functools.wraps(forward)
     def quiet_forward(self, *args, **kwargs):
@@ -492,21 +469,6 @@ def _fp_quiet(forward):
 def is_array(x):
     """True for an array (a backward formula's fast path), False for a tensor."""
     return not hasattr(x, '_data')
-
-
-def sum_to(g, shape):
-    """Sum ``g`` (array or tensor) over the dimensions broadcasting added to reach it from
-    ``shape``: the gradient of a broadcast input."""
-    if g.shape == shape:
-        return g
-    if g.ndim < len(shape):  # shape has extra leading size-1 dims (copy_ drops them)
-        return g.reshape(shape)
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and g.shape[lead + i] != 1)
-    if axes:
-        g = g.sum(axes)
-    return g.reshape(shape)
 
 
 def _as_runtime_error(cls, arrays, error):
@@ -525,147 +487,6 @@ def _as_runtime_error(cls, arrays, error):
     return RuntimeError(f'{op}: {error} (inputs: {described})')
 
 
-INFERENCE_SAVE_ERROR = (
-    'Inference tensors cannot be saved for backward. Please do not use Tensors created in '
-    'inference mode in computation tracked by autograd. To work around this, you can make a '
-    'clone to get a normal tensor and use it in autograd, or use `dynagrad.no_grad()` '
-    'instead of `dynagrad.inference_mode()`.')
-
-
-def _refuse_saved_inference(saved, inputs, arrays):
-    """Raise PyTorch's error when an op recording a graph saved an inference tensor."""
-    for s in saved:
-        for x, a in zip(inputs, arrays):
-            if s is a and isinstance(x, Tensor) and x._vc_slot is INFERENCE_COUNTER:
-                raise RuntimeError(INFERENCE_SAVE_ERROR)
-
-
-def _check_inplace_allowed(target):
-    multi = target._multi_view_of
-    if multi is not None:
-        raise RuntimeError(
-            f'Output {target._output_nr} of {multi} is a view and is being modified inplace. '
-            'This view is the output of a function that returns multiple views. Such functions '
-            'do not allow the output views to be modified inplace. You should replace the '
-            'inplace operation by an out-of-place one (or .clone() the output first).')
-    if target._grad_fn is None:
-        raise RuntimeError('a leaf Variable that requires grad is being used in an in-place '
-                           'operation. (Wrap the update in `with dynagrad.no_grad():`, as '
-                           'optimizers do, or operate on a .clone().)')
-    base = target._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError('a view of a leaf Variable that requires grad is being used in an '
-                           'in-place operation. (Wrap the update in `with dynagrad.no_grad():`, '
-                           'or operate on a .clone().)')
-
-
-def _check_inplace_result(cls, target, result):
-    tdata = target._data
-    if result.shape != tdata.shape:
-        raise RuntimeError(
-            f'{cls._node_name[:-9].lower()}_: output with shape {list(tdata.shape)} doesn\'t '
-            f'match the broadcast shape {list(result.shape)}')
-    if result.dtype != tdata.dtype:
-        rd, td = _dtype.FROM_NUMPY[result.dtype], _dtype.FROM_NUMPY[tdata.dtype]
-        if rd.category > td.category:
-            raise RuntimeError(
-                f"result type {_TYPE_NAMES[rd.category]} can't be cast to the desired output "
-                f'type {td.legacy_name[:-6]}')
-
-
-_TYPE_NAMES = {0: 'Bool', 1: 'Long', 2: 'Float', 3: 'ComplexFloat'}
-
-
-def _rebase_history(target, node):
-    """After an in-place op recorded ``node``, make it ``target``'s history."""
-    base = target._base
-    if base is None:
-        target._grad_fn = node
-        target._output_nr = 0
-        target._requires_grad = True
-        return
-    from .views import CopySlices, replay_view  # views.py builds on this module
-    copy_node = CopySlices._make(base, target._view_fn, node)
-    base._grad_fn = copy_node
-    base._output_nr = 0
-    base._requires_grad = True
-    regenerated = replay_view(base, target._view_fn)
-    target._grad_fn = regenerated._grad_fn
-    target._output_nr = regenerated._output_nr
-    target._requires_grad = True
-
-
-def _make_view(out, source, cls, params, index=None):
-    """Record that ``out`` views ``source``: one storage, one version counter.
-
-    ``_view_fn`` says how to take the view again from the base: the view ops with their
-    parameters (and which output, for ops that return several views).
-    """
-    out._vc = source._vc
-    base = source._base
-    step = ((cls, params, index),)
-    if base is None:
-        out._base = source
-        out._view_fn = step
-    else:
-        out._base = base
-        out._view_fn = source._view_fn + step
-
-
-def _volatile_result(cls, arrays, params, out_cls):
-    """0.3: anything computed from a volatile input is volatile and records nothing."""
-    node = _new(cls)
-    node._saved = ()
-    node.next_functions = _NO_EDGES
-    out = node.forward(*arrays, **params)
-    outs = out if out.__class__ is tuple else (out,)
-    tensors = []
-    for o in outs:
-        t = Tensor._make(as_array(o), False, None, 0, None, out_cls)
-        t._volatile = True
-        tensors.append(t)
-    return tuple(tensors) if out.__class__ is tuple else tensors[0]
-
-
-def _legacy_flags(inputs):
-    out_cls, volatile = Tensor, False
-    for x in inputs:
-        if isinstance(x, Variable):
-            out_cls = Variable
-            if x._volatile:
-                volatile = True
-    return out_cls, volatile
-
-
-_FLOAT8 = _dtype.FLOAT8_NUMPY     # filled when ml_dtypes loads
-
-
-def _float_dtype(arrays):
-    """The dtype when NumPy's own arithmetic already gives PyTorch's: one floating dtype
-    among the arrays and only Python numbers besides (the common case); else None."""
-    d = None
-    for a in arrays:
-        c = a.__class__
-        if c is _ndarray:
-            if d is None:
-                d = a.dtype
-                # float8_e5m2 is the one float8 NumPy files as kind 'f': _promote casts a
-                # number with it (float32 is told by identity first, at no cost)
-                if d is not _F32 and (d.kind != 'f' or d in _FLOAT8):
-                    return None
-            elif a.dtype is not d and a.dtype != d:
-                return None
-        elif c is not float and c is not int:
-            return None
-    return d
-
-
-def _widens_bfloat16_only(cls):
-    """Whether ``cls`` has no dtype rule but computes bfloat16 in float32 (``_casts`` 6)."""
-    return (cls._casts == 0 and cls.widens_bfloat16 and cls.differentiable
-            and not cls.is_view and not issubclass(cls, _Widened))
-
-
 def _enable_bfloat16():
     """ml_dtypes just loaded: bfloat16 arrays can exist from now on, so the ops with no dtype
     rule start checking for them (until then that check costs them nothing)."""
@@ -673,543 +494,8 @@ def _enable_bfloat16():
     while pending:
         cls = pending.pop()
         pending.extend(cls.__subclasses__())
-        if _widens_bfloat16_only(cls):
+        if cls._casts == 0 and widens_bfloat16_only(cls):
             cls._casts = 6
-
-
-def forward_arrays(cls, inputs):
-    """What ``cls.apply(*inputs)`` hands its forward: the op class that runs (a widened
-    variant for half precision) and the arrays after PyTorch's promotion. For code that
-    replays ops on arrays (dynagrad.compiler)."""
-    arrays = [x._data if isinstance(x, Tensor) else x for x in inputs]
-    if cls._casts:
-        meta = _promote(cls, inputs, arrays)
-        if meta is not None and meta is not True:
-            return forward_arrays(meta, inputs)
-    return cls, arrays
-
-
-def _complex_refused(cls, array):
-    name = op_name(cls)
-    kind = 'ComplexFloat' if array.dtype.itemsize == 8 else 'ComplexDouble'
-    return NotImplementedError(f'"{name}" not implemented for \'{kind}\' (dynagrad computes '
-                               f'{name} on real tensors only, as PyTorch does)')
-
-
-def _common_dtype(arrays):
-    """The one dtype of ``arrays`` when NumPy's arithmetic already gives PyTorch's, else None.
-
-    NumPy 2 treats Python scalars as weak, as PyTorch does, except a float scalar with an
-    integer array (NumPy: float64, PyTorch: the default float dtype).
-    """
-    d = None
-    float_scalar = False
-    for a in arrays:
-        cls = a.__class__
-        if cls is _ndarray or cls in DEVICE_ARRAY_TYPES:
-            if d is None:
-                d = a.dtype
-            elif a.dtype != d:
-                return None
-        elif cls is float:
-            float_scalar = True
-        elif cls is not int and cls is not bool:
-            return None
-    if d is None or (float_scalar and d.kind not in 'fc'):
-        return None
-    return d
-
-
-OVERLAP_ERROR = ('unsupported operation: more than one element of the written-to tensor '
-                 'refers to a single memory location. Please clone() the tensor before '
-                 'performing the operation.')
-
-
-def has_internal_overlap(array):
-    """Whether elements of ``array`` share memory: a stride 0 over a size above 1 (what an
-    expanded tensor has; torch's has_internal_overlap)."""
-    return any(st == 0 and n > 1 for n, st in zip(array.shape, array.strides))
-
-
-def write_region(region, values):
-    """``region[...] = values`` where ``region`` is a view of a fresh array taken as a view
-    of a tensor was (CopySlices' backward): through an expanded view that NumPy keeps
-    read-only, and refused as in torch where its elements share memory."""
-    try:
-        region[...] = values
-    except ValueError:
-        if region.__class__ is not _ndarray or region.flags.writeable:
-            raise
-        if has_internal_overlap(region):
-            raise RuntimeError(OVERLAP_ERROR) from None
-        writable_alias(region)[...] = values
-
-
-def _write_overlapping(cls, target, result):
-    """Write ``result`` into ``target``, a read-only view of an expanded tensor (NumPy keeps
-    those read-only). Where its elements share memory (a stride 0 over a size above 1,
-    torch's internal overlap), torch refuses most ops (``OVERLAP_ERROR``); those that say
-    ``overlapping_write`` (fill_, index_put_...) write the elements they change through the
-    shared memory, the deprecated ones with torch's warning. A view without overlap (a row
-    of an expanded tensor) is written through like any other."""
-    old = target._data
-    alias = writable_alias(old)
-    overlap = has_internal_overlap(old)
-    if alias is None or overlap and cls.overlapping_write is None:
-        raise RuntimeError(OVERLAP_ERROR)
-    if not overlap:
-        alias[...] = result
-        return
-    if cls.overlapping_write != 'silent':
-        import warnings
-        name, example = cls.overlapping_write
-        warnings.warn(f'Use of {name} on expanded tensors is deprecated. Please clone() the '
-                      'tensor before performing this operation. This also applies to advanced '
-                      f'indexing e.g. {example}', UserWarning, stacklevel=4)
-    changed = result != old
-    if result.dtype.kind in 'fc':
-        changed &= ~(xp.isnan(result) & xp.isnan(old))
-    alias[changed] = result[changed]
-
-
-class OperandTypeError(TypeError):
-    """An operand that is neither a tensor nor a number (a str, None, a list). The operators
-    turn it into ``NotImplemented``, so that Python answers as it does for torch: ``==`` is
-    False, ``+`` and ``<`` raise its "unsupported operand" TypeError."""
-
-
-def op_name(cls):
-    """The op's name in PyTorch's messages ('add' for Add)."""
-    name = getattr(cls, 'aten', '') or cls._node_name
-    return name[:-9].lower() if name[-9:-1] == 'Backward' else name
-
-
-def number_operand(cls, x, position):
-    """A non-tensor operand as the Python number PyTorch reads it: a NumPy scalar is a
-    number like any other (weak in promotion, so float32 * np.float64(2) stays float32,
-    where NumPy 2 would widen); anything else is refused as PyTorch's argument parser does.
-    np.bool_, which is no numbers.Number, torch reads as a float (int32 + np.True_ is
-    float32)."""
-    if isinstance(x, np.generic) and x.dtype.kind in 'biufc':
-        return float(x) if x.dtype.kind == 'b' else x.item()
-    if isinstance(x, (bool, int, float, complex)):     # int and float subclasses too
-        return x
-    raise OperandTypeError(
-        f"{op_name(cls)}(): argument '{'other' if position else 'input'}' (position "
-        f"{position + 1}) must be Tensor, not {type(x).__name__}")
-
-
-def float_argument(op, name, value, position=None):
-    """A ``float`` parameter (logit's eps, nan_to_num's nan...) as torch's argument parser
-    reads it: a number, a NumPy scalar or a one-element tensor; None stays None; anything
-    else is its TypeError, not NumPy's."""
-    if value is None or value.__class__ is float or value.__class__ is int:
-        return value
-    if isinstance(value, (bool, int, float, np.integer, np.floating)) or (
-            isinstance(value, Tensor) and value._data.size == 1
-            and value._data.dtype.kind in 'biuf'):
-        return float(value)
-    where = f' (position {position})' if position is not None else ''
-    raise TypeError(f"{op}(): argument '{name}'{where} must be float, not "
-                    f'{type(value).__name__}')
-
-
-def _promote(cls, inputs, arrays):
-    """Cast, in the list ``arrays``, what PyTorch's promotion casts; return whether it did.
-
-    When the result is float16 or bfloat16 and the op computes it in float32 (always for
-    bfloat16, for float16 where the op ``widens_half``), return instead the op's widened
-    variant, which the caller runs in its place.
-    """
-    for i, a in enumerate(arrays):
-        c = a.__class__
-        if c is not float and c is not int and c is not bool and c is not complex \
-                and a is not None and c is not COO and not is_data_array(a) \
-                and not isinstance(a, _ndarray):    # (an array subclass: nn's _NoData)
-            arrays[i] = number_operand(cls, a, i)   # (None: an op's optional input)
-    if not cls.supports_complex:
-        for a in arrays:
-            if is_data_array(a) and a.dtype.kind == 'c':
-                raise _complex_refused(cls, a)
-    common = _common_dtype(arrays)
-    if common is not None and common.char not in 'eE' and (
-            common.kind in 'fc' or not cls.float_result) and common not in _FLOAT8:
-        return None
-    if cls.promotes:
-        target = _dtype.result_type(*inputs)
-        if cls.float_result and target.category < 2:
-            target = _dtype.get_default_dtype()
-    else:
-        first = _dtype.FROM_NUMPY.get(getattr(arrays[0], 'dtype', None))
-        if first is not None and (first.category >= 2 or not cls.float_result):
-            target = first
-        else:
-            target = _dtype.get_default_dtype()
-    if target.itemsize == 2 and target.category == 2 and (
-            target is _dtype.bfloat16 or cls.widens_half):
-        return widened(cls, target.numpy)
-    if not cls.promotes and not cls.float_result:
-        return None
-    np_target = target.numpy
-    # A number with a float8 tensor becomes a 0-d float8 array: NumPy would compute in
-    # float64, where torch's kernels (add_stub, mul_cpu_reduced_float...) refuse float8.
-    number_as_float8 = cls.promotes and np_target in _FLOAT8
-    cast = None
-    for i, a in enumerate(arrays):
-        if a.__class__ is _ndarray or a.__class__ in DEVICE_ARRAY_TYPES:
-            if a.dtype != np_target:
-                arrays[i] = a.astype(np_target)
-                cast = True
-        elif a.__class__ is COO:    # a sparse operand: its kernel casts (see _sparse_kernel)
-            continue
-        elif number_as_float8:
-            arrays[i] = xp.asarray(a, dtype=np_target)
-        elif cls.promotes and target.category >= 2 and a is None:   # t + None
-            raise OperandTypeError(f"{op_name(cls)}(): argument 'other' (position {i + 1}) "
-                                   'must be Tensor, not NoneType')
-        elif cls.promotes and target.category == 2 and not isinstance(a, float):
-            arrays[i] = float(a)
-        elif cls.promotes and target.category == 3 and not isinstance(a, complex):
-            arrays[i] = complex(a)
-    return cast
-
-
-# ---------------------------------------------------------------------------------------
-# float16 and bfloat16: computed in float32, rounded once per op.
-
-_WIDENED = {}   # (op class, NumPy low dtype) -> its widened variant
-
-
-def widened(cls, low):
-    """``cls`` computing in float32 on inputs of the 2-byte float dtype ``low`` and rounding
-    its float results to ``low``: PyTorch's CPU kernels for float16 and bfloat16 compute in
-    float ("opmath") and round the result once. A subclass made once per op and dtype,
-    recording the same node name."""
-    variant = _WIDENED.get((cls, low))
-    if variant is None:
-        variant = type(cls.__name__, (_Widened, cls), {
-            'node_name': cls._node_name, '__module__': cls.__module__,
-            '__qualname__': cls.__qualname__, '__doc__': cls.__doc__, '_low': low})
-        variant._casts = 0     # its forward does the casting
-        _WIDENED[(cls, low)] = variant
-    return variant
-
-
-def _round_to(value, low):
-    """A float32 result rounded to ``low``; anything else (indices, masks) unchanged."""
-    if getattr(value, 'dtype', None) == _F32:
-        return xp.asarray(value).astype(low)
-    return value
-
-
-class _Widened:
-    """What a widened variant adds to its op (see ``widened``); placed before the op in the
-    bases, so ``super()`` is the op itself."""
-    _low = None
-
-    def forward(self, *arrays, **params):
-        low = self._low
-        to_common = self.promotes or self.float_result
-        wide = []
-        for i, a in enumerate(arrays):
-            exact = i == 1 and self.scalar_opmath
-            if is_data_array(a):
-                if a.dtype.char in 'eE':
-                    if a.dtype != low:    # float16 meeting a bfloat16 result: PyTorch casts first
-                        a = a.astype(low)
-                    a = a.astype(_F32)
-                elif to_common:         # other inputs are cast to the common dtype first
-                    a = a.astype(_F32) if exact and a.ndim == 0 else a.astype(low).astype(_F32)
-            elif to_common and (a.__class__ is float or a.__class__ is int):
-                a = float(a) if exact else float(low.type(a))   # (x + 1.001 is x in bfloat16)
-            wide.append(a)
-        self._in_dtypes = tuple(a.dtype if is_data_array(a) else None for a in arrays)
-        for name in self.scalar_params:
-            v = params.get(name)
-            if v.__class__ is float or v.__class__ is int:
-                params[name] = float(low.type(v))
-        out = super().forward(*wide, **params)
-        if params.get('dtype') is not None:     # an explicit result dtype is kept
-            result = out
-        elif out.__class__ is tuple:
-            result = tuple(_round_to(o, low) for o in out)
-        else:
-            result = _round_to(out, low)
-        saved = self._saved
-        if saved:
-            self._saved = tuple(_saved_original(s, wide, arrays, out, result) for s in saved)
-        return result
-
-    def _unpack_saved(self, as_tensor):
-        values = super()._unpack_saved(as_tensor)
-        return [_widen_value(v) for v in values]
-
-    def _run_backward(self, grads, as_tensors):
-        metas = self._output_meta
-        grads = tuple(_widen_value(g) if g is not None or metas is None or metas[k] is None
-                      else xp.zeros(metas[k][0], _F32) if not as_tensors
-                      else wrap(xp.zeros(metas[k][0], _F32))
-                      for k, g in enumerate(grads))
-        result = super()._run_backward(grads, as_tensors)
-        return tuple(_narrow_grad(g, d) for g, d in zip(result, self._in_dtypes))
-
-
-def _saved_original(s, wide, arrays, out, result):
-    """What a widened op saved, as the value its graph knows: a float32 copy of an input is
-    saved as that input (so its version is checked), a float32 output as the rounded output
-    (as PyTorch saves it); both are widened again when unpacked."""
-    if not is_data_array(s):
-        return s
-    for w, a in zip(wide, arrays):
-        if s is w:
-            return a
-    if s is out:
-        return result
-    if out.__class__ is tuple:
-        for o, r in zip(out, result):
-            if s is o:
-                return r
-    return s
-
-
-def _widen_value(v):
-    if is_data_array(v):
-        return v.astype(_F32) if v.dtype.char in 'eE' else v
-    if isinstance(v, Tensor) and v._data.dtype.char in 'eE':
-        return v.to(_dtype.float32)
-    return v
-
-
-def _narrow_grad(g, dtype):
-    if g is None or dtype is None:
-        return g
-    if is_data_array(g):
-        return g if g.dtype == dtype else g.astype(dtype)
-    if isinstance(g, Tensor):
-        return g if g._data.dtype == dtype else g.to(_dtype.FROM_NUMPY[dtype])
-    return g
-
-
-def _input_meta(inputs, arrays, out_shape, cast):
-    """Shapes and dtypes to fit gradients to, only when some input differs from the output."""
-    need = cast
-    if not need:
-        for a in arrays:
-            if is_data_array(a) and a.shape != out_shape:
-                need = True
-                break
-    if not need:
-        return None
-    return tuple((x._data.shape, x._data.dtype) if isinstance(x, Tensor) else None
-                 for x in inputs)
-
-
-def fit_grad(g, meta):
-    """A gradient fitted to its input's shape (summed over broadcast dims) and dtype."""
-    if g is None or meta is None:
-        return g
-    shape, dtype = meta
-    if g.shape != shape:
-        g = sum_to(g, shape)
-    return real_grad_as(g, dtype)
-
-
-# What else an op may save that is a value of its inputs or outputs: NumPy scalars, and the
-# arrays of registered devices (kept current by the device registry). One isinstance test,
-# as cheap as the test for NumPy scalars alone.
-_SAVED_VALUE_TYPES = (np.generic,)
-
-
-def _saved_value_types_changed():
-    global _SAVED_VALUE_TYPES
-    _SAVED_VALUE_TYPES = (np.generic,) + tuple(DEVICE_ARRAY_TYPES)
-
-
-on_backends_changed(_saved_value_types_changed)
-
-
-def _resolve_saved(saved, inputs, arrays, out, outputs):
-    """Turn the arrays an op saved into SavedTensors tied to the inputs or outputs they are.
-
-    ``out`` is what forward returned (an array, a NumPy scalar, or a tuple of them) and
-    ``outputs`` the tensor or tensors made of it.
-    """
-    single = outputs.__class__ is not tuple
-    resolved = []
-    for s in saved:
-        if s.__class__ is _ndarray or isinstance(s, _SAVED_VALUE_TYPES):
-            if single and s is out:
-                s = SavedTensor(outputs._data, None, outputs._vc, 0)
-            else:
-                for i, a in enumerate(arrays):
-                    if s is a:
-                        x = inputs[i]
-                        if isinstance(x, Tensor):
-                            vc = x._vc
-                            if vc is INFERENCE_COUNTER:
-                                raise RuntimeError(INFERENCE_SAVE_ERROR)
-                            s = SavedTensor(s, x, vc)
-                        break
-                else:
-                    if not single:
-                        for k, o in enumerate(out):
-                            if s is o:
-                                t = outputs[k]
-                                s = SavedTensor(t._data, None, t._vc, t._output_nr)
-                                break
-        resolved.append(s)
-    return tuple(resolved)
-
-
-def _wrap_outputs(node, inputs, arrays, out, record, out_cls, params):
-    """Tensors for an op with several outputs; integer outputs never require grad."""
-    arrays_out = tuple(o if o.__class__ is _ndarray else as_array(o) for o in out)
-    if record:
-        node._input_meta = _input_meta(inputs, arrays, arrays_out[0].shape, None)
-        node._output_meta = tuple((o.shape, o.dtype) for o in arrays_out)
-    # made inside inference_mode: inference tensors (views take their source's kind below)
-    vc = (INFERENCE_COUNTER if inference_blocks.open and _grad_state.inference
-          and not _grad_state.grad_enabled else None)
-    tensors = []
-    for k, o in enumerate(arrays_out):
-        diff = record and o.dtype.kind in 'fVc'     # 'V': ml_dtypes' bfloat16
-        t = Tensor._make(o, diff, node if diff else None, k if diff else 0, vc, out_cls)
-        if node.is_view:
-            _make_view(t, inputs[0], type(node), params, k)
-            if diff:
-                t._multi_view_of = node.name()
-        tensors.append(t)
-    tensors = tuple(tensors)
-    if record and node._saved:
-        node._saved = _resolve_saved(node._saved, inputs, arrays, out, tensors)
-    return tensors
-
-
-# ---------------------------------------------------------------------------------------
-# Autocast: the state dynagrad.amp.autocast sets, and the casting of an op's inputs.
-#
-# Ops declare their category as the class attribute ``autocast`` ('lower': run in the
-# autocast dtype; 'fp32': run in float32; 'promote': run in the widest floating dtype of
-# the inputs), read by Op.apply; a function whose own checks or composition need the
-# inputs cast first calls ``autocast_args`` itself. Both cost one flag test while no
-# autocast region is active anywhere.
-
-class _AutocastFlag:
-    """Process-wide: is autocast enabled on the CPU in any thread? (The hot path's test.)"""
-    __slots__ = ('active', 'threads', 'lock')
-
-    def __init__(self):
-        self.active = False
-        self.threads = 0          # threads with CPU autocast enabled
-        self.lock = threading.Lock()
-
-
-autocast_state = _AutocastFlag()
-
-
-class _AutocastThreadState(threading.local):
-    """Per thread, as in PyTorch: enabled flags and dtypes per device type, the nesting of
-    autocast regions and the cache of casted weights."""
-
-    def __init__(self):
-        self.enabled = {}         # device type -> bool
-        self.dtypes = {}          # device type -> dtype (unset: bfloat16 on the CPU)
-        self.nesting = 0
-        self.cache_enabled = True
-        self.cache = {}           # (id(leaf), dtype) -> (leaf, its cast)
-
-
-autocast_thread_state = _AutocastThreadState()
-
-
-def set_cpu_autocast(enabled, device_type='cpu'):
-    """Turn autocast for ``device_type`` ('cpu', or 'cuda' when it is registered) on or off
-    in this thread, keeping the process-wide flag right."""
-    tls = autocast_thread_state
-    enabled = bool(enabled)
-    if tls.enabled.get(device_type, False) == enabled:
-        return
-    tls.enabled[device_type] = enabled
-    flag = autocast_state
-    with flag.lock:
-        flag.threads += 1 if enabled else -1
-        flag.active = flag.threads > 0
-
-
-def _eligible(x):
-    """A floating tensor autocast may cast: float64 and non-float tensors are left alone."""
-    if not isinstance(x, Tensor):
-        return False
-    d = x._data.dtype
-    return d.kind in 'fV' and d.char != 'd'
-
-
-def _autocast_cast(x, target):
-    if not _eligible(x) or x._data.dtype == target.numpy:
-        return x
-    tls = autocast_thread_state
-    # PyTorch caches the lower-precision copy of a float32 leaf that requires grad (a
-    # weight) for the rest of the region, so all its uses share one cast node.
-    if (tls.cache_enabled and target is not _dtype.float32 and x._requires_grad
-            and x._grad_fn is None and x._base is None and x._data.dtype == np.float32
-            and _grad_state.grad_enabled):
-        key = (id(x), target)
-        hit = tls.cache.get(key)
-        if hit is not None and hit[0] is x:
-            return hit[1]
-        y = x.to(target)
-        tls.cache[key] = (x, y)
-        return y
-    return x.to(target)
-
-
-def _autocast_target(kind, args, device_type):
-    lower = autocast_thread_state.dtypes.get(device_type) or (
-        _dtype.bfloat16 if device_type == 'cpu' else _dtype.float16)
-    if kind == 'lower':
-        return lower
-    if kind == 'fp32':
-        return _dtype.float32
-    target = lower   # 'promote'
-    for x in flat_args(args):
-        if isinstance(x, Tensor) and x._data.dtype.kind in 'fV':
-            target = _dtype.promote_types(target, x.dtype)
-    return target
-
-
-def _autocast_device(args):
-    """The device type whose autocast region governs an op on ``args``: its tensors'."""
-    for x in flat_args(args):
-        if isinstance(x, Tensor):
-            data = x._data
-            if data.__class__ in DEVICE_ARRAY_TYPES:
-                return backend_of(data).type
-            return 'cpu'
-    return 'cpu'
-
-
-def autocast_args(kind, *args):
-    """``args`` cast as an op of autocast category ``kind`` runs them, when CPU autocast is
-    enabled in this thread (else unchanged). Lists and tuples of tensors are cast inside."""
-    device_type = _autocast_device(args)
-    if not autocast_thread_state.enabled.get(device_type, False):
-        return args
-    target = _autocast_target(kind, args, device_type)
-    return tuple(type(x)(_autocast_cast(t, target) for t in x)
-                 if x.__class__ is list or x.__class__ is tuple else _autocast_cast(x, target)
-                 for x in args)
-
-
-def autocast_inputs(kind, inputs, params):
-    """Op.apply's hook: an op called with an explicit ``dtype=`` is not eligible."""
-    if params.get('dtype') is not None:
-        return inputs
-    return autocast_args(kind, *inputs)
-
-
-def clear_autocast_cache():
-    autocast_thread_state.cache.clear()
-
 
 
 _CUSTOM_FUNCTION_API = ('Function', 'FunctionCtx', 'NestedIOFunction', 'once_differentiable')

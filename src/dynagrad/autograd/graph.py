@@ -321,6 +321,12 @@ class AccumulateGrad(Node):
         self._saved = ()
 
 
+# What a node that records nothing reports as its edges (no input needs grad): one shared
+# tuple, so ``next_functions is NO_EDGES`` tells it at once.
+NO_EDGE = (None, 0)
+NO_EDGES = (NO_EDGE,) * 16
+
+
 def grad_accumulator(t):
     """The AccumulateGrad node of leaf ``t``: one per leaf while the graph holds it."""
     ref = t._grad_acc

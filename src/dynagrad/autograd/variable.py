@@ -11,8 +11,12 @@ from .._tensor_str import format_legacy
 from ..backend import xp
 from ..tensor import Tensor, legacy, legacy_type_name, wrap
 from .._torch_function import disabled_torch_function_impl
+from .device_dispatch import as_array
+from .graph import NO_EDGES
 
 __all__ = ['Variable']
+
+_new = object.__new__
 
 
 class Variable(Tensor):
@@ -105,3 +109,38 @@ def legacy_body(array):
     if array.ndim == 0:
         array = array.reshape(1)
     return format_legacy(array, type_name=legacy_type_name(array.dtype))
+
+
+# ---------------------------------------------------------------------------------------
+# Op.apply's part: which class its results are, and volatile computations.
+
+def volatile_result(cls, arrays, params, out_cls):
+    """0.3: anything computed from a volatile input is volatile and records nothing."""
+    node = _new(cls)
+    node._saved = ()
+    node.next_functions = NO_EDGES
+    out = node.forward(*arrays, **params)
+    outs = out if out.__class__ is tuple else (out,)
+    tensors = []
+    for o in outs:
+        t = Tensor._make(as_array(o), False, None, 0, None, out_cls)
+        t._volatile = True
+        tensors.append(t)
+    return tuple(tensors) if out.__class__ is tuple else tensors[0]
+
+
+def legacy_flags(inputs):
+    out_cls, volatile = Tensor, False
+    for x in inputs:
+        if isinstance(x, Variable):
+            out_cls = Variable
+            if x._volatile:
+                volatile = True
+    return out_cls, volatile
+
+
+def mark_volatile(target):
+    """0.3: writing a volatile value makes the target (and its base) volatile."""
+    target._volatile = True
+    if target._base is not None:
+        target._base._volatile = True

@@ -5,7 +5,9 @@ the view's region, where it is what the in-place op's backward gives for the vie
 value. A view remembers how it was taken from its base (``_view_fn``: the view ops with
 their parameters), so the region can be taken again of a gradient, array or tensor.
 """
-from .function import Op, _edge, _NO_EDGE, is_array, write_region
+from .function import Op, _edge, is_array
+from .graph import NO_EDGE
+from .inplace import write_region
 
 __all__ = ['CopySlices', 'ViewScatter', 'replay_view', 'view_of_array']
 
@@ -43,7 +45,7 @@ class CopySlices(Op):
         node._saved = ()
         node.chain = chain
         node.inner = inner
-        base_edge = _edge(base) if base._requires_grad else _NO_EDGE
+        base_edge = _edge(base) if base._requires_grad else NO_EDGE
         node.next_functions = (base_edge,) + tuple(inner.next_functions[1:])
         return node
 

@@ -18,7 +18,7 @@ import traceback
 import numpy as np
 
 from ..autograd import batched
-from ..autograd.function import forward_arrays
+from ..autograd.promotion import forward_arrays
 from ..autograd.graph import SavedTensor
 from ..autograd.forward_ad import state as _forward_ad
 from ..amp.autocast_mode import is_autocast_enabled

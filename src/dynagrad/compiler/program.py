@@ -11,7 +11,8 @@ import numpy as np
 from ..backend import xp
 from ..autograd.engine import fill_missing, graph_retained
 from ..autograd.custom_function import Function, once_differentiable
-from ..autograd.function import Op, fit_grad
+from ..autograd.function import Op
+from ..autograd.outputs import fit_grad
 from ..tensor import Tensor, wrap
 from .capture import comparable
 from .kernels import FRESH, NAMESPACE, PURE_MODULES, inline_kernel, reads

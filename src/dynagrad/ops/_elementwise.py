@@ -15,7 +15,8 @@ import sys
 from .. import _dtype
 from ..backend import xp
 from ..tensor import Tensor, method
-from ..autograd.function import Op, OperandTypeError
+from ..autograd.function import Op
+from ..autograd.promotion import OperandTypeError
 from .out_args import call_into, CAST
 
 

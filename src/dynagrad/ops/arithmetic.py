@@ -8,7 +8,8 @@ import numpy as np
 from .._device import is_any_array
 from ..backend import xp
 from ..tensor import Tensor, method
-from ..autograd.function import Op, number_operand
+from ..autograd.function import Op
+from ..autograd.promotion import number_operand
 from .. import _dtype
 from . import formula as fm
 from ._elementwise import (FLOAT8, REFUSED, _NoDerivative, _as_array, _binary, _need_tensor,

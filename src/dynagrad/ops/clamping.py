@@ -10,8 +10,9 @@ from ..backend import xp
 from ..tensor import Tensor, method, wrap
 from ..autograd.graph import real_grad_as
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.function import (Op, OperandTypeError, float_argument, number_operand,
-                                 widened)
+from ..autograd.function import Op
+from ..autograd.promotion import OperandTypeError, float_argument, number_operand
+from ..autograd.widening import widened
 from .. import _dtype
 from . import formula as fm
 from ._elementwise import (REFUSED, _as_array, _binary, _need_tensor,

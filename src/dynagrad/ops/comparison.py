@@ -6,7 +6,8 @@ import numpy as np
 
 from .._device import is_any_array
 from ..backend import xp
-from ..autograd.function import Op, number_operand
+from ..autograd.function import Op
+from ..autograd.promotion import number_operand
 from ..tensor import Tensor, method
 from .. import _dtype
 from ._elementwise import (REFUSED, WIDE_UNSIGNED, _binary, _need_tensor, not_implemented,

@@ -17,7 +17,8 @@ import numpy as np
 from .. import _dtype
 from ..backend import xp
 from ..autograd.batched import vmap_function
-from ..autograd.function import Op, autocast_args, autocast_state
+from ..autograd.function import Op
+from ..autograd.autocast import autocast_args, autocast_state
 from ..tensor import Tensor, method
 from . import formula as fm
 from ._elementwise import _need_tensor

@@ -8,7 +8,8 @@ shared by both already; the few functions below fill the gaps, dispatching on ty
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import is_array, sum_to  # noqa: F401  (the formulas' basics)
+from ..autograd.function import is_array  # noqa: F401  (the formulas' basics)
+from ..autograd.outputs import sum_to  # noqa: F401
 
 _ndarray = np.ndarray
 

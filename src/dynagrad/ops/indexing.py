@@ -15,8 +15,9 @@ from .._device import DEVICE_ARRAY_TYPES, is_any_array
 from .._meta import refuse_masks
 from ..autograd.batched import vmap_function
 from ..backend import xp
-from ..autograd.function import (OVERLAP_ERROR, Op, autocast_args, autocast_state,
-                                 has_internal_overlap)
+from ..autograd.function import Op
+from ..autograd.inplace import OVERLAP_ERROR, has_internal_overlap
+from ..autograd.autocast import autocast_args, autocast_state
 from ..tensor import method, wrap
 from .. import _dtype
 from .formula import sum_to, is_array, where

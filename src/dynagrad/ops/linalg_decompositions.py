@@ -14,7 +14,8 @@ import numpy as np
 
 from ..autograd.batched import vmap_function
 from ..backend import xp
-from ..autograd.function import Op, autocast_args, autocast_state
+from ..autograd.function import Op
+from ..autograd.autocast import autocast_args, autocast_state
 from ..tensor import method, wrap
 from .formula import is_array, zeros_like as _zeros_like
 from ._linalg_common import (

@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import _dtype
 from ..backend import xp
-from ..autograd.function import Op, autocast_args, autocast_state
+from ..autograd.function import Op
+from ..autograd.autocast import autocast_args, autocast_state
 from ..tensor import Tensor
 from .formula import is_array
 from .linalg_products import _mm, _check_tensor

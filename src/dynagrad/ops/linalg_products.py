@@ -9,7 +9,9 @@ import math
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op, OperandTypeError, autocast_args, autocast_state
+from ..autograd.function import Op
+from ..autograd.promotion import OperandTypeError
+from ..autograd.autocast import autocast_args, autocast_state
 from .. import _dtype
 from ..tensor import method
 from .formula import is_array

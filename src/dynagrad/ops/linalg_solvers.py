@@ -16,8 +16,9 @@ from collections import namedtuple
 import numpy as np
 
 from ..backend import xp
-from ..autograd.function import Op, autocast_args, autocast_state, set_cpu_autocast
-from ..autograd.function import autocast_thread_state
+from ..autograd.function import Op
+from ..autograd.autocast import (autocast_args, autocast_state, autocast_thread_state,
+                                 set_cpu_autocast)
 from ..tensor import Tensor, method, wrap
 from ..autograd.batched import vmap_function
 from . import linalg_decompositions as _dec

@@ -22,7 +22,8 @@ from .._coo import (COO, SparseRefused, coalesce as _coalesce, to_dense as _to_d
                     _sparse_mask, add as _add, linear_index)
 from .._layout import sparse_coo, strided
 from ..autograd.custom_function import guard_second_derivative
-from ..autograd.function import Op, SPARSE_KERNELS
+from ..autograd.function import Op
+from ..autograd.sparse_dispatch import SPARSE_KERNELS
 from ..autograd.graph import grad_accumulator
 from ..tensor import Tensor, method, wrap, size_args
 
@@ -812,7 +813,7 @@ def _pow_kernel(cls, x, exponent):
 
 
 def _aten(cls):
-    from ..autograd.function import aten_name
+    from ..autograd.sparse_dispatch import aten_name
     return aten_name(cls)
 
 

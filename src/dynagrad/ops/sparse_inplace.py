@@ -14,7 +14,7 @@ import numpy as np
 from .. import _dtype
 from .._coo import COO, SparseRefused
 from ..backend import xp
-from ..autograd.function import SPARSE_KERNELS, sparse_kernel_of, aten_name
+from ..autograd.sparse_dispatch import SPARSE_KERNELS, sparse_kernel_of, aten_name
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor, wrap, bump_version, method, size_args
 from . import arithmetic, clamping, unary, sparse as _sparse

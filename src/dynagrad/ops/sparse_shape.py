@@ -6,7 +6,7 @@ import numpy as np
 
 from .._coo import COO, gather
 from ..backend import xp
-from ..autograd.function import SPARSE_KERNELS
+from ..autograd.sparse_dispatch import SPARSE_KERNELS
 from . import arithmetic, clamping, indexing, shape
 from .sparse import SparseOp, SparseValuesMap, is_sparse, _unary_kernel, _is_number, _number
 

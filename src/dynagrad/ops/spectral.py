@@ -18,7 +18,8 @@ import numpy as np
 
 from .. import _dtype
 from ..backend import xp
-from ..autograd.function import Op, autocast_args, autocast_state
+from ..autograd.function import Op
+from ..autograd.autocast import autocast_args, autocast_state
 from ..tensor import Tensor, method, wrap
 from . import formula as fm
 from .shape import _wrap, roll

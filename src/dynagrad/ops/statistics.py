@@ -18,7 +18,7 @@ from .._device import backend_of
 from ..autograd.batched import vmap_function
 from .. import _dtype
 from ..backend import xp
-from ..autograd.function import autocast_args, autocast_state
+from ..autograd.autocast import autocast_args, autocast_state
 from ..autograd.forward_ad import has_tangent
 from ..tensor import Tensor, method, wrap
 from .reduction import _dim1, _check_int

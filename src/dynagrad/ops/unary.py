@@ -11,7 +11,8 @@ import numpy as np
 
 from ..backend import xp
 from . import formula as fm
-from ..autograd.function import Op, float_argument
+from ..autograd.function import Op
+from ..autograd.promotion import float_argument
 from ..tensor import Tensor, method
 from ._elementwise import (FLOAT8, REFUSED, WIDE_UNSIGNED_OR_E8M0, Unary, _as_array,
                            not_implemented, refused, _unary, _need_tensor,

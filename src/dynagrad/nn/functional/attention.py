@@ -18,7 +18,8 @@ from ...autograd.batched import vmap_function
 from ... import ops
 from ..._dtype import is_floating
 from ...backend import native_kernel, xp
-from ...autograd.function import Op, autocast_args, autocast_state
+from ...autograd.function import Op
+from ...autograd.autocast import autocast_args, autocast_state
 from ...ops import formula as fm
 from ...ops.random import bernoulli_mask
 from ...tensor import Tensor, wrap

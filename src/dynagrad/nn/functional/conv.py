@@ -32,7 +32,8 @@ import numpy as np
 
 from ..._device import backend_of
 from ...autograd.device_dispatch import current_device_type
-from ...autograd.function import Op, autocast_args, autocast_state
+from ...autograd.function import Op
+from ...autograd.autocast import autocast_args, autocast_state
 from ...backend import window_view, xp
 from ...ops import formula as fm
 

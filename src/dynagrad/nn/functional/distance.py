@@ -13,7 +13,8 @@ import numpy as np
 
 from ...autograd.batched import vmap_function
 from ...backend import xp
-from ...autograd.function import Op, autocast_args, autocast_state
+from ...autograd.function import Op
+from ...autograd.autocast import autocast_args, autocast_state
 from ...ops import formula as fm
 from ...ops.indexing import IndexScatter
 from ...ops.pointwise import not_implemented

@@ -5,7 +5,8 @@ import enum
 
 from ... import _dtype
 from ...backend import xp
-from ...autograd.function import Op, autocast_args, autocast_state, is_array
+from ...autograd.function import Op, is_array
+from ...autograd.autocast import autocast_args, autocast_state
 
 
 def _linear_node_name(x_ndim, w_ndim, has_bias):

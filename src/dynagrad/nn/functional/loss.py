@@ -15,7 +15,8 @@ import numpy as np
 
 from ...autograd.batched import vmap_function
 from ...backend import native_kernel, xp
-from ...autograd.function import Op, autocast_args, autocast_state
+from ...autograd.function import Op
+from ...autograd.autocast import autocast_args, autocast_state
 from ...autograd.grad_mode import state as _grad_state
 from ...ops import formula as fm
 from ...ops.pointwise import not_implemented

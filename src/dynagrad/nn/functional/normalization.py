@@ -19,7 +19,8 @@ import numpy as np
 
 from ...autograd.batched import vmap_function
 from ... import _dtype, ops as _ops
-from ...autograd.function import Op, autocast_args, autocast_state
+from ...autograd.function import Op
+from ...autograd.autocast import autocast_args, autocast_state
 from ...backend import native_kernel, xp
 from ...tensor import bump_version
 from ...ops import formula as fm

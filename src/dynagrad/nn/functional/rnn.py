@@ -21,7 +21,8 @@ gradients, backward) is one kernel call instead (``dynagrad.native.rnn``); the m
 products stay here.
 """
 from ... import ops
-from ...autograd.function import Op, autocast_args, autocast_state
+from ...autograd.function import Op
+from ...autograd.autocast import autocast_args, autocast_state
 from ...backend import native_kernel, xp
 from .linear import linear as _linear
 

@@ -22,7 +22,8 @@ import warnings
 import numpy as np
 
 from ...backend import xp
-from ...autograd.function import Op, autocast_args, autocast_state
+from ...autograd.function import Op
+from ...autograd.autocast import autocast_args, autocast_state
 from ...ops import formula as fm
 from ...tensor import wrap
 from .pooling import AxisMatmul, GatherFlat, ScatterFlat, adaptive_avg_pool1d, \
