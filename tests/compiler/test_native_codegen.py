@@ -369,3 +369,90 @@ def test_numpy_kernels_switch_the_native_compiler_off():
     if NUMBA_MISSING is None:
         with kernels('native'):
             assert backend.native_compiler() is not None
+
+
+def test_without_numba_programs_keep_the_numpy_code(monkeypatch):
+    """numba missing (or refusing this NumPy): the kernel switch says off, the generator
+    writes NumPy code, results are eager's."""
+    monkeypatch.setattr(native, 'available', lambda: 'ImportError: No module named numba')
+    arrays, requires = inputs(seed=9), (True, True, True)
+    value, grads, compiled = run(chain_no_tanh, arrays, requires, 'auto', np.float64)
+    assert backend.native_compiler() is None
+    assert region_count(compiled) == 0
+    assert 'fused region' not in programs(compiled)[0].code()
+    ref_value, ref_grads = eager(chain_no_tanh, arrays, requires, np.float64)
+    np.testing.assert_array_equal(value, ref_value)
+    for g, ref in zip(grads, ref_grads):
+        np.testing.assert_array_equal(g, ref)
+    backend.set_kernels(backend.get_kernels())      # decide again without the patch
+
+
+def test_a_program_without_a_region_does_not_import_numba():
+    """Asked only where a region was found: compiling a matrix product costs no import."""
+    import subprocess
+    import sys
+    code = ('import sys, dynagrad as dg\n'
+            'c = dg.compile(lambda x: (x @ x).sum())\n'
+            'x = dg.randn(3, 3, requires_grad=True)\n'
+            'for _ in range(3): c(x).backward()\n'
+            'print("numba" in sys.modules)\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == 'False'
+
+
+@needs_numba
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_a_sum_ending_the_run_is_summed_in_the_kernel(dtype):
+    """The result is never stored: the forward kernel adds it up (in float64), the backward
+    kernel reads its gradient as one number. Gradients keep eager's bits; the sum is
+    another order of additions than NumPy's, so within rounding."""
+    def f(x, w, b):
+        return chain_no_tanh(x, w, b).sum()
+    arrays = inputs((40, 30), seed=10)
+    with kernels('native'):
+        compiled = dg.compile(f)
+        for _ in range(3):
+            ts = [dg.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+            out = compiled(*ts)
+            out.backward()
+    (region,) = programs(compiled)[0].regions
+    assert region.total is not None and 'and their sum' in programs(compiled)[0].code()
+    es = [dg.tensor(a.astype(dtype), requires_grad=True) for a in arrays]
+    expected = f(*es)
+    expected.backward()
+    assert out.shape == () and out.dtype == expected.dtype
+    truth = f(*[dg.tensor(a) for a in arrays]).item()
+    eps = np.finfo(dtype).eps
+    # no worse than eager's own sum against the float64 value
+    assert abs(out.item() - truth) <= max(abs(expected.item() - truth), 4 * eps * abs(truth))
+    for t, e in zip(ts, es):
+        np.testing.assert_array_equal(t.grad.numpy(), e.grad.numpy())
+    with kernels('native'), dg.no_grad():
+        np.testing.assert_allclose(compiled(*[dg.tensor(a.astype(dtype)) for a in arrays]).item(),
+                                   expected.item(), rtol=8 * eps)
+
+
+@needs_numba
+def test_a_sum_over_dims_or_of_a_value_read_elsewhere_stays_an_op():
+    def f(x, w):
+        h = (x * w + 1.0) * w
+        return h.sum(0), (x * 2.0 - w).sum() + (x * 2.0 - w)[0, 0] * 0
+    rng = np.random.default_rng(11)
+    arrays = [rng.standard_normal((5, 6)), rng.standard_normal((5, 6))]
+    with kernels('native'):
+        compiled = dg.compile(f)
+        for _ in range(3):
+            ts = [dg.tensor(a, requires_grad=True) for a in arrays]
+            a, b = compiled(*ts)
+            (a.sum() + b).backward()
+    assert all(r.total is None for r in programs(compiled)[0].regions)
+    es = [dg.tensor(a, requires_grad=True) for a in arrays]
+    ea, eb = f(*es)
+    (ea.sum() + eb).backward()
+    np.testing.assert_array_equal(a.detach().numpy(), ea.detach().numpy())
+    np.testing.assert_array_equal(b.detach().numpy(), eb.detach().numpy())
+    # x's gradient is two regions' sum: the kernel adds its own terms first, then the other
+    # region's (the NumPy code adds them one by one): within rounding
+    for t, e in zip(ts, es):
+        close(t.grad.numpy(), e.grad.numpy(), np.float64)

@@ -21,9 +21,11 @@ sums them; ``+ - *``, neg and relu give eager's bits. tanh uses ``native._math.t
 The kernels' text goes to ``backend.native_compiler()`` (numba, behind the kernel switch);
 without it the program keeps its NumPy code.
 """
+import re
+
 import numpy as np
 
-from ..ops import arithmetic, unary
+from ..ops import arithmetic, reduction, unary
 from .symbolic import has_symbols
 
 # per op: the forward over the operands' scalars {0}, {1}; the gradient of each operand
@@ -49,7 +51,10 @@ class Region:
 
     def __init__(self, index, steps, shape, dtype):
         self.index = index
-        self.steps = steps            # step indices, consecutive
+        self.steps = steps            # the elementwise steps' indices, consecutive
+        self.members = list(steps)    # and the sum ending the run, if one does
+        self.sum_step = None
+        self.total = None             # the sum's slot
         self.first, self.last = steps[0], steps[-1]
         self.shape, self.dtype = shape, dtype
         self.inputs = []              # external array operands: ('s', slot) or ('c', index)
@@ -61,7 +66,11 @@ class Region:
         self.source = None
 
     def produced(self, steps):
-        return {steps[k].outs[0] for k in self.steps}
+        return {steps[k].outs[0] for k in self.members}
+
+    def shape_of(self, slot):
+        """The shape text of an exported value when not the region's (the sum's: 0-d)."""
+        return '()' if slot == self.total else None
 
 
 def find_regions(program, input_arrays):
@@ -132,7 +141,18 @@ def find_regions(program, input_arrays):
                     needs_grad.add(v)
         if any(v in written for kind, v in region.inputs if kind == 's'):
             continue        # the backward recomputes from inputs a later op overwrites
-        for k in members:
+        last_out = steps[region.last].outs[0]
+        after = region.last + 1
+        if after < len(steps) and _whole_sum(steps[after], last_out, dtype) and \
+                consumers.get(last_out) == {after} and last_out not in returned:
+            # the sum of the whole result ending the run: summed in the kernel, so the
+            # result is never stored and its gradient is one number
+            region.sum_step = after
+            region.total = steps[after].outs[0]
+            region.members.append(after)
+            region.last = after
+            inside.add(after)
+        for k in region.members:
             o = steps[k].outs[0]
             if o in returned or consumers.get(o, set()) - inside:
                 region.exports.append(o)
@@ -142,6 +162,14 @@ def find_regions(program, input_arrays):
         region.source = _kernel_source(region, steps, program.constants)
         regions.append(region)
     return regions
+
+
+def _whole_sum(step, slot, dtype):
+    """Whether ``step`` sums all of ``slot`` to a number of its dtype."""
+    return (step.cls is reduction.Sum and step.refs == (('s', slot),) and not step.inplace
+            and step.params == {'dim': None, 'keepdim': False, 'dtype': None}
+            and all(c is None for c in step.casts) and step.out_meta
+            and step.out_meta[0] == ((), dtype))
 
 
 def _plain(step):
@@ -168,7 +196,7 @@ def _kernel_source(region, steps, constants):
         return numbers[text]
 
     loads = [f'        {operand(ref)} = a{i}[i]' for i, ref in enumerate(region.inputs)]
-    chain = {}          # slot -> its forward line
+    chain = {}          # slot -> its forward line, its operands
     order = []
     for k in region.steps:
         step = steps[k]
@@ -176,26 +204,44 @@ def _kernel_source(region, steps, constants):
         out = step.outs[0]
         chain[out] = (f'        t{out} = {SCALAR[step.cls][0].format(*args)}', args)
         order.append(out)
+    total = steps[region.sum_step].outs[0] if region.sum_step is not None else None
+    summed = steps[region.last - 1].outs[0] if total is not None else None
     n_in = len(region.inputs)
+    arrays = [f'a{i}' for i in range(n_in)]
     header = ['import numpy as np', 'from numba import njit',
               'from dynagrad.native.elementwise import tanh as _tanh', '',
-              f'# {len(region.steps)} elementwise ops fused by dynagrad.compile ({dtype})',
+              f'# {len(region.steps)} elementwise ops fused by dynagrad.compile ({dtype})'
+              + (', then their sum' if total is not None else ''),
               f'_F = np.{dtype}', 'ONE = _F(1)', 'ZERO = _F(0)']
     jit = "@njit(cache=True, nogil=True, error_model='numpy')"
 
-    # forward: the whole chain per element, the exported values stored
+    # forward: the whole chain per element, the exported values stored; a sum ending the
+    # run accumulates in float64 (for float32 data more accurate than NumPy's pairwise sum)
     outs = [f'o{i}' for i in range(len(region.exports))]
-    fwd = [jit, f'def forward({", ".join([f"a{i}" for i in range(n_in)] + outs)}):',
-           f'    for i in range({outs[0]}.shape[0]):'] + loads
+    fwd = [jit, f'def forward({", ".join(arrays + outs)}):']
+    if total is not None:
+        fwd.append('    total = 0.0')
+    fwd += ['    for i in range(a0.shape[0]):'] + loads
     fwd += [chain[o][0] for o in order]
-    fwd += [f'        o{i}[i] = t{slot}' for i, slot in enumerate(region.exports)]
+    for i, slot in enumerate(region.exports):
+        if slot == total:
+            fwd.append(f'        total += t{summed}')
+        else:
+            fwd.append(f'        o{i}[i] = t{slot}')
+    if total is not None:
+        fwd.append(f'    o{region.exports.index(total)}[0] = _F(total)')
 
     # backward: the gradient formulas in reverse, over the chain recomputed
-    bwd_lines, live, read = [], set(), set()
+    bwd_lines, live, read, before = [], set(), set(), []
     grads_in = {slot: f'g{i}' for i, slot in enumerate(region.grad_outputs)}
     for slot, name in grads_in.items():
-        bwd_lines.append(f'        d{slot} = {name}[i]')
-        live.add(slot)
+        if slot == total:       # the sum's gradient is one number, every element's
+            before.append(f'    d{summed}_all = {name}[0]')
+            bwd_lines.append(f'        d{summed} = d{summed}_all')
+            live.add(summed)
+        else:
+            bwd_lines.append(f'        d{slot} = {name}[i]')
+            live.add(slot)
     for k in reversed(region.steps):
         step = steps[k]
         out = step.outs[0]
@@ -207,7 +253,7 @@ def _kernel_source(region, steps, constants):
                 continue
             formula = SCALAR[step.cls][1][j]
             expr = formula.format(*args, g=f'd{out}', y=f't{out}')
-            read.update(a for a in args if a.startswith('t'))
+            read.update(args[int(p)] for p in _OPERAND.findall(formula))
             if '{y}' in formula:
                 read.add(f't{out}')
             if v in live:
@@ -216,7 +262,7 @@ def _kernel_source(region, steps, constants):
                 bwd_lines.append(f'        d{v} = {expr}')
                 live.add(v)
     # only the forward values the formulas read (and what they are made of)
-    needed, wanted = set(), {int(t[1:]) for t in read}
+    needed, wanted = set(), {int(t[1:]) for t in read if t.startswith('t')}
     for slot in reversed(order):
         if slot in wanted:
             needed.add(slot)
@@ -226,13 +272,16 @@ def _kernel_source(region, steps, constants):
     results = [f'r{i}' for i in range(len(region.grad_inputs))]
     bwd = []
     if results:
-        bwd = [jit, f'def backward({", ".join([f"a{i}" for i in range(n_in)] + list(grads_in.values()) + results)}):',
-               f'    for i in range({results[0]}.shape[0]):'] + loads
+        bwd = [jit, f'def backward({", ".join(arrays + list(grads_in.values()) + results)}):']
+        bwd += before + ['    for i in range(a0.shape[0]):'] + loads
         bwd += [chain[o][0] for o in order if o in needed]
         bwd += bwd_lines
         bwd += [f'        r{i}[i] = d{v}' for i, v in enumerate(region.grad_inputs)]
     constants_lines = [f'{name} = _F({text})' for text, name in numbers.items()]
     return '\n'.join(header + constants_lines + ['', ''] + fwd + ['', ''] + bwd) + '\n'
+
+
+_OPERAND = re.compile(r'{(\d+)}')
 
 
 def grad_flat(g, shape, dtype):
@@ -250,10 +299,11 @@ def forward_lines(region, namespace, operand_text):
     """The program's forward lines calling the region's kernel."""
     reference = _reference(region, operand_text)
     namespace[f'D{region.index}'] = region.dtype
-    lines = [f'    # fused region {region.index}: {len(region.steps)} elementwise ops, one '
-             f'native kernel']
-    lines.append('    ' + '; '.join(f'v{o} = _empty({reference}, D{region.index})'
-                                    for o in region.exports))
+    summed = ' and their sum' if region.total is not None else ''
+    lines = [f'    # fused region {region.index}: {len(region.steps)} elementwise ops{summed}, '
+             'one native kernel']
+    lines.append('    ' + '; '.join(f'v{o} = _empty({region.shape_of(o) or reference}, '
+                                    f'D{region.index})' for o in region.exports))
     args = [_flat_input(ref, operand_text) for ref in region.inputs]
     args += [f'v{o}.ravel()' for o in region.exports]
     lines.append(f'    {region.forward_name}({", ".join(args)})')
@@ -270,7 +320,8 @@ def backward_lines(region, namespace, operand_text):
         lines.append('        ' + '; '.join(f'r{i} = _empty({reference}, {d})'
                                             for i in range(len(region.grad_inputs))))
         args = [_flat_input(ref, operand_text) for ref in region.inputs]
-        args += [f'_grad_flat(g{o}, {reference}, {d})' for o in region.grad_outputs]
+        args += [f'_grad_flat(g{o}, {region.shape_of(o) or reference}, {d})'
+                 for o in region.grad_outputs]
         args += [f'r{i}.ravel()' for i in range(len(region.grad_inputs))]
         lines.append(f'        {region.backward_name}({", ".join(args)})')
         for i, v in enumerate(region.grad_inputs):

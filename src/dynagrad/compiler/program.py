@@ -8,7 +8,8 @@ call, ``.grad`` accumulation, hooks on parameters and ``retain_graph`` are eager
 """
 import numpy as np
 
-from ..backend import native_compiler, xp
+from .. import backend
+from ..backend import xp
 from ..autograd.engine import fill_missing, graph_retained
 from ..autograd.custom_function import Function, once_differentiable
 from ..autograd.function import Op, fit_grad
@@ -82,7 +83,7 @@ class Program:
         plan = [(inline_kernel(step), self._arguments(k, step, namespace))
                 for k, step in enumerate(self.steps)]
         self.regions = self._native_regions(plan, arrays, namespace)
-        self._in_region = {k: r for r in self.regions for k in r.steps}
+        self._in_region = {k: r for r in self.regions for k in r.members}
         read_in_backward = self._read_in_backward(plan)
         fwd, kept, inline = self._write_forward(plan, read_in_backward, namespace)
         bwd = self._write_backward(kept, inline, read_in_backward, namespace)
@@ -93,10 +94,14 @@ class Program:
     def _native_regions(self, plan, arrays, namespace):
         """The fused regions (native_codegen.py) with their kernels compiled, or [] where
         native code is off (``set_kernels('numpy')``, no numba) or cannot be made."""
-        compiler = native_compiler()
-        if compiler is None:
+        if backend.get_kernels() == 'numpy':
             return []
         regions = native_codegen.find_regions(self, arrays)
+        # asked only where there is something to compile: a program without a region never
+        # imports numba (0.4 s)
+        compiler = backend.native_compiler() if regions else None
+        if compiler is None:
+            return []
         made = []
         for region in regions:
             kernels = {'forward': len(region.inputs) + len(region.exports)}
