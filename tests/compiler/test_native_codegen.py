@@ -456,3 +456,47 @@ def test_a_sum_over_dims_or_of_a_value_read_elsewhere_stays_an_op():
     # region's (the NumPy code adds them one by one): within rounding
     for t, e in zip(ts, es):
         close(t.grad.numpy(), e.grad.numpy(), np.float64)
+
+
+@needs_numba
+def test_a_kernel_numba_refuses_leaves_the_region_to_numpy(monkeypatch):
+    from dynagrad.native import fused
+
+    def refuse(source, kernels, dtype):
+        raise RuntimeError('numba: typing failed')
+    monkeypatch.setattr(fused, 'load_kernels', refuse)
+    arrays, requires = inputs(seed=12), (True, True, True)
+    value, grads, compiled = run(chain_no_tanh, arrays, requires, 'native', np.float64)
+    assert region_count(compiled) == 0
+    ref_value, ref_grads = eager(chain_no_tanh, arrays, requires, np.float64)
+    np.testing.assert_array_equal(value, ref_value)
+    for g, ref in zip(grads, ref_grads):
+        np.testing.assert_array_equal(g, ref)
+
+
+@needs_numba
+def test_kernels_are_cached_on_disk_for_the_next_process(tmp_path):
+    """The generated module is a file in DYNAGRAD_CACHE_DIR, so numba's cache=True keeps
+    its machine code; a second process loads it (index and code files written once)."""
+    import os
+    import subprocess
+    import sys
+    code = ('import dynagrad as dg\n'
+            'dg.manual_seed(0)\n'
+            'c = dg.compile(lambda x, w: ((x * w + 1.0) * w - x).sum())\n'
+            'x, w = dg.randn(8, requires_grad=True), dg.randn(8, requires_grad=True)\n'
+            'for _ in range(3): c(x, w).backward()\n'
+            'assert c.programs()[0].regions\n'
+            'print(float(x.grad.sum()))\n')
+    env = dict(os.environ, DYNAGRAD_CACHE_DIR=str(tmp_path), DYNAGRAD_KERNELS='native')
+    first = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                           text=True, check=True)
+    sources = list((tmp_path / 'fused').glob('dynagrad_fused_*.py'))
+    assert len(sources) == 1
+    cached = sorted(p.name for p in (tmp_path / 'fused' / '__pycache__').iterdir())
+    assert any(n.endswith('.nbi') for n in cached) and any(n.endswith('.nbc') for n in cached)
+    stamps = {p: p.stat().st_mtime_ns for p in (tmp_path / 'fused' / '__pycache__').iterdir()}
+    second = subprocess.run([sys.executable, '-c', code], env=env, capture_output=True,
+                            text=True, check=True)
+    assert second.stdout == first.stdout
+    assert {p: p.stat().st_mtime_ns for p in stamps} == stamps      # loaded, not rewritten
