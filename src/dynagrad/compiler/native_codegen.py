@@ -14,12 +14,23 @@ no intermediate value is kept between forward and backward (as inductor's pointw
 recomputation does): it reads the region's inputs and the gradients of its written-out
 values, and writes the gradients of its inputs, in one pass.
 
+A whole-tensor ``sum()`` right after the run, of its last value only, joins the region:
+the forward kernel adds the values up (a float64 accumulator) instead of storing them, and
+the backward kernel reads the sum's gradient as one number.
+
 Arithmetic matches NumPy's: the same IEEE operations in the data's dtype (constants in
-that dtype, no fast-math), with the gradients summed in the order the NumPy generator
-sums them; ``+ - *``, neg and relu give eager's bits. tanh uses ``native._math.tanh``
-(float32: a rational fit within an ulp or two of NumPy's, vectorisable; float64: libm).
-The kernels' text goes to ``backend.native_compiler()`` (numba, behind the kernel switch);
-without it the program keeps its NumPy code.
+that dtype, no fast-math), the gradient terms within a region summed in the NumPy
+generator's order; ``+ - *``, neg and relu give eager's bits. Where an input also gets
+gradient from outside the region, the region's terms are summed first (rounding may
+differ), and a fused sum adds in another order than NumPy's pairwise sum. tanh calls
+``native.elementwise.tanh`` (float32: a rational fit within an ulp or two of NumPy's,
+vectorisable; float64: libm).
+
+Recomputing reads the region's inputs again at backward time: a region whose input a later
+step of the program writes in place is not made; an input the caller writes in place
+between the forward and the backward is not detected (as for the values the NumPy code
+keeps). The kernels' text goes to ``backend.native_compiler()`` (numba, behind the kernel
+switch); without it, or where numba refuses a kernel, the program keeps its NumPy code.
 """
 import re
 
@@ -191,6 +202,8 @@ def _kernel_source(region, steps, constants):
         if kind == 'c':
             return f'c{v}'
         text = repr(float(v))
+        if text in ('nan', 'inf', '-inf'):
+            text = f"float('{text}')"
         if text not in numbers:
             numbers[text] = f'K{len(numbers)}'
         return numbers[text]

@@ -5,8 +5,8 @@ this module turns the text into functions. numba's on-disk cache (``cache=True``
 works for functions defined in a file it can find again, so the source is written to a
 file named by its hash in a cache directory and imported from there: a second process (or
 a second program with the same region) finds both the file and numba's machine code next
-to it and skips compiling. The hash also covers ``_math.py``, whose inlined functions the
-kernels call (and of ``elementwise.py``): editing them gives new files rather than stale machine code.
+to it and skips compiling. The hash also covers ``_math.py`` and ``elementwise.py``, whose
+functions the kernels call: editing them gives new files rather than stale machine code.
 """
 import hashlib
 import importlib.util
