@@ -20,7 +20,7 @@ the backward kernel reads the sum's gradient as one number.
 
 Arithmetic matches NumPy's: the same IEEE operations in the data's dtype (constants in
 that dtype, no fast-math), the gradient terms within a region summed in the NumPy
-generator's order; ``+ - *``, neg and relu give eager's bits. Where an input also gets
+generator's order; ``+ - * /``, neg and relu give eager's bits. Where an input also gets
 gradient from outside the region, the region's terms are summed first (rounding may
 differ), and a fused sum adds in another order than NumPy's pairwise sum. tanh calls
 ``native.elementwise.tanh`` (float32: a rational fit within an ulp or two of NumPy's,
@@ -46,6 +46,9 @@ SCALAR = {
     arithmetic.Sub: ('{0} - {1}', ('{g}', '-{g}')),
     arithmetic.Rsub: ('{1} - {0}', ('-{g}', '{g}')),        # 0.25 - x
     arithmetic.Mul: ('{0} * {1}', ('{g} * {1}', '{g} * {0}')),
+    # Div.backward: ga = g / b, gb = -ga * a / b; Rdiv (2.0 / x): -g * other / (x * x)
+    arithmetic.Div: ('{0} / {1}', ('{g} / {1}', '-({g} / {1}) * {0} / {1}')),
+    arithmetic.Rdiv: ('{1} / {0}', ('-{g} * {1} / ({0} * {0})', '')),
     unary.Neg: ('-{0}', ('-{g}',)),
     unary.Tanh: ('_tanh({0})', ('{g} * (ONE - {y} * {y})',)),
     # np.maximum(x, 0): NaN stays NaN, -0.0 gives +0.0
