@@ -304,6 +304,21 @@ def native_kernel(name, array):
     return kernel
 
 
+def native_compiler():
+    """The function that compiles ``dynagrad.compile``'s generated numba sources
+    (``dynagrad.native.fused.load_kernels``), or None, and programs keep their NumPy code:
+    the one place the compiler reaches native code through, on the same switch as
+    ``native_kernel`` (``set_kernels('numpy')``, or numba not loading, turns it off)."""
+    on = _kernels.on
+    if on is None:
+        _decide_kernels()
+        on = _kernels.on
+    if not on:
+        return None
+    from .native import fused
+    return fused.load_kernels
+
+
 def _decide_kernels():
     mode = _kernels.mode
     if mode not in ('native', 'numpy', 'auto'):

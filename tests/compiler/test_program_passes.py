@@ -1,9 +1,22 @@
 """What replay does to a tape beyond running it: common subexpressions computed once,
 elementwise chains run in one buffer (NumPy's out=) where nothing else can see it, dead code
-dropped; values and gradients stay eager's (bit for bit where no sum is reordered)."""
+dropped; values and gradients stay eager's (bit for bit where no sum is reordered).
+
+These are the NumPy code generator's passes: the tests run it (``set_kernels('numpy')``);
+the native generator, which fuses the same chains into numba kernels, has its own tests
+(test_native_codegen.py)."""
 import numpy as np
+import pytest
 
 import dynagrad as dg
+from dynagrad import backend
+
+
+@pytest.fixture(autouse=True)
+def numpy_code_generator():
+    previous = backend.set_kernels('numpy')
+    yield
+    backend.set_kernels(previous)
 
 
 def _compiled(fn, *args, calls=3):

@@ -8,6 +8,7 @@ call, ``.grad`` accumulation, hooks on parameters and ``retain_graph`` are eager
 """
 import numpy as np
 
+from .. import backend
 from ..backend import xp
 from ..autograd.engine import fill_missing, graph_retained
 from ..autograd.custom_function import Function, once_differentiable
@@ -16,6 +17,7 @@ from ..autograd.outputs import fit_grad
 from ..tensor import Tensor, wrap
 from .capture import comparable
 from .kernels import FRESH, NAMESPACE, PURE_MODULES, inline_kernel, reads
+from . import native_codegen
 from .symbolic import has_symbols, instantiate
 
 _new = object.__new__
@@ -51,6 +53,7 @@ class Program:
                          if ref is not None and ref[0] == 's' and ref[1] >= n_inputs]
         self._forward = self._backward = None
         self.source = None
+        self.regions = []       # fused elementwise regions run as native kernels
         self.lifted = []        # tensors read through closures: the last input slots
         self.constant_versions = []     # (version counter, value) of the constants' sources
         # a program for a varying batch: the input slot whose first dimension is the batch
@@ -62,7 +65,7 @@ class Program:
     # no per-op dispatch, each op's forward and backward called directly on arrays.
     def run_forward(self, arrays, keep_nodes):
         if self._forward is None:
-            self._generate()
+            self._generate(arrays)
         return self._forward(arrays, keep_nodes)
 
     def run_backward(self, nodes, values, output_grads, free=False):
@@ -71,13 +74,17 @@ class Program:
         once it ran."""
         return self._backward(nodes, values, output_grads, free)
 
-    def _generate(self):
-        """Write ``source`` (the forward and the backward) and compile it."""
+    def _generate(self, arrays=None):
+        """Write ``source`` (the forward and the backward) and compile it; ``arrays``, the
+        first call's inputs, give the shapes native regions are checked against."""
         namespace = {'_new': _new, '_ndarray': _ndarray, '_asarray': xp.asarray,
                      '_acc': _acc, '_fit_all': _fit_all, '_fit': fit_grad,
-                     '_fill_missing': fill_missing, '_inst': instantiate, **NAMESPACE}
+                     '_fill_missing': fill_missing, '_inst': instantiate,
+                     '_empty': np.empty, '_grad_flat': native_codegen.grad_flat, **NAMESPACE}
         plan = [(inline_kernel(step), self._arguments(k, step, namespace))
                 for k, step in enumerate(self.steps)]
+        self.regions = self._native_regions(plan, arrays, namespace)
+        self._in_region = {k: r for r in self.regions for k in r.members}
         read_in_backward = self._read_in_backward(plan)
         fwd, kept, inline = self._write_forward(plan, read_in_backward, namespace)
         bwd = self._write_backward(kept, inline, read_in_backward, namespace)
@@ -85,12 +92,44 @@ class Program:
         exec(compile(self.source, '<dynagrad.compile program>', 'exec'), namespace)
         self._forward, self._backward = namespace['forward'], namespace['backward']
 
+    def _native_regions(self, plan, arrays, namespace):
+        """The fused regions (native_codegen.py) with their kernels compiled, or [] where
+        native code is off (``set_kernels('numpy')``, no numba) or cannot be made."""
+        if backend.get_kernels() == 'numpy':
+            return []
+        regions = native_codegen.find_regions(self, arrays)
+        # asked only where there is something to compile: a program without a region never
+        # imports numba (0.4 s)
+        compiler = backend.native_compiler() if regions else None
+        if compiler is None:
+            return []
+        made = []
+        for region in regions:
+            kernels = {'forward': len(region.inputs) + len(region.exports)}
+            if region.grad_inputs:
+                kernels['backward'] = (len(region.inputs) + len(region.grad_outputs)
+                                       + len(region.grad_inputs))
+            try:
+                functions = compiler(region.source, kernels, str(region.dtype))
+            except Exception:       # numba refusing the code: this region stays NumPy's
+                continue
+            region.index = len(made)
+            region.forward_name, region.backward_name = f'R{region.index}f', f'R{region.index}b'
+            namespace[region.forward_name] = functions['forward']
+            namespace[region.backward_name] = functions.get('backward')
+            made.append(region)
+        return made
+
     def _read_in_backward(self, plan):
         """The forward values inlined gradient formulas read (``v<slot>`` names): only the
-        formulas of inputs that need a gradient, only the operands each one names."""
+        formulas of inputs that need a gradient, only the operands each one names; and the
+        inputs of the native regions whose backward recomputes from them."""
         read = set()
-        for (kernel, args), step, edges in zip(plan, self.steps, self.edges):
-            if kernel is None or edges is None:
+        for region in self.regions:
+            if region.grad_inputs:
+                read.update(f'v{v}' for kind, v in region.inputs if kind == 's')
+        for k, ((kernel, args), step, edges) in enumerate(zip(plan, self.steps, self.edges)):
+            if kernel is None or edges is None or k in self._in_region:
                 continue
             for template, (kind, _), need in zip(kernel[2], step.refs, step.needs):
                 if kind == 's' and need:
@@ -124,10 +163,22 @@ class Program:
                 dying.setdefault(k, []).append(slot)
         donors = self._donors(plan, wanted, last_use)
         kept, inline = [], {}
+        region_frees = []
         for k, (step, edges) in enumerate(zip(self.steps, self.edges)):
             kernel, args = plan[k]
             name = getattr(step.cls, '__qualname__', step.cls.__name__)
             frees = [f'v{v}' for v in sorted(dying.get(k, ()))] if not step.inplace else []
+            region = self._in_region.get(k)
+            if region is not None:
+                # one kernel for the run; values only the region read never exist outside it
+                if k == region.first:
+                    fwd += native_codegen.forward_lines(region, namespace, self._operand)
+                    internal = region.produced(self.steps) - set(region.exports)
+                    region_frees = []
+                region_frees += [f for f in frees if int(f[1:]) not in internal]
+                if k == region.last and region_frees:
+                    fwd.append(f'    del {", ".join(region_frees)}')
+                continue
             if kernel is not None:
                 # written out: the op's own NumPy expression, no node
                 out = step.outs[0]
@@ -213,6 +264,11 @@ class Program:
             bwd.append(f'    g{slot} = _acc(g{slot}, output_grads[{i}])')
         for k in reversed(range(len(self.steps))):
             step = self.steps[k]
+            region = self._in_region.get(k)
+            if region is not None:
+                if k == region.last:
+                    bwd += native_codegen.backward_lines(region, namespace, self._operand)
+                continue
             if k in inline:
                 (_, _, gradients), args = inline[k]
                 out = step.outs[0]
@@ -279,7 +335,7 @@ class Program:
                     consumers.setdefault(v, set()).add(k)
         donors = {}
         for k, ((kernel, args), step) in enumerate(zip(plan, self.steps)):
-            if kernel is None:
+            if kernel is None or k in self._in_region:
                 continue
             for (kind, v), text in zip(step.refs, args):
                 if kind != 's' or v < self.n_inputs or v in wanted or last_use.get(v) != k:
@@ -311,6 +367,10 @@ class Program:
                 text = f'{text}.astype(T{k}_{j})'
             args.append(text)
         return args
+
+    def _operand(self, ref):
+        """The name of an array a native region reads, in the generated code."""
+        return f'v{ref[1]}' if ref[0] == 's' else f'c{ref[1]}'
 
     def _assigned(self, slot):
         return slot < self.n_inputs or any(slot in s.outs for s in self.steps)

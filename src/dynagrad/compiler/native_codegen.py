@@ -1,0 +1,366 @@
+"""Native code for a program's elementwise chains: each fused region becomes one numba
+kernel forward and one backward, so a chain of elementwise ops costs one pass over memory
+(and one call) instead of one NumPy ufunc per op.
+
+A region is a run of consecutive elementwise steps (``SCALAR``) of one shape and one real
+float dtype (float32 or float64) whose array operands all have that shape (no
+broadcasting yet: a step that broadcasts ends the run), with Python numbers as the only
+other operands. Values the rest of the program reads (later steps, the result, other
+gradient formulas) are written out; the others live in registers only.
+
+The forward kernel runs the chain per element. The backward kernel recomputes the chain
+per element from the region's inputs and runs the gradient formulas back through it, so
+no intermediate value is kept between forward and backward (as inductor's pointwise
+recomputation does): it reads the region's inputs and the gradients of its written-out
+values, and writes the gradients of its inputs, in one pass.
+
+A whole-tensor ``sum()`` right after the run, of its last value only, joins the region:
+the forward kernel adds the values up (a float64 accumulator) instead of storing them, and
+the backward kernel reads the sum's gradient as one number.
+
+Arithmetic matches NumPy's: the same IEEE operations in the data's dtype (constants in
+that dtype, no fast-math), the gradient terms within a region summed in the NumPy
+generator's order; ``+ - * /``, neg and relu give eager's bits. Where an input also gets
+gradient from outside the region, the region's terms are summed first (rounding may
+differ), and a fused sum adds in another order than NumPy's pairwise sum. tanh calls
+``native.elementwise.tanh`` (float32: a rational fit within an ulp or two of NumPy's,
+vectorisable; float64: libm).
+
+Recomputing reads the region's inputs again at backward time: a region whose input a later
+step of the program writes in place is not made; an input the caller writes in place
+between the forward and the backward is not detected (as for the values the NumPy code
+keeps). The kernels' text goes to ``backend.native_compiler()`` (numba, behind the kernel
+switch); without it, or where numba refuses a kernel, the program keeps its NumPy code.
+"""
+import re
+
+import numpy as np
+
+from ..ops import arithmetic, reduction, unary
+from .symbolic import has_symbols
+
+# per op: the forward over the operands' scalars {0}, {1}; the gradient of each operand
+# from the output's gradient {g} and the output {y}. ONE and ZERO are in the data's dtype.
+SCALAR = {
+    arithmetic.Add: ('{0} + {1}', ('{g}', '{g}')),
+    arithmetic.Sub: ('{0} - {1}', ('{g}', '-{g}')),
+    arithmetic.Rsub: ('{1} - {0}', ('-{g}', '{g}')),        # 0.25 - x
+    arithmetic.Mul: ('{0} * {1}', ('{g} * {1}', '{g} * {0}')),
+    # Div.backward: ga = g / b, gb = -ga * a / b; Rdiv (2.0 / x): -g * other / (x * x)
+    arithmetic.Div: ('{0} / {1}', ('{g} / {1}', '-({g} / {1}) * {0} / {1}')),
+    arithmetic.Rdiv: ('{1} / {0}', ('-{g} * {1} / ({0} * {0})', '')),
+    unary.Neg: ('-{0}', ('-{g}',)),
+    unary.Tanh: ('_tanh({0})', ('{g} * (ONE - {y} * {y})',)),
+    # np.maximum(x, 0): NaN stays NaN, -0.0 gives +0.0
+    unary.Relu: ('({0} if ({0} > ZERO or {0} != {0}) else ZERO)',
+                 ('{g} * (ONE if {y} > ZERO else ZERO)',)),
+}
+
+_DTYPES = {np.dtype(np.float32): 'float32', np.dtype(np.float64): 'float64'}
+MIN_STEPS = 2       # a single op is one NumPy ufunc already
+_BLOCK = 512        # values per block of a fused sum (a 2-4 KiB buffer: stays in L1)
+
+
+class Region:
+    """Steps ``first..last`` of a program fused (see the module docstring)."""
+
+    def __init__(self, index, steps, shape, dtype):
+        self.index = index
+        self.steps = steps            # the elementwise steps' indices, consecutive
+        self.members = list(steps)    # and the sum ending the run, if one does
+        self.sum_step = None
+        self.total = None             # the sum's slot
+        self.first, self.last = steps[0], steps[-1]
+        self.shape, self.dtype = shape, dtype
+        self.inputs = []              # external array operands: ('s', slot) or ('c', index)
+        self.exports = []             # slots produced here that others read
+        self.grad_outputs = []        # exported slots whose gradients flow back in
+        self.grad_inputs = []         # external slots that get gradients
+        self.forward_name = f'R{index}f'
+        self.backward_name = f'R{index}b'
+        self.source = None
+
+    def produced(self, steps):
+        return {steps[k].outs[0] for k in self.members}
+
+    def shape_of(self, slot):
+        """The shape text of an exported value when not the region's (the sum's: 0-d)."""
+        return '()' if slot == self.total else None
+
+
+def find_regions(program, input_arrays):
+    """The regions of ``program``, or [] where none fits (``input_arrays``: a call's inputs)."""
+    if program.batch_slot is not None or input_arrays is None:
+        return []
+    steps = program.steps
+    meta = {i: (a.shape, a.dtype) for i, a in enumerate(input_arrays)
+            if isinstance(a, np.ndarray)}
+    for step in steps:
+        for o, m in zip(step.outs, step.out_meta or ()):
+            if o is not None and m is not None:
+                meta[o] = m
+    written = {s.refs[0][1] for s in steps if s.inplace and s.refs[0][0] == 's'}
+
+    def fusable(k):
+        step = steps[k]
+        if step.cls not in SCALAR or not step.out_meta or not _plain(step):
+            return None
+        shape, dtype = step.out_meta[0]
+        if dtype not in _DTYPES or has_symbols(shape):
+            return None
+        for kind, v in step.refs:
+            if kind == 's':
+                if meta.get(v) != (shape, dtype):
+                    return None
+            elif kind == 'c':
+                c = program.constants[v]
+                if c.shape != shape or c.dtype != dtype:
+                    return None
+            elif type(v) not in (int, float):
+                return None
+        return shape, dtype
+
+    runs, current, key = [], [], None
+    for k in range(len(steps)):
+        this = fusable(k)
+        if this is not None and this == key:
+            current.append(k)
+            continue
+        if len(current) >= MIN_STEPS:
+            runs.append((current, key))
+        current, key = ([k], this) if this is not None else ([], None)
+    if len(current) >= MIN_STEPS:
+        runs.append((current, key))
+
+    consumers = {}
+    for k, step in enumerate(steps):
+        for kind, v in step.refs:
+            if kind == 's':
+                consumers.setdefault(v, set()).add(k)
+    returned = set(program.computed) | {ref[1] for ref in program.outputs
+                                        if ref is not None and ref[0] == 's'}
+    regions = []
+    for members, (shape, dtype) in runs:
+        region = Region(len(regions), members, shape, dtype)
+        inside = set(members)
+        produced = region.produced(steps)
+        needs_grad = set()
+        for k in members:
+            step = steps[k]
+            for j, (kind, v) in enumerate(step.refs):
+                if kind == 'v' or (kind == 's' and v in produced):
+                    continue
+                if (kind, v) not in region.inputs:
+                    region.inputs.append((kind, v))
+                if kind == 's' and step.needs is not None and step.needs[j]:
+                    needs_grad.add(v)
+        if any(v in written for kind, v in region.inputs if kind == 's'):
+            continue        # the backward recomputes from inputs a later op overwrites
+        last_out = steps[region.last].outs[0]
+        after = region.last + 1
+        if after < len(steps) and _whole_sum(steps[after], last_out, dtype) and \
+                consumers.get(last_out) == {after} and last_out not in returned:
+            # the sum of the whole result ending the run: summed in the kernel, so the
+            # result is never stored and its gradient is one number
+            region.sum_step = after
+            region.total = steps[after].outs[0]
+            region.members.append(after)
+            region.last = after
+            inside.add(after)
+        for k in region.members:
+            o = steps[k].outs[0]
+            if o in returned or consumers.get(o, set()) - inside:
+                region.exports.append(o)
+                if steps[k].needs is not None:
+                    region.grad_outputs.append(o)
+        region.grad_inputs = [v for kind, v in region.inputs if kind == 's' and v in needs_grad]
+        region.source = _kernel_source(region, steps, program.constants)
+        regions.append(region)
+    return regions
+
+
+def _whole_sum(step, slot, dtype):
+    """Whether ``step`` sums all of ``slot`` to a number of its dtype."""
+    return (step.cls is reduction.Sum and step.refs == (('s', slot),) and not step.inplace
+            and step.params == {'dim': None, 'keepdim': False, 'dtype': None}
+            and all(c is None for c in step.casts) and step.out_meta
+            and step.out_meta[0] == ((), dtype))
+
+
+def _plain(step):
+    """A step with nothing but its operands: as kernels.inline_kernel asks."""
+    if step.multi or step.inplace or not step.real or any(c is not None for c in step.casts):
+        return False
+    return not step.params or (set(step.params) == {'alpha'} and step.params['alpha'] == 1)
+
+
+def _kernel_source(region, steps, constants):
+    """The module text of the region's two kernels."""
+    dtype = _DTYPES[region.dtype]
+    numbers = {}
+
+    def operand(ref):
+        kind, v = ref
+        if kind == 's':
+            return f't{v}'
+        if kind == 'c':
+            return f'c{v}'
+        text = repr(float(v))
+        if text in ('nan', 'inf', '-inf'):
+            text = f"float('{text}')"
+        if text not in numbers:
+            numbers[text] = f'K{len(numbers)}'
+        return numbers[text]
+
+    loads = [f'        {operand(ref)} = a{i}[i]' for i, ref in enumerate(region.inputs)]
+    chain = {}          # slot -> its forward line, its operands
+    order = []
+    for k in region.steps:
+        step = steps[k]
+        args = [operand(r) for r in step.refs]
+        out = step.outs[0]
+        chain[out] = (f'        t{out} = {SCALAR[step.cls][0].format(*args)}', args)
+        order.append(out)
+    total = steps[region.sum_step].outs[0] if region.sum_step is not None else None
+    summed = steps[region.last - 1].outs[0] if total is not None else None
+    n_in = len(region.inputs)
+    arrays = [f'a{i}' for i in range(n_in)]
+    header = ['import numpy as np', 'from numba import njit',
+              'from dynagrad.native.elementwise import tanh as _tanh', '',
+              f'# {len(region.steps)} elementwise ops fused by dynagrad.compile ({dtype})'
+              + (', then their sum' if total is not None else ''),
+              f'_F = np.{dtype}', 'ONE = _F(1)', 'ZERO = _F(0)']
+    jit = "@njit(cache=True, nogil=True, error_model='numpy')"
+
+    # forward: the whole chain per element, the exported values stored
+    outs = [f'o{i}' for i in range(len(region.exports))]
+    fwd = [jit, f'def forward({", ".join(arrays + outs)}):']
+    body = loads + [chain[o][0] for o in order]
+    body += [f'        o{i}[i] = t{slot}' for i, slot in enumerate(region.exports)
+             if slot != total]
+    if total is None:
+        fwd += ['    for i in range(a0.shape[0]):'] + body
+    else:
+        # a sum ending the run: blocks of values computed into a small buffer (a loop
+        # that vectorises: an accumulator in it would not, without fast-math, and took
+        # tanh with it, 6x slower), each block then added to a float64 total (for float32
+        # data more accurate than NumPy's pairwise sum)
+        body.append(f'        block[i - start] = t{summed}')
+        fwd += ['    total = 0.0', f'    block = np.empty({_BLOCK}, _F)',
+                '    n = a0.shape[0]',
+                f'    for start in range(0, n, {_BLOCK}):',
+                f'        stop = min(start + {_BLOCK}, n)',
+                '        for i in range(start, stop):']
+        fwd += ['    ' + line for line in body]
+        fwd += ['        for j in range(stop - start):', '            total += block[j]',
+                f'    o{region.exports.index(total)}[0] = _F(total)']
+
+    # backward: the gradient formulas in reverse, over the chain recomputed
+    bwd_lines, live, read, before = [], set(), set(), []
+    grads_in = {slot: f'g{i}' for i, slot in enumerate(region.grad_outputs)}
+    for slot, name in grads_in.items():
+        if slot == total:       # the sum's gradient is one number, every element's
+            before.append(f'    d{summed}_all = {name}[0]')
+            bwd_lines.append(f'        d{summed} = d{summed}_all')
+            live.add(summed)
+        else:
+            bwd_lines.append(f'        d{slot} = {name}[i]')
+            live.add(slot)
+    for k in reversed(region.steps):
+        step = steps[k]
+        out = step.outs[0]
+        if step.needs is None or out not in live:
+            continue
+        args = chain[out][1]
+        for j, ((kind, v), need) in enumerate(zip(step.refs, step.needs)):
+            if kind != 's' or not need:
+                continue
+            formula = SCALAR[step.cls][1][j]
+            expr = formula.format(*args, g=f'd{out}', y=f't{out}')
+            read.update(args[int(p)] for p in _OPERAND.findall(formula))
+            if '{y}' in formula:
+                read.add(f't{out}')
+            if v in live:
+                bwd_lines.append(f'        d{v} = d{v} + {expr}')
+            else:
+                bwd_lines.append(f'        d{v} = {expr}')
+                live.add(v)
+    # only the forward values the formulas read (and what they are made of)
+    needed, wanted = set(), {int(t[1:]) for t in read if t.startswith('t')}
+    for slot in reversed(order):
+        if slot in wanted:
+            needed.add(slot)
+            wanted.update(int(a[1:]) for a in chain[slot][1] if a.startswith('t'))
+    # an input no gradient reached gets none (not zeros), as in the NumPy code
+    region.grad_inputs = [v for v in region.grad_inputs if v in live]
+    results = [f'r{i}' for i in range(len(region.grad_inputs))]
+    bwd = []
+    if results:
+        bwd = [jit, f'def backward({", ".join(arrays + list(grads_in.values()) + results)}):']
+        bwd += before + ['    for i in range(a0.shape[0]):'] + loads
+        bwd += [chain[o][0] for o in order if o in needed]
+        bwd += bwd_lines
+        bwd += [f'        r{i}[i] = d{v}' for i, v in enumerate(region.grad_inputs)]
+    constants_lines = [f'{name} = _F({text})' for text, name in numbers.items()]
+    return '\n'.join(header + constants_lines + ['', ''] + fwd + ['', ''] + bwd) + '\n'
+
+
+_OPERAND = re.compile(r'{(\d+)}')
+
+
+def grad_flat(g, shape, dtype):
+    """A gradient as the flat C array the backward kernel reads (zeros where none came)."""
+    if g is None:
+        return np.zeros(int(np.prod(shape)), dtype)
+    if g.shape != shape:
+        g = np.broadcast_to(g, shape)
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return g.ravel()
+
+
+def forward_lines(region, namespace, operand_text):
+    """The program's forward lines calling the region's kernel."""
+    reference = _reference(region, operand_text)
+    namespace[f'D{region.index}'] = region.dtype
+    summed = ' and their sum' if region.total is not None else ''
+    lines = [f'    # fused region {region.index}: {len(region.steps)} elementwise ops{summed}, '
+             'one native kernel']
+    lines.append('    ' + '; '.join(f'v{o} = _empty({region.shape_of(o) or reference}, '
+                                    f'D{region.index})' for o in region.exports))
+    args = [_flat_input(ref, operand_text) for ref in region.inputs]
+    args += [f'v{o}.ravel()' for o in region.exports]
+    lines.append(f'    {region.forward_name}({", ".join(args)})')
+    return lines
+
+
+def backward_lines(region, namespace, operand_text):
+    """The program's backward lines calling the region's backward kernel."""
+    present = ' or '.join(f'g{o} is not None' for o in region.grad_outputs) or 'False'
+    lines = [f'    if {present}:    # fused region {region.index}']
+    if region.grad_inputs:
+        reference = _reference(region, operand_text)
+        d = f'D{region.index}'
+        lines.append('        ' + '; '.join(f'r{i} = _empty({reference}, {d})'
+                                            for i in range(len(region.grad_inputs))))
+        args = [_flat_input(ref, operand_text) for ref in region.inputs]
+        args += [f'_grad_flat(g{o}, {region.shape_of(o) or reference}, {d})'
+                 for o in region.grad_outputs]
+        args += [f'r{i}.ravel()' for i in range(len(region.grad_inputs))]
+        lines.append(f'        {region.backward_name}({", ".join(args)})')
+        for i, v in enumerate(region.grad_inputs):
+            lines.append(f'        g{v} = _acc(g{v}, r{i})')
+    lines.append('        ' + ' = '.join(f'g{o}' for o in region.grad_outputs) + ' = None'
+                 if region.grad_outputs else '        pass')
+    return lines
+
+
+def _reference(region, operand_text):
+    for kind, v in region.inputs:
+        if kind == 's':
+            return f'{operand_text(("s", v))}.shape'
+    return repr(tuple(region.shape))
+
+
+def _flat_input(ref, operand_text):
+    return f'{operand_text(ref)}.ravel()'
