@@ -22,6 +22,8 @@ FAMILIES = {
     'softmax': 'softmax', 'softmax_backward': 'softmax',
     'log_softmax': 'softmax', 'log_softmax_backward': 'softmax',
     'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',
+    'im2col': 'conv', 'col2im': 'conv',
+    'max_pool': 'pooling', 'max_pool_backward': 'pooling',
 }
 
 

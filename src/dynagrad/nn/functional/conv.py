@@ -33,7 +33,7 @@ import numpy as np
 from ..._device import backend_of
 from ...autograd.device_dispatch import current_device_type
 from ...autograd.function import Op, autocast_args, autocast_state
-from ...backend import window_view, xp
+from ...backend import native_kernel, window_view, xp
 from ...ops import formula as fm
 
 _ndarray = np.ndarray
@@ -66,6 +66,14 @@ def _im2col(x, K, stride, pads, dilation, out=None, keep=False):
     ``out`` (optional) keeps only the first ``out`` window positions per dimension;
     ``keep``: the columns are kept for backward, in a buffer from ``_take``.
     """
+    native = native_kernel('im2col', x)
+    if native is not None:
+        if out is None:
+            out = tuple(_out_size(n + lo + hi, k, s, d)
+                        for n, (lo, hi), k, s, d in zip(x.shape[2:], pads, K, stride, dilation))
+        N, C = x.shape[:2]
+        cols = _take((N, C * math.prod(K), math.prod(out)), x.dtype) if keep else None
+        return native(x, K, stride, pads, dilation, out, cols), out
     xpad = _pad(x, pads)
     sp = xpad.shape[2:]
     if out is None:
@@ -92,6 +100,9 @@ def _col2im(cols, size, K, stride, pads, dilation):
 
     One vectorised strided slice-add per kernel offset.
     """
+    native = native_kernel('col2im', cols)
+    if native is not None:
+        return native(cols, size, K, stride, pads, dilation)
     N, C = cols.shape[:2]
     out = cols.shape[2 + len(K):]
     padded = tuple(n + lo + hi for n, (lo, hi) in zip(size, pads))
@@ -141,7 +152,7 @@ def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None, keep=False)
 
 def _conv_t(gy, w, size, stride, pads, dilation, groups):
     """The transposed convolution (the input gradient of ``_conv``), of spatial ``size``."""
-    f = _Flat.plan(gy.shape[0], w.shape[1] * groups, w.shape[0], size, w.shape[2:], stride,
+    f = _flat_plan(gy, gy.shape[0], w.shape[1] * groups, w.shape[0], size, w.shape[2:], stride,
                    pads, dilation, gy.dtype, gy.shape[2:])
     if f is not None and gy.dtype == w.dtype and _finite(w):
         return _conv_t_flat(f.grad_out(gy), w, f, groups)
@@ -164,7 +175,7 @@ def _conv_t(gy, w, size, stride, pads, dilation, groups):
 def _conv_w(x, gy, K, stride, pads, dilation, groups, cols=None):
     """The weight gradient of ``_conv``: (O, C/g, *K)."""
     if cols is None and x.dtype == gy.dtype:
-        f = _Flat.plan(x.shape[0], x.shape[1], gy.shape[1], x.shape[2:], K, stride, pads,
+        f = _flat_plan(x, x.shape[0], x.shape[1], gy.shape[1], x.shape[2:], K, stride, pads,
                        dilation, x.dtype, gy.shape[2:])
         if f is not None:
             gw = _conv_w_flat(f.grad_out(gy), f.cols(f.buffer(x), scratch=True), f, groups)
@@ -248,6 +259,18 @@ def _give(arr):
     if len(free) >= 8:
         free.pop(0)
     free.append(buf)
+
+
+_FLAT_WITH_NATIVE = False
+
+
+def _flat_plan(a, *geometry):
+    """``_Flat.plan(*geometry)`` for a convolution reading the array ``a``, or ``None``
+    where im2col and col2im run native: their compact columns then cost less than the flat
+    layout's copies and the GEMM work on its padded positions."""
+    if not _FLAT_WITH_NATIVE and native_kernel('im2col', a) is not None:
+        return None
+    return _Flat.plan(*geometry)
 
 
 class _Flat:
@@ -430,8 +453,8 @@ class Convolution(Op):
         if transposed:
             y = _conv_t(x, w, size, *self.geom)
         else:
-            f = _Flat.plan(x.shape[0], x.shape[1], w.shape[0], x.shape[2:], w.shape[2:], stride,
-                           pads, dilation, x.dtype, size) if x.dtype == w.dtype else None
+            f = _flat_plan(x, x.shape[0], x.shape[1], w.shape[0], x.shape[2:], w.shape[2:],
+                           stride, pads, dilation, x.dtype, size) if x.dtype == w.dtype else None
             if f is not None:
                 y, cols = _conv_flat(x, w, b, f, groups, scratch=not need_w)
                 self._flat = f
@@ -515,8 +538,8 @@ class ConvolutionWeight(Op):
 def _conv_any(x, w, geom, out=None):
     if fm.is_array(x) and fm.is_array(w):
         stride, pads, dilation, groups = geom
-        f = _Flat.plan(x.shape[0], x.shape[1], w.shape[0], x.shape[2:], w.shape[2:], stride, pads,
-                       dilation, x.dtype, out) if x.dtype == w.dtype else None
+        f = _flat_plan(x, x.shape[0], x.shape[1], w.shape[0], x.shape[2:], w.shape[2:], stride,
+                       pads, dilation, x.dtype, out) if x.dtype == w.dtype else None
         if f is not None:
             return _conv_flat(x, w, None, f, groups, scratch=True)[0]
         return _conv(x, w, *geom, out=out)[0]

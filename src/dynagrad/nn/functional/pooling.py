@@ -23,7 +23,7 @@ import math
 import numpy as np
 
 from ...autograd.batched import vmap_function
-from ...backend import xp
+from ...backend import native_kernel, xp
 from ...autograd.function import Op, autocast_args, autocast_state
 from ...ops import formula as fm
 from ...ops.random import array_rng, uniform01
@@ -208,6 +208,12 @@ class MaxPoolOp(Op):
     def forward(self, x, k, s, p, d, out, return_indices):
         self.in_shape = x.shape
         self.k, self.s, self.p, self.d, self.out = k, s, p, d, out
+        native = native_kernel('max_pool', x)
+        if native is not None:
+            # one pass over each window, the argmax kept as PyTorch's flat indices
+            y, self._flat = native(x, k, s, p, d, out)
+            self.arg = None
+            return (y, self._flat) if return_indices else y
         low = -np.inf if x.dtype.kind in 'fV' else np.iinfo(x.dtype).min
         xp_ = _grid(x, p, k, s, d, out, low)
         self.padded_shape = xp_.shape
@@ -254,7 +260,11 @@ class MaxPoolOp(Op):
 
     def backward(self, g, gi=None):
         n = len(self.k)
-        if fm.is_array(g):
+        native = native_kernel('max_pool_backward', g) if self.arg is None and fm.is_array(
+            g) else None
+        if native is not None:
+            return native(g, self._flat, self.in_shape, n)
+        if fm.is_array(g) and self.arg is not None:
             gx = xp.zeros(self.padded_shape, g.dtype)
             overlap = any(st < dd * (kk - 1) + 1 for st, dd, kk in zip(self.s, self.d, self.k))
             hit = xp.empty(self.arg.shape, bool)
