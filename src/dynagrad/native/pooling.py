@@ -16,66 +16,99 @@ import numpy as np
 from ._math import c_array, kernel
 
 
+U = np.uint64
+
+
+# Each window is searched by scalar code: the first in-range tap starts it, a later tap
+# takes over if larger or NaN (PyTorch's rule, from a start of -inf: a window of -inf keeps
+# its first in-range tap, and the last NaN wins). Flat arrays with unsigned offsets: numba
+# tests a signed index for wrapping around on each access.
 @kernel
-def _max_pool(x, y, idx, ksize, stride, pad, dilation):
-    # x (R, D, H, W); y, idx (R, OD, OH, OW)
-    R, D, H, W = x.shape
-    OD, OH, OW = y.shape[1], y.shape[2], y.shape[3]
+def _max_pool(x, y, idx, shape, ksize, out, stride, pad, dilation):
+    # x: (R, D, H, W) flat; y, idx: (R, OD, OH, OW) flat
+    R, D, H, W = shape
     KD, KH, KW = ksize
+    OD, OH, OW = out
     sd, sh, sw = stride
     pd, ph, pw = pad
     dd, dh, dw = dilation
+    o = U(0)
     for r in range(R):
+        base = U(r * D * H * W)
         for od in range(OD):
             d0 = od * sd - pd
-            # the first in-range tap of each axis (padding at most half the window, and
-            # ceil_mode windows start inside the input: one always exists)
-            kd0 = 0
-            while d0 + kd0 * dd < 0:
-                kd0 += 1
+            kd0, kd1 = _taps(d0, KD, dd, D)
             for oh in range(OH):
                 h0 = oh * sh - ph
-                kh0 = 0
-                while h0 + kh0 * dh < 0:
-                    kh0 += 1
+                kh0, kh1 = _taps(h0, KH, dh, H)
                 for ow in range(OW):
                     w0 = ow * sw - pw
-                    kw0 = 0
-                    while w0 + kw0 * dw < 0:
-                        kw0 += 1
-                    i, j, k = d0 + kd0 * dd, h0 + kh0 * dh, w0 + kw0 * dw
-                    best = x[r, i, j, k]
-                    at = (i * H + j) * W + k
-                    for kd in range(kd0, KD):
-                        i = d0 + kd * dd
-                        if i >= D:
-                            break
-                        for kh in range(kh0, KH):
-                            j = h0 + kh * dh
-                            if j >= H:
-                                break
-                            for kw in range(kw0, KW):
-                                k = w0 + kw * dw
-                                if k >= W:
-                                    break
-                                v = x[r, i, j, k]
-                                if v > best or v != v:
-                                    best = v
-                                    at = (i * H + j) * W + k
-                    y[r, od, oh, ow] = best
-                    idx[r, od, oh, ow] = at
+                    kw0, kw1 = _taps(w0, KW, dw, W)
+                    at = ((d0 + kd0 * dd) * H + h0 + kh0 * dh) * W + w0 + kw0 * dw
+                    best = x[base + U(at)]
+                    for kd in range(kd0, kd1):
+                        for kh in range(kh0, kh1):
+                            row = ((d0 + kd * dd) * H + h0 + kh * dh) * W + w0
+                            for kw in range(kw0, kw1):
+                                q = row + kw * dw
+                                v = x[base + U(q)]
+                                take = (v > best) | (v != v)
+                                best = v if take else best
+                                at = q if take else at
+                    y[o] = best
+                    idx[o] = at
+                    o += U(1)
 
 
 @kernel
-def _max_pool_backward(g, idx, gx):
-    # gx (R, D*H*W) zeroed here; g, idx (R, n_out)
-    R, n_in = gx.shape
-    n_out = g.shape[1]
+def _taps(start, k, dilation, size):
+    """The taps ``[lo, hi)`` of a window starting at ``start`` that lie in ``[0, size)``
+    (padding is at most half a window and ceil_mode windows start inside: never empty)."""
+    lo = 0
+    while start + lo * dilation < 0:
+        lo += 1
+    hi = k
+    while start + (hi - 1) * dilation >= size:
+        hi -= 1
+    return lo, hi
+
+
+# The 2x2 window at stride 2 without padding (most CNNs' pooling): the same search with
+# every count a constant, which LLVM unrolls and vectorises across a row's windows, 2-10x
+# faster than the loops above with the same values at run time (measured; with run-time
+# sizes the inner loops stay loops and the selects a chain).
+@kernel
+def _max_pool_2x2(x, y, idx, R, H, W, OH, OW):
+    o = U(0)
     for r in range(R):
-        for p in range(n_in):
-            gx[r, p] = 0
-        for o in range(n_out):
-            gx[r, idx[r, o]] += g[r, o]
+        base = U(r * H * W)
+        for oh in range(OH):
+            top = 2 * oh * W
+            for ow in range(OW):
+                at = top + 2 * ow
+                best = x[base + U(at)]
+                for kh in range(2):
+                    for kw in range(2):
+                        q = top + 2 * ow + kh * W + kw
+                        v = x[base + U(q)]
+                        take = (v > best) | (v != v)
+                        best = v if take else best
+                        at = q if take else at
+                y[o] = best
+                idx[o] = at
+                o += U(1)
+
+
+@kernel
+def _max_pool_backward(g, idx, gx, rows, n_in, n_out):
+    # gx: (rows, n_in) flat, zeroed here; g, idx: (rows, n_out) flat
+    for r in range(rows):
+        base = U(r * n_in)
+        for p in range(U(n_in)):
+            gx[base + p] = 0
+        at = U(r * n_out)
+        for o in range(U(n_out)):
+            gx[base + U(idx[at + o])] += g[at + o]
 
 
 def _three(values, fill):
@@ -92,10 +125,14 @@ def max_pool(x, k, s, p, d, out):
     rows = int(np.prod(lead, dtype=np.int64))
     y = np.empty(lead + tuple(out), x.dtype)
     idx = np.empty(y.shape, np.int64)
-    if y.size:
-        _max_pool(x.reshape((rows,) + _three(x.shape[-n:], 1)),
-                  y.reshape((rows,) + _three(out, 1)), idx.reshape((rows,) + _three(out, 1)),
-                  _three(k, 1), _three(s, 1), _three(p, 0), _three(d, 1))
+    if y.size and n == 2 and tuple(k) == (2, 2) == tuple(s) and not any(p) \
+            and tuple(d) == (1, 1) and 2 * out[0] <= x.shape[-2] and 2 * out[1] <= x.shape[-1]:
+        _max_pool_2x2(x.reshape(-1), y.reshape(-1), idx.reshape(-1), rows, *x.shape[-2:],
+                      *out)
+    elif y.size:
+        _max_pool(x.reshape(-1), y.reshape(-1), idx.reshape(-1),
+                  (rows,) + _three(x.shape[-n:], 1), _three(k, 1), _three(out, 1),
+                  _three(s, 1), _three(p, 0), _three(d, 1))
     return y, idx
 
 
@@ -107,6 +144,6 @@ def max_pool_backward(g, idx, in_shape, n):
     gx = np.empty(in_shape, g.dtype)
     if gx.size:
         rows = int(np.prod(in_shape[:-n], dtype=np.int64))
-        _max_pool_backward(g.reshape(rows, -1), c_array(idx).reshape(rows, -1),
-                           gx.reshape(rows, -1))
+        _max_pool_backward(g.reshape(-1), c_array(idx).reshape(-1), gx.reshape(-1), rows,
+                           gx.size // rows, g.size // rows)
     return gx
