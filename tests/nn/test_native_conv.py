@@ -279,11 +279,32 @@ def test_max_pool_against_numpy_path_and_torch(d, size, k, s, p, dil, ceil, dtyp
     _three_ways(_pool(d, k, s, p, dil, ceil), [x], out, dtype, seed=size)
     with kernels_mode('native'):
         y, idx = getattr(F, f'max_pool{d}d')(dynagrad.tensor(x), k, s, p, dil, ceil, True)
-    ty, tidx = getattr(torch.nn.functional, f'max_pool{d}d')(torch.tensor(x), k, s, p, dil,
-                                                             ceil, True)
+    t = torch.tensor(x, requires_grad=True)
+    ty, tidx = getattr(torch.nn.functional, f'max_pool{d}d')(t, k, s, p, dil, ceil, True)
     assert idx.dtype == dynagrad.int64
     np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
-    np.testing.assert_array_equal(y.numpy(), ty.numpy())
+    np.testing.assert_array_equal(y.numpy(), ty.detach().numpy())
+    # the kernel itself, whatever geometry the op sends it (only 2x2 at stride 2 now)
+    got_y, got_idx, got_gx, _ = _native_pool(x, d, k, s, p, dil, out, ty.shape)
+    g = np.random.default_rng(size).standard_normal(ty.shape).astype(dtype)
+    ty.backward(torch.tensor(g))
+    got_gx = _native_pool(x, d, k, s, p, dil, out, ty.shape, g)[2]
+    np.testing.assert_array_equal(got_y, ty.detach().numpy())
+    np.testing.assert_array_equal(got_idx, tidx.numpy())
+    np.testing.assert_allclose(got_gx, t.grad.numpy(), **_tol(dtype))
+
+
+def _native_pool(x, d, k, s, p, dil, out, out_shape, g=None):
+    """``dynagrad.native.pooling``'s max_pool and its backward called directly (the op
+    sends only the 2x2 stride-2 geometry to them): values, indices, the input gradient
+    for ``g`` (ones when None)."""
+    from dynagrad.native import pooling
+    one = lambda v, default: (default,) * d if v is None else (v,) * d   # noqa: E731
+    y, idx = pooling.max_pool(x, (k,) * d, one(s, k), (p,) * d, (dil,) * d,
+                              tuple(out_shape)[-d:])
+    g = np.ones(y.shape, x.dtype) if g is None else g
+    gx = pooling.max_pool_backward(g, idx, x.shape, d)
+    return y, idx, gx, g
 
 
 @needs_numba
@@ -321,16 +342,30 @@ def test_max_pool_nan_and_minus_inf_windows_as_torch(d):
     flat[2, -3:] = -np.inf
     flat[3, ::2] = np.nan
     k, s, p = 3, 2, 1
-    g = np.random.default_rng(12).standard_normal(
-        getattr(torch.nn.functional, f'max_pool{d}d')(torch.tensor(x), k, s, p).shape
-    ).astype(np.float32)
-    with kernels_mode('native'):
-        a = dynagrad.tensor(x, requires_grad=True)
-        y, idx = getattr(F, f'max_pool{d}d')(a, k, s, p, return_indices=True)
-        y.backward(dynagrad.tensor(g))
     t = torch.tensor(x, requires_grad=True)
     ty, tidx = getattr(torch.nn.functional, f'max_pool{d}d')(t, k, s, p, return_indices=True)
+    g = np.random.default_rng(12).standard_normal(ty.shape).astype(np.float32)
     ty.backward(torch.tensor(g))
+    y, idx, gx, _ = _native_pool(x, d, k, s, p, 1, ty.shape, ty.shape, g)
+    np.testing.assert_array_equal(y, ty.detach().numpy())
+    np.testing.assert_array_equal(idx, tidx.numpy())
+    np.testing.assert_array_equal(gx, t.grad.numpy())
+
+
+@needs_numba
+def test_max_pool2d_op_with_nan_windows_as_torch():
+    """Through the op (2x2, stride 2: the native geometry), several NaNs in one window:
+    the last one's index, as torch (the NumPy path returns the first)."""
+    x = np.random.default_rng(16).standard_normal((2, 3, 6, 7)).astype(np.float32)
+    x[0, 0, 0, :2] = np.nan
+    x[1, 2, 2:4, 4] = np.nan
+    with kernels_mode('native'):
+        a = dynagrad.tensor(x, requires_grad=True)
+        y, idx = F.max_pool2d(a, 2, return_indices=True)
+        y.backward(dynagrad.ones(y.shape))
+    t = torch.tensor(x, requires_grad=True)
+    ty, tidx = torch.nn.functional.max_pool2d(t, 2, return_indices=True)
+    ty.backward(torch.ones(ty.shape))
     np.testing.assert_array_equal(y.detach().numpy(), ty.detach().numpy())
     np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
     np.testing.assert_array_equal(a.grad.numpy(), t.grad.numpy())
@@ -343,7 +378,7 @@ def test_max_pool_gradcheck_and_double_backward_native():
     x = dynagrad.tensor(rng.permutation(2 * 3 * 7 * 6).reshape(2, 3, 7, 6) / 7.0,
                         requires_grad=True)
     with kernels_mode('native'):
-        assert gradcheck(lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True), (x,))
+        assert gradcheck(lambda x: F.max_pool2d(x, 2), (x,))
         y = F.max_pool2d(x, 2)
         g = dynagrad.ones(y.shape, dtype=y.dtype, requires_grad=True)
         gx, = dynagrad.autograd.grad(y, x, g, create_graph=True)

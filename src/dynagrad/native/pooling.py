@@ -1,15 +1,17 @@
 """Max pooling: forward (each window's max and the flat index of its argmax, PyTorch's
 ``return_indices``) and backward (the gradient scattered to those indices).
 
-Rows are the leading dimensions of the input flattened, spatial shapes padded to three
-(1-d and 2-d pool as 3-d with a trivial outer axis). The NumPy path takes one whole-array
-step per kernel offset over a padded copy, several passes for each (compare, maximum,
-index update); here every window is read once, and only its in-range taps, so neither a
-padded copy nor an offset index per output is made.
+Rows are the leading dimensions of the input flattened; the generic kernel pads spatial
+shapes to three (1-d and 2-d pool as 3-d with a trivial outer axis). Window semantics are
+PyTorch's: the first in-range tap starts the search, a later one wins if it is larger or
+NaN (so a window holding NaN gives NaN and the last NaN's index), and a window of -inf keeps
+its first in-range tap.
 
-Window semantics are PyTorch's: the first in-range tap starts the search, a later one wins
-if it is larger or NaN (so a window holding NaN gives NaN and the last NaN's index), and a
-window of -inf keeps its first in-range tap.
+The 2x2 window at stride 2 without padding has its own kernel with constant sizes, which
+LLVM unrolls and vectorises; the generic kernel's search over windows of run-time size stays
+a chain of selects and lost to the NumPy path's whole-array passes in measurements, so the
+op sends only the 2x2 geometry here (``nn.functional.pooling._native_fits``). The backward
+scatter serves every geometry.
 """
 import numpy as np
 

@@ -195,6 +195,17 @@ def _offset_views(a, k, s, d, out):
                          for i, dd, o, st in zip(offset, d, out, s))]
 
 
+def _native_fits(k, s, p, d, out, shape):
+    """Whether the native max pooling runs for this geometry: the 2x2 window at stride 2
+    without padding (most CNNs'), whose kernel has constant sizes (forward 1.2-1.6x, with
+    backward 1.7-2x faster than the passes below on the benchmark CNN's layers). The kernel's
+    generic search over windows of any size lost to those passes elsewhere (forward
+    1.3-2.5x slower at 3x3 stride 1 and 2, 1-d and 3-d windows, one thread: its selects
+    chain through a loop of run-time length), so those keep the NumPy path."""
+    return (k == (2, 2) and s == (2, 2) and p == (0, 0) and d == (1, 1)
+            and 2 * out[0] <= shape[-2] and 2 * out[1] <= shape[-1])
+
+
 class MaxPoolOp(Op):
     """Max over windows; backward puts the gradient at each window's argmax.
 
@@ -208,7 +219,8 @@ class MaxPoolOp(Op):
     def forward(self, x, k, s, p, d, out, return_indices):
         self.in_shape = x.shape
         self.k, self.s, self.p, self.d, self.out = k, s, p, d, out
-        native = native_kernel('max_pool', x)
+        native = native_kernel('max_pool', x) if _native_fits(k, s, p, d, out, x.shape) \
+            else None
         if native is not None:
             # one pass over each window, the argmax kept as PyTorch's flat indices
             y, self._flat = native(x, k, s, p, d, out)
