@@ -38,10 +38,12 @@ KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.so
 # kernels the rows above do not reach: the random draws (the table compares values, so its
 # dropout rows draw nothing), tested in tests/ops/test_native_random.py; the optimizer
 # updates, in tests/optim/test_native_optim.py; attention's and the recurrent cells', whose
-# rows run in tests/nn/test_native_attention.py and tests/nn/test_native_rnn.py
+# rows run in tests/nn/test_native_attention.py and tests/nn/test_native_rnn.py; the
+# convolution's and pooling's, in tests/nn/test_native_conv.py
 UNTABLED = {'bernoulli_mask', 'dropout', 'adam_step', 'sgd_step',
             'attention_probs', 'attention_probs_backward', 'lstm_step', 'lstm_step_backward',
-            'gru_step', 'gru_step_backward'}
+            'gru_step', 'gru_step_backward', 'im2col', 'col2im', 'max_pool',
+            'max_pool_backward'}
 ROWS = [p for p in conformance.device_rows() if p.values[0].name in KERNEL_OPS]
 GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in KERNEL_OPS]
 MODES = ['numpy', pytest.param('native', marks=needs_numba)]

@@ -1,0 +1,162 @@
+"""im2col and col2im, the array halves of a convolution around its matrix products.
+
+``im2col`` gathers the windows of ``x`` (N, C, *S) into columns (N, C*prod(K), prod(out)),
+zero where a window reaches into the padding; ``col2im`` is its adjoint, summing columns
+back into an image. One source serves 1, 2 and 3 spatial dimensions: shapes are padded to
+three (size 1, kernel 1, stride 1, no padding) before the call, so 1-d and 2-d run the 3-d
+loops with a trivial outer axis. Groups do not reach here: the columns of all channels
+are the same whatever the grouping, which only the GEMM that follows sees.
+
+The NumPy path builds the columns from a strided window view of a zero-padded copy (one
+``copyto`` with eight-dimensional strides, whose inner runs are a few elements long), and
+col2im as one strided slice-add per kernel offset over a padded buffer. Here each column
+row is written with its valid run found once (no test per element, a plain copy for
+stride 1, vectorised), and col2im accumulates one image plane at a time while it stays in
+cache.
+"""
+import numpy as np
+
+from ._math import c_array, kernel
+
+
+U = np.uint64
+
+
+@kernel
+def _valid_run(out, size, stride, shift):
+    """Outputs ``o`` in ``[lo, hi)`` whose tap ``o * stride + shift`` lies in ``[0, size)``."""
+    lo = 0
+    while lo < out and lo * stride + shift < 0:
+        lo += 1
+    hi = out
+    while hi > lo and (hi - 1) * stride + shift >= size:
+        hi -= 1
+    return lo, hi
+
+
+# Flat arrays indexed by unsigned offsets: numba wraps a negative signed index around (a
+# test and an add per access), which kept these loops scalar (im2col 4-7x slower); an
+# unsigned index has no such test and the copies vectorise. (Unsigned and signed integers
+# mixed in numba's arithmetic give float64, so every conversion is explicit.)
+@kernel
+def _im2col(x, cols, shape, ksize, out, stride, pad, dilation):
+    # x: (N, C, D, H, W) flat; cols: (N, C, KD, KH, KW, OD, OH, OW) flat. For each kernel
+    # offset the outputs whose tap lies inside the input form a box: the block is zeroed
+    # first where the box does not cover it, then the box's rows are copied with no test
+    # per row or element (10-40% faster than testing each row)
+    N, C, D, H, W = shape
+    KD, KH, KW = ksize
+    OD, OH, OW = out
+    sd, sh, sw = stride
+    pd, ph, pw = pad
+    dd, dh, dw = dilation
+    step = U(sw)
+    block = U(OD * OH * OW)
+    dst = U(0)
+    for plane in range(N * C):
+        base = plane * D * H * W
+        for kd in range(KD):
+            d_lo, d_hi = _valid_run(OD, D, sd, kd * dd - pd)
+            for kh in range(KH):
+                h_lo, h_hi = _valid_run(OH, H, sh, kh * dh - ph)
+                for kw in range(KW):
+                    shift = kw * dw - pw
+                    lo, hi = _valid_run(OW, W, sw, shift)
+                    count = U(hi - lo)
+                    if d_lo > 0 or d_hi < OD or h_lo > 0 or h_hi < OH or lo > 0 or hi < OW:
+                        for q in range(block):
+                            cols[dst + q] = 0
+                    for od in range(d_lo, d_hi):
+                        i = od * sd - pd + kd * dd
+                        for oh in range(h_lo, h_hi):
+                            j = oh * sh - ph + kh * dh
+                            src = U(base + (i * H + j) * W + lo * sw + shift)
+                            run = dst + U((od * OH + oh) * OW + lo)
+                            if sw == 1:
+                                for q in range(count):
+                                    cols[run + q] = x[src + q]
+                            else:
+                                for q in range(count):
+                                    cols[run + q] = x[src + q * step]
+                    dst += block
+
+
+@kernel
+def _col2im(cols, gx, shape, ksize, out, stride, pad, dilation):
+    # the adjoint of _im2col: gx (N, C, D, H, W) flat, the columns summed at their taps
+    N, C, D, H, W = shape
+    KD, KH, KW = ksize
+    OD, OH, OW = out
+    sd, sh, sw = stride
+    pd, ph, pw = pad
+    dd, dh, dw = dilation
+    step = U(sw)
+    size = U(D * H * W)
+    block = U(OD * OH * OW)
+    src = U(0)
+    for plane in range(N * C):
+        base = U(plane) * size
+        # one (n, c) plane at a time: every kernel offset adds into it while it is in
+        # cache, and it is zeroed here rather than by a separate pass over the whole
+        for q in range(size):
+            gx[base + q] = 0
+        for kd in range(KD):
+            d_lo, d_hi = _valid_run(OD, D, sd, kd * dd - pd)
+            for kh in range(KH):
+                h_lo, h_hi = _valid_run(OH, H, sh, kh * dh - ph)
+                for kw in range(KW):
+                    shift = kw * dw - pw
+                    lo, hi = _valid_run(OW, W, sw, shift)
+                    count = U(hi - lo)
+                    for od in range(d_lo, d_hi):
+                        i = od * sd - pd + kd * dd
+                        for oh in range(h_lo, h_hi):
+                            j = oh * sh - ph + kh * dh
+                            dst = base + U((i * H + j) * W + lo * sw + shift)
+                            run = src + U((od * OH + oh) * OW + lo)
+                            if sw == 1:
+                                for q in range(count):
+                                    gx[dst + q] += cols[run + q]
+                            else:
+                                for q in range(count):
+                                    gx[dst + q * step] += cols[run + q]
+                    src += block
+
+
+def _three(values, fill):
+    """Per-dimension ``values`` (1 to 3 of them) padded in front to three with ``fill``."""
+    return (fill,) * (3 - len(values)) + tuple(int(v) for v in values)
+
+
+def _geometry(K, stride, pads, dilation):
+    return (_three(K, 1), _three(stride, 1), _three([lo for lo, _ in pads], 0),
+            _three(dilation, 1))
+
+
+def im2col(x, K, stride, pads, dilation, out, cols=None):
+    """The columns (N, C*prod(K), prod(out)) of ``x`` (N, C, *S) under a kernel of size
+    ``K`` (``pads``: (lo, hi) per spatial dim; only lo matters, ``out`` says where the
+    windows stop), written into ``cols`` when given (any C-contiguous array of that size)."""
+    x = c_array(x)
+    N, C = x.shape[:2]
+    L = int(np.prod(out, dtype=np.int64))
+    ck = C * int(np.prod(K, dtype=np.int64))
+    if cols is None:
+        cols = np.empty((N, ck, L), x.dtype)
+    if cols.size:
+        k, s, p, d = _geometry(K, stride, pads, dilation)
+        _im2col(x.reshape(-1), cols.reshape(-1), (N, C) + _three(x.shape[2:], 1), k,
+                _three(out, 1), s, p, d)
+    return cols.reshape(N, ck, L)
+
+
+def col2im(cols, size, K, stride, pads, dilation):
+    """The adjoint of ``im2col``: ``cols`` (N, C, *K, *out) summed into a new (N, C, *size)."""
+    cols = c_array(cols)
+    N, C = cols.shape[:2]
+    gx = np.empty((N, C) + tuple(size), cols.dtype)
+    if gx.size:
+        k, s, p, d = _geometry(K, stride, pads, dilation)
+        _col2im(cols.reshape(-1), gx.reshape(-1), (N, C) + _three(size, 1), k,
+                _three(cols.shape[2 + len(K):], 1), s, p, d)
+    return gx

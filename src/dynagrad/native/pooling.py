@@ -1,0 +1,151 @@
+"""Max pooling: forward (each window's max and the flat index of its argmax, PyTorch's
+``return_indices``) and backward (the gradient scattered to those indices).
+
+Rows are the leading dimensions of the input flattened; the generic kernel pads spatial
+shapes to three (1-d and 2-d pool as 3-d with a trivial outer axis). Window semantics are
+PyTorch's: the first in-range tap starts the search, a later one wins if it is larger or
+NaN (so a window holding NaN gives NaN and the last NaN's index), and a window of -inf keeps
+its first in-range tap.
+
+The 2x2 window at stride 2 without padding has its own kernel with constant sizes, which
+LLVM unrolls and vectorises; the generic kernel's search over windows of run-time size stays
+a chain of selects and lost to the NumPy path's whole-array passes in measurements, so the
+op sends only the 2x2 geometry here (``nn.functional.pooling._native_fits``). The backward
+scatter serves every geometry.
+"""
+import numpy as np
+
+from ._math import c_array, kernel
+
+
+U = np.uint64
+
+
+# Each window is searched by scalar code: the first in-range tap starts it, a later tap
+# takes over if larger or NaN (PyTorch's rule, from a start of -inf: a window of -inf keeps
+# its first in-range tap, and the last NaN wins). Flat arrays with unsigned offsets: numba
+# tests a signed index for wrapping around on each access.
+@kernel
+def _max_pool(x, y, idx, shape, ksize, out, stride, pad, dilation):
+    # x: (R, D, H, W) flat; y, idx: (R, OD, OH, OW) flat
+    R, D, H, W = shape
+    KD, KH, KW = ksize
+    OD, OH, OW = out
+    sd, sh, sw = stride
+    pd, ph, pw = pad
+    dd, dh, dw = dilation
+    o = U(0)
+    for r in range(R):
+        base = U(r * D * H * W)
+        for od in range(OD):
+            d0 = od * sd - pd
+            kd0, kd1 = _taps(d0, KD, dd, D)
+            for oh in range(OH):
+                h0 = oh * sh - ph
+                kh0, kh1 = _taps(h0, KH, dh, H)
+                for ow in range(OW):
+                    w0 = ow * sw - pw
+                    kw0, kw1 = _taps(w0, KW, dw, W)
+                    at = ((d0 + kd0 * dd) * H + h0 + kh0 * dh) * W + w0 + kw0 * dw
+                    best = x[base + U(at)]
+                    for kd in range(kd0, kd1):
+                        for kh in range(kh0, kh1):
+                            row = ((d0 + kd * dd) * H + h0 + kh * dh) * W + w0
+                            for kw in range(kw0, kw1):
+                                q = row + kw * dw
+                                v = x[base + U(q)]
+                                take = (v > best) | (v != v)
+                                best = v if take else best
+                                at = q if take else at
+                    y[o] = best
+                    idx[o] = at
+                    o += U(1)
+
+
+@kernel
+def _taps(start, k, dilation, size):
+    """The taps ``[lo, hi)`` of a window starting at ``start`` that lie in ``[0, size)``
+    (padding is at most half a window and ceil_mode windows start inside: never empty)."""
+    lo = 0
+    while start + lo * dilation < 0:
+        lo += 1
+    hi = k
+    while start + (hi - 1) * dilation >= size:
+        hi -= 1
+    return lo, hi
+
+
+# The 2x2 window at stride 2 without padding (most CNNs' pooling): the same search with
+# every count a constant, which LLVM unrolls and vectorises across a row's windows, 2-10x
+# faster than the loops above with the same values at run time (measured; with run-time
+# sizes the inner loops stay loops and the selects a chain).
+@kernel
+def _max_pool_2x2(x, y, idx, R, H, W, OH, OW):
+    o = U(0)
+    for r in range(R):
+        base = U(r * H * W)
+        for oh in range(OH):
+            top = 2 * oh * W
+            for ow in range(OW):
+                at = top + 2 * ow
+                best = x[base + U(at)]
+                for kh in range(2):
+                    for kw in range(2):
+                        q = top + 2 * ow + kh * W + kw
+                        v = x[base + U(q)]
+                        take = (v > best) | (v != v)
+                        best = v if take else best
+                        at = q if take else at
+                y[o] = best
+                idx[o] = at
+                o += U(1)
+
+
+@kernel
+def _max_pool_backward(g, idx, gx, rows, n_in, n_out):
+    # gx: (rows, n_in) flat, zeroed here; g, idx: (rows, n_out) flat
+    for r in range(rows):
+        base = U(r * n_in)
+        for p in range(U(n_in)):
+            gx[base + p] = 0
+        at = U(r * n_out)
+        for o in range(U(n_out)):
+            gx[base + U(idx[at + o])] += g[at + o]
+
+
+def _three(values, fill):
+    return (fill,) * (3 - len(values)) + tuple(int(v) for v in values)
+
+
+def max_pool(x, k, s, p, d, out):
+    """``(y, indices)`` of max pooling ``x`` over its last ``len(k)`` axes (1 to 3); ``out``:
+    the output's spatial size (ceil_mode decided by the caller); indices are int64 flat
+    positions in each input plane, as PyTorch's."""
+    x = c_array(x)
+    n = len(k)
+    lead = x.shape[:-n]
+    rows = int(np.prod(lead, dtype=np.int64))
+    y = np.empty(lead + tuple(out), x.dtype)
+    idx = np.empty(y.shape, np.int64)
+    if y.size and n == 2 and tuple(k) == (2, 2) == tuple(s) and not any(p) \
+            and tuple(d) == (1, 1) and 2 * out[0] <= x.shape[-2] and 2 * out[1] <= x.shape[-1]:
+        _max_pool_2x2(x.reshape(-1), y.reshape(-1), idx.reshape(-1), rows, *x.shape[-2:],
+                      *out)
+    elif y.size:
+        _max_pool(x.reshape(-1), y.reshape(-1), idx.reshape(-1),
+                  (rows,) + _three(x.shape[-n:], 1), _three(k, 1), _three(out, 1),
+                  _three(s, 1), _three(p, 0), _three(d, 1))
+    return y, idx
+
+
+def max_pool_backward(g, idx, in_shape, n):
+    """The gradient of an input of ``in_shape`` pooled over its last ``n`` axes, from the
+    output's ``g``: each value added at its window's argmax ``idx`` (overlapping windows
+    sharing a winner add up)."""
+    g = np.asarray(np.broadcast_to(g, idx.shape), order='C')   # (maybe an expanded view)
+    gx = np.empty(in_shape, g.dtype)
+    if gx.size:
+        rows = int(np.prod(in_shape[:-n], dtype=np.int64))
+        _max_pool_backward(g.reshape(-1), c_array(idx).reshape(-1), gx.reshape(-1), rows,
+                           gx.size // rows, g.size // rows)
+    return gx
