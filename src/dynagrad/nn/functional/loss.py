@@ -624,7 +624,10 @@ class CrossEntropy(Op):
         """The upstream gradient per row: ``g`` (none), or one value (sum; mean: divided)."""
         if self.reduction == 'none':
             return g
-        return g / self.denom if self.denom != 1 else g
+        if self.denom == 1:
+            return g
+        # no kept row (every target ignored): the mean is 0 / 0, its gradient 0 (torch's)
+        return g / self.denom if self.denom else g * 0
 
     def backward(self, g):
         s = self._row_scale(g)
