@@ -22,6 +22,7 @@ FAMILIES = {
     'softmax': 'softmax', 'softmax_backward': 'softmax',
     'log_softmax': 'softmax', 'log_softmax_backward': 'softmax',
     'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',
+    'soft_cross_entropy': 'softmax', 'soft_cross_entropy_backward': 'softmax',
     'bernoulli_mask': 'random', 'dropout': 'random',
     'embedding_backward': 'indexing',
     'adam_step': 'optim', 'sgd_step': 'optim',

@@ -1,4 +1,6 @@
-"""GELU, forward and backward, both forms, in one pass over the elements each."""
+"""GELU, forward and backward, both forms, in one pass over the elements each (the normal
+CDF and density from ``_math.normal_cdf_pdf``: numba's cache keys on this file, so a change
+there needs one here, or the stale kernels' cache files deleted)."""
 import math
 
 import numpy as np

@@ -1,11 +1,26 @@
-"""Softmax and log-softmax over the last axis of a C-contiguous array, seen as rows:
-forward in two passes over a row (max, then exponentials and their sum), backward in two
-(a dot or a sum, then the gradient), each row staying in cache between them."""
+"""Softmax, log-softmax and cross-entropy over the last axis of a C-contiguous array, seen
+as rows: forward in two passes over a row (max, then exponentials and their sum), backward
+in two (a dot or a sum, then the gradient), each row staying in cache between them."""
 import math
 
 import numpy as np
+from llvmlite import ir
+from numba.extending import intrinsic
 
 from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
+
+
+@intrinsic
+def _max_for_shift(typingctx, a, b):
+    """``llvm.maxnum`` flagged nnan and nsz: LLVM vectorises a reduction over it (16 lanes
+    here), where ``v if v > m else m`` stayed a scalar chain (the row max was a third of
+    softmax's time). The flags let a NaN give any value: harmless, as the max only shifts
+    the exponentials, and a NaN in the row makes the row's sum, hence the row, NaN anyway."""
+    def codegen(context, builder, signature, args):
+        t = args[0].type
+        fn = builder.module.declare_intrinsic('llvm.maxnum', [t], ir.FunctionType(t, [t, t]))
+        return builder.call(fn, args, fastmath=('nnan', 'nsz'))
+    return a(a, b), codegen
 
 
 # Rows are indexed as x[row, j] with range loops throughout: iterating over a row view
@@ -14,8 +29,7 @@ from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
 def _row_max(x, row):
     m = x[row, 0]
     for j in range(x.shape[1]):
-        v = x[row, j]
-        m = v if v > m else m
+        m = _max_for_shift(m, x[row, j])
     return m
 
 
@@ -35,6 +49,16 @@ def _softmax_row(x, out, row):
 
 
 @kernel
+def _row_exp_sum(x, row):
+    """The row's max and its sum of exponentials (nothing stored)."""
+    m = _row_max(x, row)
+    total = ZERO
+    for j in range(x.shape[1]):
+        total += exp_nonpos(x[row, j] - m)
+    return m, total
+
+
+@kernel
 def _softmax(x, out):
     for row in range(x.shape[0]):
         _softmax_row(x, out, row)
@@ -44,10 +68,7 @@ def _softmax(x, out):
 def _log_softmax(x, out):
     n = x.shape[1]
     for row in range(x.shape[0]):
-        m = _row_max(x, row)
-        total = ZERO
-        for j in range(n):
-            total += exp_nonpos(x[row, j] - m)
+        m, total = _row_exp_sum(x, row)
         shift = m + math.log(total)
         for j in range(n):
             out[row, j] = x[row, j] - shift
@@ -67,20 +88,132 @@ def _softmax_backward(g, y, out, log):
 
 
 @kernel
-def _cross_entropy(x, target, probs, losses):
-    # log-sum-exp and softmax of each row together; loss = lse - x[target]
-    for row in range(x.shape[0]):
-        m, total = _softmax_row(x, probs, row)
-        losses[row] = math.log(total) + m - x[row, target[row]]
+def _row_gaps(x, weight, lse, row):
+    """``sum_c w[c] (lse - x[c])`` over the row (no weights: an empty ``weight``)."""
+    total = ZERO
+    if weight.shape[0] > 0:
+        for j in range(x.shape[1]):
+            total += weight[j] * (lse - x[row, j])
+    else:
+        for j in range(x.shape[1]):
+            total += lse - x[row, j]
+    return total
 
 
 @kernel
-def _cross_entropy_backward(probs, target, coef, out):
+def _cross_entropy(x, target, weight, ignore_index, coefs, probs, losses, store):
+    """Class indices: per row ``(1 - eps) w[t] (lse - x[t]) + eps / C sum_c w[c] (lse - x[c])``
+    (``coefs`` = (1 - eps, eps / C, ...); no weights: an empty ``weight``), 0 where the
+    target is ignored. Returns (the losses' sum, the kept rows' weights' sum, the first row
+    whose target is out of range or -1); sums in float64."""
+    n = x.shape[1]
+    keep_share, spread = coefs[0], coefs[1]
+    weighted = weight.shape[0] > 0
+    loss_sum = 0.0
+    weight_sum = 0.0
+    bad = -1
+    for row in range(x.shape[0]):
+        t = target[row]
+        if store:
+            m, total = _softmax_row(x, probs, row)
+        else:
+            m, total = _row_exp_sum(x, row)
+        if t == ignore_index or t < 0 or t >= n:
+            if t != ignore_index and bad < 0:
+                bad = row
+            losses[row] = ZERO
+            continue
+        lse = m + math.log(total)
+        w = weight[t] if weighted else ONE
+        loss = w * (lse - x[row, t])
+        if spread != 0:
+            loss = keep_share * loss + spread * _row_gaps(x, weight, lse, row)
+        losses[row] = loss
+        loss_sum += loss
+        weight_sum += w
+    return loss_sum, weight_sum, bad
+
+
+@kernel
+def _cross_entropy_backward(probs, target, weight, ignore_index, coefs, g, per_row, out):
+    """``s (A p - eps / C w) - s (1 - eps) w[t] one_hot(t)`` per row, ``A = (1 - eps) w[t]
+    + eps / C sum(w)``, ``s`` the row's upstream gradient (``g[row]``, or ``g[0]`` for all:
+    a mean's already divided), 0 for ignored rows."""
+    n = probs.shape[1]
+    keep_share, spread = coefs[0], coefs[1]
+    weighted = weight.shape[0] > 0
+    weight_total = coefs[2]
     for row in range(probs.shape[0]):
-        c = coef[row]
-        for j in range(probs.shape[1]):
-            out[row, j] = probs[row, j] * c
-        out[row, target[row]] -= c
+        t = target[row]
+        s = g[row] if per_row else g[0]
+        if t == ignore_index:
+            s = ZERO
+            t = 0
+        w = weight[t] if weighted else ONE
+        a = s * (keep_share * w + spread * weight_total)
+        if spread != 0 and weighted:
+            c = s * spread
+            for j in range(n):
+                out[row, j] = probs[row, j] * a - c * weight[j]
+        else:
+            c = s * spread
+            for j in range(n):
+                out[row, j] = probs[row, j] * a - c
+        out[row, t] -= s * keep_share * w
+
+
+@kernel
+def _row_soft_loss(x, q, weight, keep_share, spread, lse, row):
+    total = ZERO
+    if weight.shape[0] > 0:
+        for j in range(x.shape[1]):
+            total += weight[j] * (keep_share * q[row, j] + spread) * (lse - x[row, j])
+    else:
+        for j in range(x.shape[1]):
+            total += (keep_share * q[row, j] + spread) * (lse - x[row, j])
+    return total
+
+
+@kernel
+def _soft_cross_entropy(x, q, weight, coefs, probs, losses, store):
+    """Class probabilities ``q``, smoothed to ``q' = (1 - eps) q + eps / C``: per row
+    ``-sum_c w[c] q'[c] (x[c] - lse)``. Returns the losses' sum (float64)."""
+    keep_share, spread = coefs[0], coefs[1]
+    loss_sum = 0.0
+    for row in range(x.shape[0]):
+        if store:
+            m, total = _softmax_row(x, probs, row)
+        else:
+            m, total = _row_exp_sum(x, row)
+        lse = m + math.log(total)
+        loss = _row_soft_loss(x, q, weight, keep_share, spread, lse, row)
+        losses[row] = loss
+        loss_sum += loss
+    return loss_sum
+
+
+@kernel
+def _soft_cross_entropy_backward(probs, q, weight, coefs, g, per_row, out):
+    """``s (p sum_c w[c] q'[c] - w q')`` per row, ``s`` as in the indices' backward."""
+    n = probs.shape[1]
+    keep_share, spread = coefs[0], coefs[1]
+    weighted = weight.shape[0] > 0
+    for row in range(probs.shape[0]):
+        s = g[row] if per_row else g[0]
+        mass = ZERO
+        if weighted:
+            for j in range(n):
+                mass += weight[j] * (keep_share * q[row, j] + spread)
+            a = s * mass
+            for j in range(n):
+                out[row, j] = probs[row, j] * a - s * weight[j] * (keep_share * q[row, j]
+                                                                    + spread)
+        else:
+            for j in range(n):
+                mass += keep_share * q[row, j] + spread
+            a = s * mass
+            for j in range(n):
+                out[row, j] = probs[row, j] * a - s * (keep_share * q[row, j] + spread)
 
 
 def _rows(a):
@@ -119,21 +252,57 @@ def log_softmax_backward(g, y):
     return _backward(g, y, True)
 
 
-def cross_entropy(x, target):
-    """``(losses, probs)`` of (N, C) logits ``x`` and class indices ``target`` (each in
-    range: the op has replaced ignored ones): ``logsumexp(x) - x[target]`` per row, and the
-    softmax that backward needs."""
-    x = c_array(x)
-    probs = np.empty(x.shape, x.dtype)
+_NO_WEIGHT = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
+
+
+def _coefs(dtype, smoothing, n_classes, weight=None):
+    # (1 - eps, eps / C, the weights' sum), in the data's dtype
+    total = n_classes if weight is None or not smoothing else weight.sum(dtype=np.float64)
+    return np.array([1 - smoothing, smoothing / n_classes, total], dtype)
+
+
+def cross_entropy(x, target, weight, ignore_index, smoothing, store):
+    """Cross-entropy of (N, C) logits ``x`` (C-contiguous; N, C > 0) and int64 class
+    indices ``target``, optionally class-weighted and label-smoothed. Returns ``(losses,
+    probs, loss_sum, weight_sum, bad)``: per-row losses (0 where ignored), the softmax
+    (None unless ``store``: backward's), the sums for the reductions, and the first row
+    whose target is out of range (-1 if none: the op raises torch's IndexError)."""
+    probs = np.empty(x.shape, x.dtype) if store else x[:1]
     losses = np.empty(x.shape[0], x.dtype)
-    _cross_entropy(x, np.asarray(target, np.int64, order='C'), probs, losses)
-    return losses, probs
+    w = _NO_WEIGHT[x.dtype] if weight is None else weight
+    loss_sum, weight_sum, bad = _cross_entropy(x, target, w, ignore_index,
+                                               _coefs(x.dtype, smoothing, x.shape[1]),
+                                               probs, losses, store)
+    return losses, probs if store else None, loss_sum, weight_sum, bad
 
 
-def cross_entropy_backward(probs, target, coef):
-    """``(probs - one_hot(target)) * coef`` per row."""
+def cross_entropy_backward(probs, target, weight, ignore_index, smoothing, g):
+    """The logits' gradient; ``g`` per row (N,), or one value (a sum's, or a mean's already
+    divided by its denominator)."""
     out = np.empty(probs.shape, probs.dtype)
-    _cross_entropy_backward(probs, np.asarray(target, np.int64, order='C'),
-                            np.asarray(np.broadcast_to(coef, probs.shape[:1]), probs.dtype,
-                                       order='C'), out)
+    g = np.asarray(g, probs.dtype).reshape(-1)
+    _cross_entropy_backward(probs, target, _NO_WEIGHT[probs.dtype] if weight is None
+                            else weight, ignore_index,
+                            _coefs(probs.dtype, smoothing, probs.shape[1], weight), g,
+                            g.size > 1, out)
+    return out
+
+
+def soft_cross_entropy(x, q, weight, smoothing, store):
+    """Cross-entropy of (N, C) logits and class probabilities ``q`` (same shape and dtype,
+    C-contiguous). Returns ``(losses, probs, loss_sum)``."""
+    probs = np.empty(x.shape, x.dtype) if store else x[:1]
+    losses = np.empty(x.shape[0], x.dtype)
+    loss_sum = _soft_cross_entropy(x, q, _NO_WEIGHT[x.dtype] if weight is None else weight,
+                                   _coefs(x.dtype, smoothing, x.shape[1]), probs, losses,
+                                   store)
+    return losses, probs if store else None, loss_sum
+
+
+def soft_cross_entropy_backward(probs, q, weight, smoothing, g):
+    out = np.empty(probs.shape, probs.dtype)
+    g = np.asarray(g, probs.dtype).reshape(-1)
+    _soft_cross_entropy_backward(probs, q, _NO_WEIGHT[probs.dtype] if weight is None
+                                 else weight, _coefs(probs.dtype, smoothing, probs.shape[1]),
+                                 g, g.size > 1, out)
     return out

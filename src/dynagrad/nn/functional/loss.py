@@ -18,6 +18,7 @@ from ...backend import native_kernel, xp
 from ...autograd.function import Op
 from ...autograd.autocast import autocast_args, autocast_state
 from ...autograd.grad_mode import state as _grad_state
+from ...autograd.forward_ad import state as _forward_ad_state
 from ...ops import formula as fm
 from ...ops.pointwise import not_implemented
 from ...tensor import Tensor, wrap
@@ -44,6 +45,9 @@ def _softplus_neg(x):
 
 
 # -- reduction -----------------------------------------------------------------------------
+
+_REDUCTIONS = ('mean', 'sum', 'none')
+
 
 def _reduction(size_average, reduce, reduction):
     """``reduction``, or the one the legacy ``size_average``/``reduce`` flags select."""
@@ -476,8 +480,9 @@ def _check_class_indices(t, n_classes, ignore_index, fn):
                          f'{n_classes} classes)')
 
 
-def _checked_targets(input, target, weight, ignore_index, fn):
-    """Class-index targets (and class weights) as arrays, after PyTorch's checks."""
+def _checked_targets(input, target, weight, ignore_index, fn, check_indices=True):
+    """Class-index targets (and class weights) as arrays, after PyTorch's checks (the
+    indices' range left to the caller without ``check_indices``)."""
     n_classes = _class_dims(input, fn)
     t = target._data
     if t.dtype.kind not in 'iu' or t.dtype not in (np.int64, np.uint8):
@@ -495,7 +500,8 @@ def _checked_targets(input, target, weight, ignore_index, fn):
                              f'{list(target.shape)}')
         raise RuntimeError(f'{fn}: expected target of shape {list(batch)} for input of '
                            f'shape {list(input.shape)}, got {list(target.shape)}')
-    _check_class_indices(t, n_classes, ignore_index, fn)
+    if check_indices:
+        _check_class_indices(t, n_classes, ignore_index, fn)
     w = None
     if weight is not None:
         if tuple(weight.shape) != (n_classes,):
@@ -532,58 +538,152 @@ def _class_view(weight, ndim):
     return weight.reshape((1, -1) + (1,) * (ndim - 2))
 
 
+def _out_of_bounds(t, bad, n_classes):
+    return IndexError(f'Target {int(t[bad])} is out of bounds (nll_loss over {n_classes} '
+                      f'classes)')
+
+
 class CrossEntropy(Op):
-    """Cross-entropy of (N, C) logits and class indices in one node: log-sum-exp forward,
-    ``softmax - one_hot`` backward. The common case of ``cross_entropy``, made one pass
-    shorter each way than log_softmax + nll_loss; named as torch's output node."""
+    """Cross-entropy of (N, C) logits in one node: log-sum-exp forward, a softmax-based
+    backward. Class indices (weighted, an ignored index, label smoothing) or, with
+    ``soft``, class probabilities (then ``target`` is a float array: no gradient flows to
+    it). One pass shorter each way than log_softmax + nll_loss; named as torch's output
+    node (the caller picks the name: it depends on the variant)."""
     widens_half = True
     quiet_fp = True
     node_name = 'NllLossBackward0'
 
-    def forward(self, x, target, weight=None, ignore_index=-100, reduction='mean'):
-        n = x.shape[0]
-        keep = target != ignore_index
-        safe = xp.where(keep, target, 0)
-        native = native_kernel('cross_entropy', x) if x.size else None
-        if native is not None:
-            losses, probs = native(x, safe)
-        else:
-            rows = xp.arange(n)
-            m = x.max(1, keepdims=True) if x.size else xp.zeros((n, 1), x.dtype)
-            probs = xp.exp(x - m)
-            total = probs.sum(1, keepdims=True)
-            losses = xp.log(total[:, 0]) + m[:, 0] - x[rows, safe]
-            probs /= total
-        w = keep.astype(x.dtype) if weight is None else weight[safe] * keep
-        losses *= w
-        self.probs, self.safe, self.reduction = probs, safe, reduction
+    def forward(self, x, target, weight=None, ignore_index=-100, reduction='mean',
+                smoothing=0.0, soft=False, checked=True):
+        if weight is not None and weight.dtype != x.dtype:    # float16 widened to float32
+            weight = weight.astype(x.dtype)
+        if soft and target.dtype != x.dtype:
+            target = target.astype(x.dtype)
+        self.target, self.weight, self.ignore_index = target, weight, ignore_index
+        self.reduction, self.smoothing, self.soft = reduction, smoothing, soft
         self.save_for_backward(x)  # only read under create_graph (double backward)
+        store = self.needs_input_grad[0]     # the softmax, backward's
+        native = native_kernel('soft_cross_entropy' if soft else 'cross_entropy',
+                               x) if x.size else None
+        if native is not None:
+            x = xp.ascontiguousarray(x)
+            if soft:
+                losses, probs, total = native(x, xp.ascontiguousarray(target), weight,
+                                              smoothing, store)
+                denom = x.shape[0]
+            else:
+                losses, probs, total, denom, bad = native(x, target, weight, ignore_index,
+                                                          smoothing, store)
+                if bad >= 0:
+                    raise _out_of_bounds(target, bad, x.shape[1])
+        else:
+            if not (soft or checked):
+                _check_class_indices(target, x.shape[1], ignore_index, 'nll_loss')
+            losses, probs, total, denom = self._numpy_forward(x)
+        self.probs = probs if store else None
         if reduction == 'none':
-            self.scale = w
             return losses
         if reduction == 'sum':
-            self.scale = w
-            return losses.sum()
-        denom = w.sum()
-        self.scale = w / denom
-        return losses.sum() / denom
+            self.denom = 1
+            return xp.asarray(total, x.dtype)
+        self.denom = denom
+        return xp.asarray(np.float64(total) / denom, x.dtype)
+
+    def _numpy_forward(self, x):
+        n = x.shape[0]
+        target, weight, smoothing = self.target, self.weight, self.smoothing
+        m = x.max(1, keepdims=True) if x.size else xp.zeros((n, 1), x.dtype)
+        probs = xp.exp(x - m)
+        total = probs.sum(1, keepdims=True)
+        lse = xp.log(total)
+        lse += m
+        probs /= total
+        if self.soft:
+            q = target * (1 - smoothing) + smoothing / x.shape[1] if smoothing else target
+            if weight is not None:
+                q = q * weight
+            losses = (q * (lse - x)).sum(1)
+            return losses, probs, losses.sum(dtype=np.float64), n
+        keep = target != self.ignore_index
+        safe = xp.where(keep, target, 0)
+        losses = lse[:, 0] - x[xp.arange(n), safe]
+        if weight is not None:
+            w = weight[safe] * keep
+            losses *= w
+        else:
+            w = keep.astype(x.dtype)
+        if smoothing:
+            gaps = lse - x
+            if weight is not None:
+                gaps *= weight
+            losses *= 1 - smoothing
+            losses += gaps.sum(1) * (smoothing / x.shape[1])
+        losses = xp.where(keep, losses, x.dtype.type(0))   # ignored rows: 0 (NaN logits too)
+        return losses, probs, losses.sum(dtype=np.float64), w.sum(dtype=np.float64)
+
+    def _row_scale(self, g):
+        """The upstream gradient per row: ``g`` (none), or one value (sum; mean: divided)."""
+        if self.reduction == 'none':
+            return g
+        if self.denom == 1:
+            return g
+        # no kept row (every target ignored): the mean is 0 / 0, its gradient 0 (torch's)
+        return g / self.denom if self.denom else g * 0
 
     def backward(self, g):
-        rows = xp.arange(self.probs.shape[0])
-        coef = g * self.scale  # per row
-        native = native_kernel('cross_entropy_backward', self.probs) if fm.is_array(
-            g) and self.probs.size else None
-        if native is not None:
-            return native(self.probs, self.safe, coef), None, None
+        s = self._row_scale(g)
         if fm.is_array(g):
-            gx = self.probs * coef.reshape(-1, 1)
-            gx[rows, self.safe] -= coef
-            return gx, None, None
+            if self.probs is None:      # forward ran without storing the softmax
+                x, = self.saved_tensors
+                self.probs = self._numpy_forward(x._data)[1]
+            probs = self.probs
+            native = native_kernel('soft_cross_entropy_backward' if self.soft
+                                   else 'cross_entropy_backward', probs) if probs.size else None
+            if native is not None:
+                if self.soft:
+                    return native(probs, self.target, self.weight, self.smoothing,
+                                  s), None, None
+                return native(probs, self.target, self.weight, self.ignore_index,
+                              self.smoothing, s), None, None
+            if not self.soft and not self.smoothing:
+                keep = self.target != self.ignore_index
+                safe = xp.where(keep, self.target, 0)
+                w = keep if self.weight is None else self.weight[safe] * keep
+                coef = xp.broadcast_to(s * w, keep.shape).astype(probs.dtype)
+                gx = probs * coef.reshape(-1, 1)
+                gx[xp.arange(len(safe)), safe] -= coef
+                return gx, None, None
+            a, b = self._softmax_share(probs.dtype, probs.shape[1])
+            s = xp.asarray(s, probs.dtype).reshape(-1, 1)
+            return (probs * a - b) * s, None, None
         x, = self.saved_tensors
         from .activation import softmax
-        onehot = xp.zeros(self.probs.shape, bool)
-        onehot[rows, self.safe] = True
-        return (softmax(x, 1) - fm.where(onehot, 1.0, 0.0)) * coef.reshape((-1, 1)), None, None
+        a, b = self._softmax_share(x._data.dtype, x.shape[1])
+        s = s.reshape((-1, 1)) if s.ndim else s
+        return (softmax(x, 1) * wrap(a) - wrap(b)) * s, None, None
+
+    def _softmax_share(self, dtype, n_classes):
+        """``(a, b)``, the logits' gradient per unit of upstream gradient being
+        ``a * softmax - b``: a (N, 1), b (N, C)."""
+        weight, smoothing = self.weight, self.smoothing
+        if self.soft:
+            b = (self.target * (1 - smoothing) + smoothing / n_classes if smoothing
+                 else self.target).astype(dtype)
+            if weight is not None:
+                b = b * weight
+            return b.sum(1, keepdims=True), b
+        keep = self.target != self.ignore_index
+        safe = xp.where(keep, self.target, 0)
+        n = len(safe)
+        w = xp.ones(n_classes, dtype) if weight is None else weight.astype(dtype)
+        spread = smoothing / n_classes
+        b = xp.zeros((n, n_classes), dtype)
+        if spread:
+            b += (spread * w)
+        b[xp.arange(n), safe] += (1 - smoothing) * w[safe]
+        b *= keep[:, None]
+        a = b.sum(1, keepdims=True)
+        return a, b
 
 
 class CrossEntropyOfTensor(CrossEntropy):
@@ -615,23 +715,42 @@ def _cross_entropy_captured(input, target, weight=None, size_average=None, ignor
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction='mean', label_smoothing=0.0):
     """Log-softmax over the class dimension, then the NLL of class indices or the cross
-    entropy with class probabilities; optional label smoothing."""
+    entropy with class probabilities; optional label smoothing. (N, C) logits go through
+    the fused ``CrossEntropy`` (class probabilities there only when they need no
+    gradient), the rest through log_softmax and its formulas."""
     if autocast_state.active:
         input, target, weight = autocast_args('fp32', input, target, weight)
-    reduction = _reduction(size_average, reduce, reduction)
+    if size_average is not None or reduce is not None or reduction not in _REDUCTIONS:
+        reduction = _reduction(size_average, reduce, reduction)
     n_classes = _class_dims(input, 'cross_entropy')
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f'label_smoothing must be between 0.0 and 1.0. Got: '
                            f'{label_smoothing}')
+    x, t = input._data, target._data
+    if input.ndim == 2 and x.dtype.kind in 'fV':
+        if t.ndim == 1 and t.dtype.kind in 'iu':
+            # the kernel checks the class indices itself (the op raises its IndexError)
+            native = x.size and native_kernel('cross_entropy', x) is not None
+            t, w = _checked_targets(input, target, weight, ignore_index, 'nll_loss',
+                                    check_indices=not native)
+            op = CrossEntropy.named('AddBackward0') if label_smoothing > 0 else CrossEntropy
+            return op.apply(input, t, weight=w, ignore_index=ignore_index, reduction=reduction,
+                            smoothing=float(label_smoothing), checked=not native)
+        if (t.shape == x.shape and t.dtype == x.dtype and x.size and ignore_index < 0
+                and not (target._requires_grad and _grad_state.grad_enabled)
+                and not _forward_ad_state.propagate
+                and (weight is None or (weight.shape == (n_classes,)
+                                        and weight._data.dtype == x.dtype))):
+            op = CrossEntropy.named('DivBackward1' if reduction == 'mean' else 'NegBackward0')
+            return op.apply(input, t, weight=None if weight is None else weight._data,
+                            reduction=reduction, smoothing=float(label_smoothing), soft=True)
     class_dim = 1 if input.ndim > 1 else 0
-    fused = (label_smoothing <= 0 and input.ndim == 2 and target.ndim == 1
-             and target._data.dtype.kind in 'iu')
-    logp = None if fused else log_softmax(input, class_dim)
+    logp = log_softmax(input, class_dim)
     if weight is not None and tuple(weight.shape) != (n_classes,):
         raise RuntimeError(f'weight tensor should be defined either for all {n_classes} '
                            f'classes or no classes but got weight tensor of shape: '
                            f'{list(weight.shape)}')
-    if target._data.dtype.kind in 'fV':
+    if t.dtype.kind in 'fV':
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f'cross_entropy: class-probability target of shape '
                                f'{list(target.shape)} must match the input shape '
@@ -651,14 +770,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             n = input.numel() // n_classes if n_classes else 0
             return _DivScalar.apply(loss, n)
         return loss
-    if label_smoothing <= 0 and input.ndim == 2 and target.ndim == 1:
-        t, w = _checked_targets(input, target, weight, ignore_index, 'nll_loss')
-        return CrossEntropy.apply(input, t, weight=w, ignore_index=ignore_index,
-                                  reduction=reduction)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return nll
-    keep = target._data != ignore_index
+    keep = t != ignore_index
     smooth = logp if weight is None else logp * _class_view(weight, input.ndim)
     smooth = -smooth.sum(class_dim) * wrap(xp.asarray(keep.astype(input._data.dtype)))
     if reduction == 'sum':
@@ -667,7 +782,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if weight is None:
             den = keep.sum()
         else:
-            den = (weight._data[xp.where(keep, target._data, 0)] * keep).sum()
+            den = (weight._data[xp.where(keep, t, 0)] * keep).sum()
         smooth = smooth.sum() / float(den)
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
 
