@@ -174,6 +174,19 @@ def _flat_position(coords, sizes):
 # ---------------------------------------------------------------------------------------
 # max pooling
 
+def _window_argmax(v):
+    """Argmax over the last axis (each row a window in PyTorch's scan order) with PyTorch's
+    rules, shaped (..., 1): ties keep the first, but the LAST NaN wins (its scan replaces the
+    max on any NaN), where ``argmax`` stops at the first NaN."""
+    a = v.argmax(-1)[..., None]
+    if v.dtype.kind in 'fV':
+        nan = xp.isnan(xp.take_along_axis(v, a, -1))   # argmax lands on a NaN if any
+        if nan.any():
+            last = v.shape[-1] - 1 - xp.isnan(v[..., ::-1]).argmax(-1)[..., None]
+            a = xp.where(nan, last, a)
+    return a
+
+
 def _grid(x, p, k, s, d, out, fill):
     """``x`` padded by ``p`` at both ends of each spatial axis and, where ceil_mode windows
     reach past the end, extended to cover them; new entries are ``fill``."""
@@ -207,12 +220,39 @@ def _native_fits(k, s, p, d, out, shape):
             and 2 * out[0] <= shape[-2] and 2 * out[1] <= shape[-1])
 
 
+def _start_in_range(y, arg, low, k, s, p, d):
+    """Point the windows that start in the padding and hold nothing above ``low`` at their
+    first in-range tap (PyTorch's index for them), in place in ``arg``.
+
+    The scan above only moves off offset 0 for a strictly larger value, so such a window
+    keeps a padding tap. Only the first ceil(p/s) windows along an axis start in the
+    padding, so the test reads those border slabs of ``y``, not all of it. The in-range taps
+    of a window form a box, so its first one in window order is each axis's first."""
+    n = len(k)
+    out = y.shape[-n:]
+    first = 0   # flat offset of the first in-range tap, broadcast over the output grid
+    for i in range(n):
+        starts = xp.arange(out[i]) * s[i] - p[i]
+        skip = xp.maximum(0, -(starts // d[i]))   # taps of axis i before the input begins
+        first = first * k[i] + _along(skip, i, n)
+    for i in range(n):
+        border = min(out[i], -(-p[i] // s[i]))
+        if border == 0:
+            continue
+        slab = _spatial(slice(None) if j != i else slice(0, border) for j in range(n))
+        stuck = y[slab] == low
+        if stuck.any():
+            arg[slab] = xp.where(stuck, xp.broadcast_to(first, out)[slab[1:]], arg[slab])
+
+
 class MaxPoolOp(Op):
     """Max over windows; backward puts the gradient at each window's argmax.
 
     Both directions loop over the prod(k) kernel offsets only: each offset is one strided
     slice of the (padded) input, as large as the output, so every step is a vectorised
-    comparison over the whole batch. Ties keep the first offset, as ``argmax`` does.
+    comparison over the whole batch. PyTorch's window rules: ties keep the first offset, a
+    NaN wins and the last NaN of a window gives the index, and a window whose in-range
+    values are all -inf (the dtype's lowest, for integers) points at its first in-range tap.
     """
     widens_half = True
     node_name = 'MaxPool2DWithIndicesBackward0'
@@ -230,7 +270,8 @@ class MaxPoolOp(Op):
         low = -np.inf if x.dtype.kind in 'fV' else np.iinfo(x.dtype).min
         xp_ = _grid(x, p, k, s, d, out, low)
         self.padded_shape = xp_.shape
-        # A NaN in a window wins, as in PyTorch; one pass over x decides if that can happen.
+        # A NaN in a window wins (a later NaN over an earlier one, as PyTorch's scan does);
+        # one pass over x decides if that can happen.
         nan_aware = x.dtype.kind in 'fV' and bool(xp.isnan(x.sum()))
         # Arithmetic, not masked assignment (xp.where/copyto(where=) are several times slower):
         # y = max(y, view); arg += better * (t - arg).
@@ -244,13 +285,15 @@ class MaxPoolOp(Op):
                 continue
             xp.greater(view, y, out=better)
             if nan_aware:
-                better |= xp.isnan(view) & ~xp.isnan(y)
+                better |= xp.isnan(view)
                 xp.copyto(y, view, where=better)
             else:
                 xp.maximum(y, view, out=y)
             xp.subtract(t, arg, out=step, casting='unsafe')
             step *= better
             arg += step
+        if any(p):
+            _start_in_range(y, arg, low, k, s, p, d)
         self.arg = arg
         self._flat = None
         if return_indices:
@@ -623,7 +666,8 @@ class AdaptiveMaxPoolOp(Op):
             keys.append(a.reshape(shape))
         v = x[_spatial(keys)]
         v = v.reshape(v.shape[:-n] + (math.prod(ks),))
-        a = v.argmax(-1)[..., None]
+        # the repeated last elements keep scan order: the last NaN's copies share its place
+        a = _window_argmax(v)
         y = xp.take_along_axis(v, a, -1)[..., 0]
         offsets = xp.unravel_index(a[..., 0], ks)
         coords = [pos[i][_along(xp.arange(out[i]), i, n), offsets[i]] for i in range(n)]
@@ -732,7 +776,7 @@ class FractionalMaxPoolOp(Op):
         v = xp.take_along_axis(x.reshape(len(planes), -1, 1),
                                flat.reshape(len(planes), -1, 1), 1)
         v = v.reshape(flat.shape)
-        a = v.argmax(-1)[..., None]
+        a = _window_argmax(v)
         y = xp.take_along_axis(v, a, -1).reshape(lead + out)
         self.idx = xp.take_along_axis(flat, a, -1).reshape(lead + out).astype(np.int64)
         if return_indices:
