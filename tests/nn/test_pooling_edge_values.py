@@ -235,3 +235,32 @@ def test_max_unpool_puts_edge_windows_back_as_torch(d, k, s, p, mode):
     tu.backward(torch.tensor(g))
     np.testing.assert_array_equal(u.detach().numpy(), tu.detach().numpy())
     np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize('return_indices', [False, True])
+@pytest.mark.parametrize('d', [1, 2, 3])
+@pytest.mark.parametrize('k,p,dil', [(2, 2, 3), (3, 2, 2), (4, 2, 3), (3, 2, 1), (5, 3, 1),
+                                     (2, 1, 1), (3, 1, 2), ('last', 2, 1), ('last', 2, 3),
+                                     ('first', 2, 3)])
+def test_max_pool_padding_bound_as_torch(k, p, dil, d, return_indices):
+    """PyTorch refuses padding over half the dilated window first, then (max pooling only)
+    over half the kernel itself: padding the dilation would allow is an error too (those
+    windows can miss the input). max_pool1d without indices has its own check and words."""
+    if k == 'last':    # only the last axis over the bound
+        k, p = (2,) * (d - 1) + (3,), (1,) * (d - 1) + (p,)
+    elif k == 'first':
+        k, p = (3,) + (2,) * (d - 1), (p,) + (1,) * (d - 1)
+    shape = (1, 2) + (9,) * d
+
+    def outcome(lib, x):
+        try:
+            getattr(lib, f'max_pool{d}d')(x, k, 1, p, dil, return_indices=return_indices)
+        except RuntimeError as e:
+            return str(e)
+        return None
+    expected = outcome(TF, torch.zeros(shape))
+    got = outcome(F, dynagrad.zeros(shape))
+    if expected is None:
+        assert got is None
+    else:
+        assert got is not None and expected in got, (expected, got)

@@ -57,6 +57,14 @@ def _out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
+def _max_pool_pad_message(fn, k, p):
+    head = f'{fn}: pad should be smaller than or equal to half of kernel size, but got '
+    if len(k) == 3:
+        return (head + f'kT: {k[0]} kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} '
+                f'padH: {p[1]}')
+    return head + f'padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}'
+
+
 def _pool_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode, n=2):
     """Check the input and arguments of an n-d pool; the output spatial size."""
     k = _ntuple(kernel_size, n, 'kernel_size', fn)
@@ -78,6 +86,9 @@ def _pool_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode, n=2
         if pp * 2 > (kk - 1) * dd + 1:
             raise RuntimeError(f'{fn}: pad should be at most half of effective kernel size, '
                                f'but got pad={pp}, kernel_size={kk} and dilation={dd}')
+    if fn.startswith('max_pool') and any(pp * 2 > kk for kk, pp in zip(k, p)):
+        # then PyTorch's max pooling bounds padding by half the kernel, dilation or not
+        raise RuntimeError(_max_pool_pad_message(fn, k, p))
     shape = tuple(input.shape)
     if len(shape) not in (n + 1, n + 2) or any(v == 0 for v in shape[-n - 1:]):
         raise RuntimeError(f'{fn}: non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected '
@@ -366,6 +377,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """1-d max pooling over ``(N, C, L)`` or ``(C, L)`` input."""
     _check_1d('max_pool1d', input)
     one = lambda v: (1,) + _ntuple(v, 1, 'argument', 'max_pool1d')  # noqa: E731
+    pad, size = _ntuple(padding, 1, 'padding', 'max_pool1d'), one(kernel_size)[1:]
+    if not return_indices and pad[0] * 2 > size[0]:   # PyTorch's own check for this form
+        raise RuntimeError(f'max_pool1d() padding should be at most half of kernel size, but '
+                           f'got padding={pad[0]} and kernel_size={size[0]}')
     r = max_pool2d(input.unsqueeze(-2), one(kernel_size),
                    None if stride is None or stride == () else one(stride),
                    (0,) + _ntuple(padding, 1, 'padding', 'max_pool1d'), one(dilation),
