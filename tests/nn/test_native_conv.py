@@ -5,9 +5,9 @@ off, against torch and against the NumPy path.
 
 The conformance table's rows of those ops run in both kernel modes first; then a grid of
 geometries (stride, padding, dilation, groups, ceil_mode, odd sizes, float32 and float64)
-compares values and every gradient three ways; then the cases where the two paths differ on
-purpose (a window of -inf beside padding, several NaNs in one window: the kernel follows
-PyTorch) and the 2x2 pooling kernel against the generic one.
+compares values and every gradient three ways; then the kernel at the edge values (a window
+of -inf beside padding, several NaNs in one window: PyTorch's rules, which the NumPy path
+follows too) and the 2x2 pooling kernel against the generic one.
 """
 import contextlib
 import itertools
@@ -333,8 +333,8 @@ def test_max_pool2d_2x2_kernel_against_the_generic_one(shape):
 @pytest.mark.parametrize('d', [1, 2, 3])
 def test_max_pool_nan_and_minus_inf_windows_as_torch(d):
     """A window holding NaN gives NaN at its last NaN's index, a window of -inf beside
-    padding keeps its first in-range tap (the NumPy path gives -1 there: a known
-    difference, the kernel follows torch), and the gradient goes where the index says."""
+    padding keeps its first in-range tap, and the gradient goes where the index says
+    (the NumPy path's side: tests/nn/test_pooling_edge_values.py)."""
     x = np.random.default_rng(11).standard_normal((2, 2) + (6,) * d).astype(np.float32)
     flat = x.reshape(4, -1)
     flat[0, 1] = flat[0, 2] = np.nan
@@ -355,7 +355,7 @@ def test_max_pool_nan_and_minus_inf_windows_as_torch(d):
 @needs_numba
 def test_max_pool2d_op_with_nan_windows_as_torch():
     """Through the op (2x2, stride 2: the native geometry), several NaNs in one window:
-    the last one's index, as torch (the NumPy path returns the first)."""
+    the last one's index, as torch."""
     x = np.random.default_rng(16).standard_normal((2, 3, 6, 7)).astype(np.float32)
     x[0, 0, 0, :2] = np.nan
     x[1, 2, 2:4, 4] = np.nan

@@ -57,6 +57,14 @@ def _out_size(size, k, s, p, d, ceil_mode):
     return out
 
 
+def _max_pool_pad_message(fn, k, p):
+    head = f'{fn}: pad should be smaller than or equal to half of kernel size, but got '
+    if len(k) == 3:
+        return (head + f'kT: {k[0]} kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} '
+                f'padH: {p[1]}')
+    return head + f'padW = {p[1]}, padH = {p[0]}, kW = {k[1]}, kH = {k[0]}'
+
+
 def _pool_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode, n=2):
     """Check the input and arguments of an n-d pool; the output spatial size."""
     k = _ntuple(kernel_size, n, 'kernel_size', fn)
@@ -78,6 +86,9 @@ def _pool_args(fn, input, kernel_size, stride, padding, dilation, ceil_mode, n=2
         if pp * 2 > (kk - 1) * dd + 1:
             raise RuntimeError(f'{fn}: pad should be at most half of effective kernel size, '
                                f'but got pad={pp}, kernel_size={kk} and dilation={dd}')
+    if fn.startswith('max_pool') and any(pp * 2 > kk for kk, pp in zip(k, p)):
+        # then PyTorch's max pooling bounds padding by half the kernel, dilation or not
+        raise RuntimeError(_max_pool_pad_message(fn, k, p))
     shape = tuple(input.shape)
     if len(shape) not in (n + 1, n + 2) or any(v == 0 for v in shape[-n - 1:]):
         raise RuntimeError(f'{fn}: non-empty {n + 1}D or {n + 2}D (batch mode) tensor expected '
@@ -174,6 +185,19 @@ def _flat_position(coords, sizes):
 # ---------------------------------------------------------------------------------------
 # max pooling
 
+def _window_argmax(v):
+    """Argmax over the last axis (each row a window in PyTorch's scan order) with PyTorch's
+    rules, shaped (..., 1): ties keep the first, but the LAST NaN wins (its scan replaces the
+    max on any NaN), where ``argmax`` stops at the first NaN."""
+    a = v.argmax(-1)[..., None]
+    if v.dtype.kind in 'fV':
+        nan = xp.isnan(xp.take_along_axis(v, a, -1))   # argmax lands on a NaN if any
+        if nan.any():
+            last = v.shape[-1] - 1 - xp.isnan(v[..., ::-1]).argmax(-1)[..., None]
+            a = xp.where(nan, last, a)
+    return a
+
+
 def _grid(x, p, k, s, d, out, fill):
     """``x`` padded by ``p`` at both ends of each spatial axis and, where ceil_mode windows
     reach past the end, extended to cover them; new entries are ``fill``."""
@@ -207,12 +231,39 @@ def _native_fits(k, s, p, d, out, shape):
             and 2 * out[0] <= shape[-2] and 2 * out[1] <= shape[-1])
 
 
+def _start_in_range(y, arg, low, k, s, p, d):
+    """Point the windows that start in the padding and hold nothing above ``low`` at their
+    first in-range tap (PyTorch's index for them), in place in ``arg``.
+
+    The scan above only moves off offset 0 for a strictly larger value, so such a window
+    keeps a padding tap. Only the first ceil(p/s) windows along an axis start in the
+    padding, so the test reads those border slabs of ``y``, not all of it. The in-range taps
+    of a window form a box, so its first one in window order is each axis's first."""
+    n = len(k)
+    out = y.shape[-n:]
+    first = 0   # flat offset of the first in-range tap, broadcast over the output grid
+    for i in range(n):
+        starts = xp.arange(out[i]) * s[i] - p[i]
+        skip = xp.maximum(0, -(starts // d[i]))   # taps of axis i before the input begins
+        first = first * k[i] + _along(skip, i, n)
+    for i in range(n):
+        border = min(out[i], -(-p[i] // s[i]))
+        if border == 0:
+            continue
+        slab = _spatial(slice(None) if j != i else slice(0, border) for j in range(n))
+        stuck = y[slab] == low
+        if stuck.any():
+            arg[slab] = xp.where(stuck, xp.broadcast_to(first, out)[slab[1:]], arg[slab])
+
+
 class MaxPoolOp(Op):
     """Max over windows; backward puts the gradient at each window's argmax.
 
     Both directions loop over the prod(k) kernel offsets only: each offset is one strided
     slice of the (padded) input, as large as the output, so every step is a vectorised
-    comparison over the whole batch. Ties keep the first offset, as ``argmax`` does.
+    comparison over the whole batch. PyTorch's window rules: ties keep the first offset, a
+    NaN wins and the last NaN of a window gives the index, and a window whose in-range
+    values are all -inf (the dtype's lowest, for integers) points at its first in-range tap.
     """
     widens_half = True
     node_name = 'MaxPool2DWithIndicesBackward0'
@@ -230,7 +281,8 @@ class MaxPoolOp(Op):
         low = -np.inf if x.dtype.kind in 'fV' else np.iinfo(x.dtype).min
         xp_ = _grid(x, p, k, s, d, out, low)
         self.padded_shape = xp_.shape
-        # A NaN in a window wins, as in PyTorch; one pass over x decides if that can happen.
+        # A NaN in a window wins (a later NaN over an earlier one, as PyTorch's scan does);
+        # one pass over x decides if that can happen.
         nan_aware = x.dtype.kind in 'fV' and bool(xp.isnan(x.sum()))
         # Arithmetic, not masked assignment (xp.where/copyto(where=) are several times slower):
         # y = max(y, view); arg += better * (t - arg).
@@ -244,13 +296,15 @@ class MaxPoolOp(Op):
                 continue
             xp.greater(view, y, out=better)
             if nan_aware:
-                better |= xp.isnan(view) & ~xp.isnan(y)
+                better |= xp.isnan(view)
                 xp.copyto(y, view, where=better)
             else:
                 xp.maximum(y, view, out=y)
             xp.subtract(t, arg, out=step, casting='unsafe')
             step *= better
             arg += step
+        if any(p):
+            _start_in_range(y, arg, low, k, s, p, d)
         self.arg = arg
         self._flat = None
         if return_indices:
@@ -323,6 +377,10 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """1-d max pooling over ``(N, C, L)`` or ``(C, L)`` input."""
     _check_1d('max_pool1d', input)
     one = lambda v: (1,) + _ntuple(v, 1, 'argument', 'max_pool1d')  # noqa: E731
+    pad, size = _ntuple(padding, 1, 'padding', 'max_pool1d'), one(kernel_size)[1:]
+    if not return_indices and pad[0] * 2 > size[0]:   # PyTorch's own check for this form
+        raise RuntimeError(f'max_pool1d() padding should be at most half of kernel size, but '
+                           f'got padding={pad[0]} and kernel_size={size[0]}')
     r = max_pool2d(input.unsqueeze(-2), one(kernel_size),
                    None if stride is None or stride == () else one(stride),
                    (0,) + _ntuple(padding, 1, 'padding', 'max_pool1d'), one(dilation),
@@ -623,7 +681,8 @@ class AdaptiveMaxPoolOp(Op):
             keys.append(a.reshape(shape))
         v = x[_spatial(keys)]
         v = v.reshape(v.shape[:-n] + (math.prod(ks),))
-        a = v.argmax(-1)[..., None]
+        # the repeated last elements keep scan order: the last NaN's copies share its place
+        a = _window_argmax(v)
         y = xp.take_along_axis(v, a, -1)[..., 0]
         offsets = xp.unravel_index(a[..., 0], ks)
         coords = [pos[i][_along(xp.arange(out[i]), i, n), offsets[i]] for i in range(n)]
@@ -732,7 +791,7 @@ class FractionalMaxPoolOp(Op):
         v = xp.take_along_axis(x.reshape(len(planes), -1, 1),
                                flat.reshape(len(planes), -1, 1), 1)
         v = v.reshape(flat.shape)
-        a = v.argmax(-1)[..., None]
+        a = _window_argmax(v)
         y = xp.take_along_axis(v, a, -1).reshape(lead + out)
         self.idx = xp.take_along_axis(flat, a, -1).reshape(lead + out).astype(np.int64)
         if return_indices:
