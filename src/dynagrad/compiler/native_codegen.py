@@ -36,7 +36,8 @@ import re
 
 import numpy as np
 
-from ..ops import arithmetic, reduction, unary
+from ..nn.functional.activation import Gelu
+from ..ops import arithmetic, indexing, reduction, unary
 from .symbolic import has_symbols
 
 # per op: the forward over the operands' scalars {0}, {1}; the gradient of each operand
@@ -54,11 +55,35 @@ SCALAR = {
     # np.maximum(x, 0): NaN stays NaN, -0.0 gives +0.0
     unary.Relu: ('({0} if ({0} > ZERO or {0} != {0}) else ZERO)',
                  ('{g} * (ONE if {y} > ZERO else ZERO)',)),
+    # where(mask, value, x) with a number for value; the mask (a bool array) gets no
+    # gradient, x gets where(mask, 0, g)
+    indexing.MaskedFill: ('({2} if {1} else {0})', ('(ZERO if {1} else {g})', '', '')),
 }
+# ops whose formulas depend on a parameter: (parameter, {value: formulas})
+BY_PARAMETER = {
+    # native/activation.py's formulas (native/elementwise.py)
+    Gelu: ('approximate', {
+        'none': ('_gelu({0})', ('{g} * _gelu_grad({0})',)),
+        'tanh': ('_gelu_tanh({0}, GK, GC)', ('{g} * _gelu_tanh_grad({0}, GK, GC)',)),
+    }),
+}
+# operands that are boolean masks rather than data: (op, operand position)
+MASKS = {(indexing.MaskedFill, 1)}
 
 _DTYPES = {np.dtype(np.float32): 'float32', np.dtype(np.float64): 'float64'}
 MIN_STEPS = 2       # a single op is one NumPy ufunc already
 _BLOCK = 512        # values per block of a fused sum (a 2-4 KiB buffer: stays in L1)
+
+
+def formulas(step):
+    """(forward, gradients) of a step the generator fuses, or None."""
+    entry = SCALAR.get(step.cls)
+    if entry is not None:
+        return entry
+    by = BY_PARAMETER.get(step.cls)
+    if by is None or not step.params or set(step.params) != {by[0]}:
+        return None
+    return by[1].get(step.params[by[0]])
 
 
 class Region:
@@ -66,16 +91,24 @@ class Region:
 
     def __init__(self, index, steps, shape, dtype):
         self.index = index
-        self.steps = steps            # the elementwise steps' indices, consecutive
+        # the elementwise steps' indices, in order; the steps between them read nothing
+        # made here (they run before the kernel, which runs at the last one)
+        self.steps = steps
         self.members = list(steps)    # and the sum ending the run, if one does
         self.sum_step = None
         self.total = None             # the sum's slot
         self.first, self.last = steps[0], steps[-1]
         self.shape, self.dtype = shape, dtype
         self.inputs = []              # external array operands: ('s', slot) or ('c', index)
+        self.input_meta = []          # and their (shape, dtype)
         self.exports = []             # slots produced here that others read
         self.grad_outputs = []        # exported slots whose gradients flow back in
         self.grad_inputs = []         # external slots that get gradients
+        # broadcasting: the loop nest's extents (the region's dimensions, merged where every
+        # input is either whole or broadcast in both) and per input the loop levels it runs
+        # along; None where every input has the region's shape (one flat loop)
+        self.extents = None
+        self.levels = None
         self.forward_name = f'R{index}f'
         self.backward_name = f'R{index}b'
         self.source = None
@@ -86,6 +119,48 @@ class Region:
     def shape_of(self, slot):
         """The shape text of an exported value when not the region's (the sum's: 0-d)."""
         return '()' if slot == self.total else None
+
+    def argument_types(self):
+        """Per kernel, the dtype names of its arguments (each a flat C array)."""
+        dims = ('int64',) if self.extents is not None else ()
+        data = _DTYPES[self.dtype]
+        inputs = tuple(str(m[1]) for m in self.input_meta)
+        found = {'forward': dims + inputs + (data,) * len(self.exports)}
+        if self.grad_inputs:
+            found['backward'] = dims + inputs + (data,) * (len(self.grad_outputs)
+                                                           + len(self.grad_inputs))
+        return found
+
+
+def _broadcasts(shape, to):
+    """Whether an operand of ``shape`` broadcasts to ``to`` (the output's shape)."""
+    if len(shape) > len(to):
+        return False
+    return all(a == b or a == 1 for a, b in zip(shape[::-1], to[::-1]))
+
+
+def _layout(shape, operand_shapes):
+    """(extents, levels per operand) of the loop nest over ``shape`` (see Region), or
+    (None, None) where every operand is whole."""
+    ndim = len(shape)
+    padded = [(1,) * (ndim - len(s)) + tuple(s) for s in operand_shapes]
+    groups = []         # [extent, which operands run along it]
+    for d in range(ndim):
+        if shape[d] == 1:
+            continue
+        along = tuple(p[d] == shape[d] for p in padded)
+        if groups and groups[-1][1] == along:
+            groups[-1][0] *= shape[d]
+        else:
+            groups.append([shape[d], along])
+    if all(all(along) for _, along in groups):
+        return None, None
+    if not groups:
+        groups = [[1, tuple(False for _ in padded)]]
+    extents = [g[0] for g in groups]
+    levels = [tuple(level for level, (_, along) in enumerate(groups) if along[k])
+              for k in range(len(padded))]
+    return extents, levels
 
 
 def find_regions(program, input_arrays):
@@ -101,34 +176,46 @@ def find_regions(program, input_arrays):
                 meta[o] = m
     written = {s.refs[0][1] for s in steps if s.inplace and s.refs[0][0] == 's'}
 
+    def operand_meta(kind, v):
+        if kind == 's':
+            return meta.get(v)
+        c = program.constants[v]
+        return (c.shape, c.dtype) if isinstance(c, np.ndarray) else None
+
     def fusable(k):
         step = steps[k]
-        if step.cls not in SCALAR or not step.out_meta or not _plain(step):
+        if formulas(step) is None or not step.out_meta or not _plain(step):
             return None
         shape, dtype = step.out_meta[0]
         if dtype not in _DTYPES or has_symbols(shape):
             return None
-        for kind, v in step.refs:
-            if kind == 's':
-                if meta.get(v) != (shape, dtype):
+        for j, (kind, v) in enumerate(step.refs):
+            if kind in ('s', 'c'):
+                m = operand_meta(kind, v)
+                want = np.dtype(bool) if (step.cls, j) in MASKS else dtype
+                if m is None or m[1] != want or has_symbols(m[0]) or \
+                        not _broadcasts(m[0], shape):
                     return None
-            elif kind == 'c':
-                c = program.constants[v]
-                if c.shape != shape or c.dtype != dtype:
-                    return None
-            elif type(v) not in (int, float):
+            elif (step.cls, j) in MASKS or type(v) not in (int, float):
                 return None
         return shape, dtype
 
-    runs, current, key = [], [], None
+    runs, current, key, made = [], [], None, set()
     for k in range(len(steps)):
         this = fusable(k)
         if this is not None and this == key:
             current.append(k)
+            made.add(steps[k].outs[0])
+            continue
+        if current and this is None and not steps[k].inplace and \
+                not any(kind == 's' and v in made for kind, v in steps[k].refs):
+            # a step reading nothing the run made (attention's mask between its scaling and
+            # its masked_fill): it runs before the region's kernel, called at the run's end
             continue
         if len(current) >= MIN_STEPS:
             runs.append((current, key))
         current, key = ([k], this) if this is not None else ([], None)
+        made = {steps[k].outs[0]} if this is not None else set()
     if len(current) >= MIN_STEPS:
         runs.append((current, key))
 
@@ -152,10 +239,12 @@ def find_regions(program, input_arrays):
                     continue
                 if (kind, v) not in region.inputs:
                     region.inputs.append((kind, v))
+                    region.input_meta.append(operand_meta(kind, v))
                 if kind == 's' and step.needs is not None and step.needs[j]:
                     needs_grad.add(v)
         if any(v in written for kind, v in region.inputs if kind == 's'):
             continue        # the backward recomputes from inputs a later op overwrites
+        region.extents, region.levels = _layout(shape, [m[0] for m in region.input_meta])
         last_out = steps[region.last].outs[0]
         after = region.last + 1
         if after < len(steps) and _whole_sum(steps[after], last_out, dtype) and \
@@ -174,7 +263,7 @@ def find_regions(program, input_arrays):
                 if steps[k].needs is not None:
                     region.grad_outputs.append(o)
         region.grad_inputs = [v for kind, v in region.inputs if kind == 's' and v in needs_grad]
-        region.source = _kernel_source(region, steps, program.constants)
+        region.source = _kernel_source(region, steps)
         regions.append(region)
     return regions
 
@@ -191,10 +280,55 @@ def _plain(step):
     """A step with nothing but its operands: as kernels.inline_kernel asks."""
     if step.multi or step.inplace or not step.real or any(c is not None for c in step.casts):
         return False
+    if step.cls in BY_PARAMETER:        # its parameter picked the formulas
+        return True
     return not step.params or (set(step.params) == {'alpha'} and step.params['alpha'] == 1)
 
 
-def _kernel_source(region, steps, constants):
+def _index(levels, n_levels):
+    """The flat index, in a loop nest of ``n_levels``, of an array running along ``levels``
+    (Horner's rule over the extents ``E<level>``; 0 for one broadcast along all)."""
+    if not levels:
+        return '0'
+    text = f'q{levels[0]}'
+    for level in levels[1:]:
+        text = f'({text}) * E{level} + q{level}' if '+' in text else f'{text} * E{level} + q{level}'
+    return text
+
+
+def _nest(region, body, summed=None):
+    """The loop lines running ``body`` (unindented lines, per element, the region's flat
+    index ``i``) over the region: one flat loop, or a nest over ``region.extents``;
+    ``summed``: add that value of each element to ``total`` (blocks of values in a buffer,
+    so the loop computing them still vectorises: an accumulator in it would not, without
+    fast-math, and took tanh with it, 6x slower)."""
+    if region.extents is None:
+        lines, depth, inner, var, first = ['    n = a0.shape[0]'], 1, 'n', 'i', []
+    else:
+        n = len(region.extents)
+        lines = [f'    E{d} = dims[{d}]' for d in range(n)]
+        depth = 1
+        for d in range(n - 1):
+            lines.append('    ' * depth + f'for q{d} in range(E{d}):')
+            depth += 1
+        inner, var = f'E{n - 1}', f'q{n - 1}'
+        first = [f'i = {_index(tuple(range(n)), n)}']
+    pad = '    ' * depth
+    if summed is None:
+        lines.append(pad + f'for {var} in range({inner}):')
+        lines += [pad + '    ' + line for line in first + body]
+        return lines
+    lines += [pad + f'for start in range(0, {inner}, {_BLOCK}):',
+              pad + f'    stop = min(start + {_BLOCK}, {inner})',
+              pad + f'    for {var} in range(start, stop):']
+    lines += [pad + '        ' + line for line in first + body]
+    lines += [pad + f'        block[{var} - start] = t{summed}',
+              pad + '    for j in range(stop - start):',
+              pad + '        total += block[j]']
+    return lines
+
+
+def _kernel_source(region, steps):
     """The module text of the region's two kernels."""
     dtype = _DTYPES[region.dtype]
     numbers = {}
@@ -212,48 +346,52 @@ def _kernel_source(region, steps, constants):
             numbers[text] = f'K{len(numbers)}'
         return numbers[text]
 
-    loads = [f'        {operand(ref)} = a{i}[i]' for i, ref in enumerate(region.inputs)]
+    n_levels = len(region.extents) if region.extents is not None else 0
+
+    def at(k):
+        """The index input ``k`` is read (or its gradient written) at."""
+        if region.extents is None or len(region.levels[k]) == n_levels:
+            return 'i'
+        return _index(region.levels[k], n_levels)
+
+    loads = [f'{operand(ref)} = a{k}[{at(k)}]' for k, ref in enumerate(region.inputs)]
     chain = {}          # slot -> its forward line, its operands
     order = []
     for k in region.steps:
         step = steps[k]
         args = [operand(r) for r in step.refs]
         out = step.outs[0]
-        chain[out] = (f'        t{out} = {SCALAR[step.cls][0].format(*args)}', args)
+        chain[out] = (f't{out} = {formulas(step)[0].format(*args)}', args)
         order.append(out)
     total = steps[region.sum_step].outs[0] if region.sum_step is not None else None
     summed = steps[region.last - 1].outs[0] if total is not None else None
-    n_in = len(region.inputs)
-    arrays = [f'a{i}' for i in range(n_in)]
-    header = ['import numpy as np', 'from numba import njit',
-              'from dynagrad.native.elementwise import tanh as _tanh', '',
+    dims = ['dims'] if region.extents is not None else []
+    arrays = [f'a{i}' for i in range(len(region.inputs))]
+    header = ['import math', 'import numpy as np', 'from numba import njit',
+              'from dynagrad.native.elementwise import tanh as _tanh, gelu as _gelu, '
+              'gelu_grad as _gelu_grad, gelu_tanh as _gelu_tanh, '
+              'gelu_tanh_grad as _gelu_tanh_grad', '',
               f'# {len(region.steps)} elementwise ops fused by dynagrad.compile ({dtype})'
-              + (', then their sum' if total is not None else ''),
-              f'_F = np.{dtype}', 'ONE = _F(1)', 'ZERO = _F(0)']
+              + (', then their sum' if total is not None else '')
+              + (f', over a loop nest {region.extents} (broadcast inputs)'
+                 if region.extents is not None else ''),
+              f'_F = np.{dtype}', 'ONE = _F(1)', 'ZERO = _F(0)',
+              # GELU's tanh form: sqrt(2/pi) and the cubic coefficient, as activation.py
+              'GK = _F(math.sqrt(2 / math.pi))', 'GC = _F(0.044715)']
     jit = "@njit(cache=True, nogil=True, error_model='numpy')"
 
     # forward: the whole chain per element, the exported values stored
     outs = [f'o{i}' for i in range(len(region.exports))]
-    fwd = [jit, f'def forward({", ".join(arrays + outs)}):']
+    fwd = [jit, f'def forward({", ".join(dims + arrays + outs)}):']
     body = loads + [chain[o][0] for o in order]
-    body += [f'        o{i}[i] = t{slot}' for i, slot in enumerate(region.exports)
-             if slot != total]
+    body += [f'o{i}[i] = t{slot}' for i, slot in enumerate(region.exports) if slot != total]
     if total is None:
-        fwd += ['    for i in range(a0.shape[0]):'] + body
+        fwd += _nest(region, body)
     else:
-        # a sum ending the run: blocks of values computed into a small buffer (a loop
-        # that vectorises: an accumulator in it would not, without fast-math, and took
-        # tanh with it, 6x slower), each block then added to a float64 total (for float32
-        # data more accurate than NumPy's pairwise sum)
-        body.append(f'        block[i - start] = t{summed}')
-        fwd += ['    total = 0.0', f'    block = np.empty({_BLOCK}, _F)',
-                '    n = a0.shape[0]',
-                f'    for start in range(0, n, {_BLOCK}):',
-                f'        stop = min(start + {_BLOCK}, n)',
-                '        for i in range(start, stop):']
-        fwd += ['    ' + line for line in body]
-        fwd += ['        for j in range(stop - start):', '            total += block[j]',
-                f'    o{region.exports.index(total)}[0] = _F(total)']
+        # a float64 total: for float32 data more accurate than NumPy's pairwise sum
+        fwd += ['    total = 0.0', f'    block = np.empty({_BLOCK}, _F)']
+        fwd += _nest(region, body, summed)
+        fwd += [f'    o{region.exports.index(total)}[0] = _F(total)']
 
     # backward: the gradient formulas in reverse, over the chain recomputed
     bwd_lines, live, read, before = [], set(), set(), []
@@ -261,10 +399,10 @@ def _kernel_source(region, steps, constants):
     for slot, name in grads_in.items():
         if slot == total:       # the sum's gradient is one number, every element's
             before.append(f'    d{summed}_all = {name}[0]')
-            bwd_lines.append(f'        d{summed} = d{summed}_all')
+            bwd_lines.append(f'd{summed} = d{summed}_all')
             live.add(summed)
         else:
-            bwd_lines.append(f'        d{slot} = {name}[i]')
+            bwd_lines.append(f'd{slot} = {name}[i]')
             live.add(slot)
     for k in reversed(region.steps):
         step = steps[k]
@@ -275,15 +413,15 @@ def _kernel_source(region, steps, constants):
         for j, ((kind, v), need) in enumerate(zip(step.refs, step.needs)):
             if kind != 's' or not need:
                 continue
-            formula = SCALAR[step.cls][1][j]
+            formula = formulas(step)[1][j]
             expr = formula.format(*args, g=f'd{out}', y=f't{out}')
             read.update(args[int(p)] for p in _OPERAND.findall(formula))
             if '{y}' in formula:
                 read.add(f't{out}')
             if v in live:
-                bwd_lines.append(f'        d{v} = d{v} + {expr}')
+                bwd_lines.append(f'd{v} = d{v} + {expr}')
             else:
-                bwd_lines.append(f'        d{v} = {expr}')
+                bwd_lines.append(f'd{v} = {expr}')
                 live.add(v)
     # only the forward values the formulas read (and what they are made of)
     needed, wanted = set(), {int(t[1:]) for t in read if t.startswith('t')}
@@ -296,11 +434,23 @@ def _kernel_source(region, steps, constants):
     results = [f'r{i}' for i in range(len(region.grad_inputs))]
     bwd = []
     if results:
-        bwd = [jit, f'def backward({", ".join(arrays + list(grads_in.values()) + results)}):']
-        bwd += before + ['    for i in range(a0.shape[0]):'] + loads
-        bwd += [chain[o][0] for o in order if o in needed]
-        bwd += bwd_lines
-        bwd += [f'        r{i}[i] = d{v}' for i, v in enumerate(region.grad_inputs)]
+        # a broadcast input's gradient is summed to its shape in the kernel, in float64
+        # (eager rounds each element's gradient to the dtype, as here, then sums them
+        # pairwise in the dtype: the results differ by that sum's rounding)
+        position = {v: region.inputs.index(('s', v)) for v in region.grad_inputs}
+        reduced = [r for r, v in enumerate(region.grad_inputs) if at(position[v]) != 'i']
+        bwd = [jit, f'def backward({", ".join(dims + arrays + list(grads_in.values()) + results)}):']
+        bwd += before
+        bwd += [f'    s{r} = np.zeros(r{r}.shape[0], np.float64)' for r in reduced]
+        body = loads + [chain[o][0] for o in order if o in needed] + bwd_lines
+        for r, v in enumerate(region.grad_inputs):
+            if r in reduced:
+                body.append(f's{r}[{at(position[v])}] += d{v}')
+            else:
+                body.append(f'r{r}[i] = d{v}')
+        bwd += _nest(region, body)
+        for r in reduced:
+            bwd += [f'    for j in range(r{r}.shape[0]):', f'        r{r}[j] = _F(s{r}[j])']
     constants_lines = [f'{name} = _F({text})' for text, name in numbers.items()]
     return '\n'.join(header + constants_lines + ['', ''] + fwd + ['', ''] + bwd) + '\n'
 
@@ -328,7 +478,7 @@ def forward_lines(region, namespace, operand_text):
              'one native kernel']
     lines.append('    ' + '; '.join(f'v{o} = _empty({region.shape_of(o) or reference}, '
                                     f'D{region.index})' for o in region.exports))
-    args = [_flat_input(ref, operand_text) for ref in region.inputs]
+    args = _dims(region, namespace) + [_flat_input(ref, operand_text) for ref in region.inputs]
     args += [f'v{o}.ravel()' for o in region.exports]
     lines.append(f'    {region.forward_name}({", ".join(args)})')
     return lines
@@ -341,9 +491,13 @@ def backward_lines(region, namespace, operand_text):
     if region.grad_inputs:
         reference = _reference(region, operand_text)
         d = f'D{region.index}'
-        lines.append('        ' + '; '.join(f'r{i} = _empty({reference}, {d})'
-                                            for i in range(len(region.grad_inputs))))
-        args = [_flat_input(ref, operand_text) for ref in region.inputs]
+        shapes = {v: m[0] for (kind, v), m in zip(region.inputs, region.input_meta)
+                  if kind == 's'}
+        lines.append('        ' + '; '.join(
+            f'r{i} = _empty({reference if shapes[v] == region.shape else repr(shapes[v])}, {d})'
+            for i, v in enumerate(region.grad_inputs)))
+        args = _dims(region, namespace)
+        args += [_flat_input(ref, operand_text) for ref in region.inputs]
         args += [f'_grad_flat(g{o}, {region.shape_of(o) or reference}, {d})'
                  for o in region.grad_outputs]
         args += [f'r{i}.ravel()' for i in range(len(region.grad_inputs))]
@@ -355,9 +509,18 @@ def backward_lines(region, namespace, operand_text):
     return lines
 
 
+def _dims(region, namespace):
+    """The loop nest's extents, the first argument of a broadcasting region's kernels."""
+    if region.extents is None:
+        return []
+    namespace[f'LOOP{region.index}'] = np.array(region.extents, np.int64)
+    return [f'LOOP{region.index}']
+
+
 def _reference(region, operand_text):
-    for kind, v in region.inputs:
-        if kind == 's':
+    """The region's shape, as text: a whole input's shape, else the captured one."""
+    for (kind, v), m in zip(region.inputs, region.input_meta):
+        if kind == 's' and m[0] == region.shape:
             return f'{operand_text(("s", v))}.shape'
     return repr(tuple(region.shape))
 
