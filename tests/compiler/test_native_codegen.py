@@ -674,3 +674,110 @@ def test_kernels_are_cached_on_disk_for_the_next_process(tmp_path):
                             text=True, check=True)
     assert second.stdout == first.stdout
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps      # loaded, not rewritten
+
+
+def block(x, ln_w, ln_b, qkv_w, qkv_b, w1, b1, w2, b2):
+    """A GPT block as models write it: attention's scale and causal mask, the MLP's bias
+    adds written out, GELU, a scaled residual."""
+    lib = torch if isinstance(x, torch.Tensor) else dg
+    F = lib.nn.functional
+    B, L, C = x.shape
+    q, k, v = F.linear(F.layer_norm(x, (C,), ln_w, ln_b), qkv_w, qkv_b).split(C, dim=2)
+    q, k, v = (t.view(B, L, 2, C // 2).transpose(1, 2) for t in (q, k, v))
+    mask = lib.tril(lib.ones(L, L)).view(1, 1, L, L)
+    att = (q @ k.transpose(-2, -1)) * (1.0 / (C // 2) ** 0.5)
+    att = att.masked_fill(mask == 0, float('-inf'))
+    y = (F.softmax(att, dim=-1) @ v).transpose(1, 2).contiguous().view(B, L, C)
+    x = x + y
+    h = F.gelu(x @ w1 + b1)
+    return x + (h @ w2 + b2) * 0.5
+
+
+def block_inputs(seed=10, B=3, L=8, C=16):
+    rng = np.random.default_rng(seed)
+    shapes = [(B, L, C), (C,), (C,), (3 * C, C), (3 * C,), (C, 4 * C), (4 * C,),
+              (4 * C, C), (C,)]
+    arrays = [rng.standard_normal(s) * (1.0 if len(s) < 2 or s[0] == B else 0.2)
+              for s in shapes]
+    arrays[1] = arrays[1] * 0.1 + 1.0
+    return arrays
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('mode', MODES)
+def test_a_gpt_block_compiled_gets_eager_gradients(mode, dtype):
+    """Regions in a real block: the attention's scaling and mask, the MLP's bias and GELU,
+    its second bias, scaling and residual; values and every gradient as eager's (same
+    kernels) and torch's (float64, within the matmuls' rounding)."""
+    arrays = block_inputs()
+    requires = (True,) * len(arrays)
+    value, grads, compiled = run(block, arrays, requires, mode, dtype)
+    with kernels(mode):
+        ref_value, ref_grads = eager(block, arrays, requires, dtype)
+    for got, ref in zip([value] + grads, [ref_value] + ref_grads):
+        close(got, ref, dtype)
+    if dtype == np.float64:
+        torch_value, torch_grads = with_torch(block, arrays, requires, dtype)
+        for got, theirs in zip([value] + grads, [torch_value] + torch_grads):
+            close(got, theirs, dtype)
+    if mode == 'native':
+        regions = programs(compiled)[0].regions
+        assert sorted(len(r.steps) for r in regions) == [2, 2, 3]
+        assert all(r.extents is not None for r in regions)     # each broadcasts
+    else:
+        assert region_count(compiled) == 0
+
+
+@needs_numba
+def test_a_step_reading_the_run_or_writing_in_place_ends_it():
+    """Only steps independent of the run run before its kernel: one reading a value the run
+    made, or one writing in place, ends the run there."""
+    rng = np.random.default_rng(11)
+    x, y = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+
+    def reads(x, y):
+        h = x * 2.0 + 1.0
+        s = h.sum(dim=1, keepdim=True)      # reads h: ends the run
+        return (h - 0.5) * s + y
+
+    def writes(x, y):
+        y = y * 1.0
+        h = x * 2.0 + 1.0
+        y.mul_(3.0)                         # in place: ends the run
+        return (h - 0.5) * y
+    for fn, count in ((reads, 2), (writes, 2)):
+        value, grads, compiled = run(fn, [x, y], (True, True), 'native', np.float64)
+        ref_value, ref_grads = eager(fn, [x, y], (True, True), np.float64)
+        np.testing.assert_array_equal(value, ref_value)
+        for g, ref in zip(grads, ref_grads):
+            close(g, ref, np.float64)
+        assert region_count(compiled) == count, fn.__name__
+        for region in programs(compiled)[0].regions:
+            assert region.steps == list(range(region.steps[0], region.steps[-1] + 1))
+
+
+@needs_numba
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_an_independent_step_between_runs_first(dtype):
+    """A step reading nothing the run made (here one whose result the run then reads, and
+    whose input gets its gradient through the region's) runs before the region's kernel,
+    which is called at the run's end."""
+    rng = np.random.default_rng(12)
+    x, y = rng.standard_normal((5, 6)), rng.standard_normal(6)
+
+    def f(x, y):
+        h = x * 2.0 + 1.0
+        z = y.exp()                         # not fused, independent of h
+        h = (h - 0.5) * z
+        return h * h
+    value, grads, compiled = run(f, [x, y], (True, True), 'native', dtype)
+    ref_value, ref_grads = eager(f, [x, y], (True, True), dtype)
+    torch_value, torch_grads = with_torch(f, [x, y], (True, True), dtype)
+    np.testing.assert_array_equal(value, ref_value)
+    for g, ref, theirs in zip(grads, ref_grads, torch_grads):
+        close(g, ref, dtype)
+        close(g, theirs, dtype)
+    (region,) = programs(compiled)[0].regions
+    assert region.steps == [0, 1, 3, 4, 5]
+    code = programs(compiled)[0].code()
+    assert code.index('R0f(') > code.index('.forward(v1)')      # exp, then the kernel
