@@ -463,9 +463,9 @@ def gelus(x, bias, approximate):
 @pytest.mark.parametrize('dtype', DTYPES)
 @pytest.mark.parametrize('mode', MODES)
 def test_gelu_is_fused(mode, dtype, approximate):
-    """GELU's fused formulas are the native GELU kernel's, operation for operation (that
-    kernel may fuse products, this one does not: an ulp apart); against NumPy's formulas,
-    torch and float64 within a few ulps."""
+    """GELU's fused formulas are the native GELU kernel's, operation for operation (both
+    may fuse products and sums, not necessarily the same: an ulp apart); against NumPy's
+    formulas, torch and float64 within a few ulps."""
     rng = np.random.default_rng(9)
     x = rng.standard_normal((7, 33)) * 3
     x[0, :5] = [0.0, -0.0, 40.0, -40.0, -7.5]

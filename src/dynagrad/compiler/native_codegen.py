@@ -2,11 +2,21 @@
 kernel forward and one backward, so a chain of elementwise ops costs one pass over memory
 (and one call) instead of one NumPy ufunc per op.
 
-A region is a run of consecutive elementwise steps (``SCALAR``) of one shape and one real
-float dtype (float32 or float64) whose array operands all have that shape (no
-broadcasting yet: a step that broadcasts ends the run), with Python numbers as the only
-other operands. Values the rest of the program reads (later steps, the result, other
-gradient formulas) are written out; the others live in registers only.
+A region is a run of elementwise steps (``SCALAR``, ``BY_PARAMETER``) whose outputs have
+one shape and one real float dtype (float32 or float64), with Python numbers as the only
+other operands. Array operands may broadcast to that shape (a bias, a (N, 1) column, a
+size-1 dimension anywhere; masked_fill's mask is a bool array broadcast the same way); a
+step with another output shape ends the run. Steps between the run's members that read
+nothing it made and write nothing in place (attention's mask, computed between the scores'
+scaling and their masked_fill) do not end it: they run first, and the region's kernel is
+called where its last member was. Values the rest of the program reads (later steps, the
+result, other gradient formulas) are written out; the others live in registers only.
+
+Where an input broadcasts, the kernels loop over a nest of the region's dimensions, merged
+where every input either runs along both or is broadcast along both (a (B, L, C) region
+with a (C,) bias: two loops, B*L and C), each input read at its own index (no broadcast
+copy is made). A broadcast input's gradient is summed to its shape inside the backward
+kernel, into a float64 buffer, then rounded to the dtype once.
 
 The forward kernel runs the chain per element. The backward kernel recomputes the chain
 per element from the region's inputs and runs the gradient formulas back through it, so
@@ -15,16 +25,23 @@ recomputation does): it reads the region's inputs and the gradients of its writt
 values, and writes the gradients of its inputs, in one pass.
 
 A whole-tensor ``sum()`` right after the run, of its last value only, joins the region:
-the forward kernel adds the values up (a float64 accumulator) instead of storing them, and
-the backward kernel reads the sum's gradient as one number.
+the forward kernel keeps the values in a scratch buffer of its own and adds them up in
+float64 (``native.elementwise.block_sum``: 8 interleaved partial sums) instead of handing
+them out, and the backward kernel reads the sum's gradient as one number.
 
 Arithmetic matches NumPy's: the same IEEE operations in the data's dtype (constants in
 that dtype, no fast-math), the gradient terms within a region summed in the NumPy
 generator's order; ``+ - * /``, neg and relu give eager's bits. Where an input also gets
 gradient from outside the region, the region's terms are summed first (rounding may
-differ), and a fused sum adds in another order than NumPy's pairwise sum. tanh calls
-``native.elementwise.tanh`` (float32: a rational fit within an ulp or two of NumPy's,
-vectorisable; float64: libm).
+differ), and a fused sum adds in another order than NumPy's pairwise sum. A broadcast
+input's gradient differs from eager's by that sum's rounding only: eager rounds each
+element's term to the dtype (as here), then sums them pairwise in the dtype; here they are
+added in float64 in element order, so float32 results are as close to the exact sum or
+closer, and float64 ones differ by a few ulps of the sum. masked_fill with a number gives
+eager's bits. tanh calls ``native.elementwise.tanh`` (float32: a rational fit within an
+ulp or two of NumPy's, vectorisable; float64: libm); GELU calls the GELU kernel's
+per-element formulas (``native/elementwise.py``: within an ulp of eager's native GELU, a
+few of its NumPy path's).
 
 Recomputing reads the region's inputs again at backward time: a region whose input a later
 step of the program writes in place is not made; an input the caller writes in place
@@ -72,7 +89,6 @@ MASKS = {(indexing.MaskedFill, 1)}
 
 _DTYPES = {np.dtype(np.float32): 'float32', np.dtype(np.float64): 'float64'}
 MIN_STEPS = 2       # a single op is one NumPy ufunc already
-_BLOCK = 512        # values per block of a fused sum (a 2-4 KiB buffer: stays in L1)
 
 
 def formulas(step):
@@ -292,39 +308,42 @@ def _index(levels, n_levels):
         return '0'
     text = f'q{levels[0]}'
     for level in levels[1:]:
-        text = f'({text}) * E{level} + q{level}' if '+' in text else f'{text} * E{level} + q{level}'
+        if '+' in text:
+            text = f'({text})'
+        text = f'{text} * E{level} + q{level}'
     return text
 
 
-def _nest(region, body, summed=None):
+def _nest(region, body):
     """The loop lines running ``body`` (unindented lines, per element, the region's flat
-    index ``i``) over the region: one flat loop, or a nest over ``region.extents``;
-    ``summed``: add that value of each element to ``total`` (blocks of values in a buffer,
-    so the loop computing them still vectorises: an accumulator in it would not, without
-    fast-math, and took tanh with it, 6x slower)."""
+    index ``i``) over the region: one flat loop, or a nest over ``region.extents``."""
     if region.extents is None:
-        lines, depth, inner, var, first = ['    n = a0.shape[0]'], 1, 'n', 'i', []
-    else:
-        n = len(region.extents)
-        lines = [f'    E{d} = dims[{d}]' for d in range(n)]
-        depth = 1
-        for d in range(n - 1):
-            lines.append('    ' * depth + f'for q{d} in range(E{d}):')
-            depth += 1
-        inner, var = f'E{n - 1}', f'q{n - 1}'
-        first = [f'i = {_index(tuple(range(n)), n)}']
-    pad = '    ' * depth
-    if summed is None:
-        lines.append(pad + f'for {var} in range({inner}):')
-        lines += [pad + '    ' + line for line in first + body]
-        return lines
-    lines += [pad + f'for start in range(0, {inner}, {_BLOCK}):',
-              pad + f'    stop = min(start + {_BLOCK}, {inner})',
-              pad + f'    for {var} in range(start, stop):']
-    lines += [pad + '        ' + line for line in first + body]
-    lines += [pad + f'        block[{var} - start] = t{summed}',
-              pad + '    for j in range(stop - start):',
-              pad + '        total += block[j]']
+        return ['    for i in range(a0.shape[0]):'] + ['        ' + line for line in body]
+    n = len(region.extents)
+    lines = [f'    E{d} = dims[{d}]' for d in range(n)]
+    for d in range(n):
+        lines.append('    ' * (d + 1) + f'for q{d} in range(E{d}):')
+    lines.append('    ' * (n + 1) + f'i = {_index(tuple(range(n)), n)}')
+    return lines + ['    ' * (n + 1) + line for line in body]
+
+
+def _size(region):
+    if region.extents is None:
+        return 'a0.shape[0]'
+    return ' * '.join(f'E{d}' for d in range(len(region.extents)))
+
+
+def _row_sums(region, row, target):
+    """Lines adding each innermost row of ``row`` (a region-sized buffer) into ``target``
+    (an index text over the outer loops' ``q``): a broadcast input's gradient entry."""
+    n = len(region.extents)
+    lines = []
+    for d in range(n - 1):
+        lines.append('    ' * (d + 1) + f'for q{d} in range(E{d}):')
+    pad = '    ' * n
+    first = f'({_index(tuple(range(n - 1)), n - 1)}) * E{n - 1}' if n > 1 else '0'
+    lines += [pad + f'i = {first}',
+              pad + f'{target} += _block_sum({row}[i:i + E{n - 1}], E{n - 1})']
     return lines
 
 
@@ -370,7 +389,7 @@ def _kernel_source(region, steps):
     header = ['import math', 'import numpy as np', 'from numba import njit',
               'from dynagrad.native.elementwise import tanh as _tanh, gelu as _gelu, '
               'gelu_grad as _gelu_grad, gelu_tanh as _gelu_tanh, '
-              'gelu_tanh_grad as _gelu_tanh_grad', '',
+              'gelu_tanh_grad as _gelu_tanh_grad, block_sum as _block_sum', '',
               f'# {len(region.steps)} elementwise ops fused by dynagrad.compile ({dtype})'
               + (', then their sum' if total is not None else '')
               + (f', over a loop nest {region.extents} (broadcast inputs)'
@@ -389,9 +408,13 @@ def _kernel_source(region, steps):
         fwd += _nest(region, body)
     else:
         # a float64 total: for float32 data more accurate than NumPy's pairwise sum
-        fwd += ['    total = 0.0', f'    block = np.empty({_BLOCK}, _F)']
-        fwd += _nest(region, body, summed)
-        fwd += [f'    o{region.exports.index(total)}[0] = _F(total)']
+        # the values go to a buffer, then one sum of it (an accumulator in the loop would
+        # keep it from vectorising, without fast-math, and took tanh with it, 6x slower;
+        # a buffer of blocks indexed from each block's start did not vectorise either)
+        body.append(f'values[i] = t{summed}')
+        nest, setup = _nest(region, body), len(region.extents or ())
+        fwd += nest[:setup] + [f'    values = np.empty({_size(region)}, _F)'] + nest[setup:]
+        fwd += [f'    o{region.exports.index(total)}[0] = _F(_block_sum(values, values.size))']
 
     # backward: the gradient formulas in reverse, over the chain recomputed
     bwd_lines, live, read, before = [], set(), set(), []
@@ -439,16 +462,29 @@ def _kernel_source(region, steps):
         # pairwise in the dtype: the results differ by that sum's rounding)
         position = {v: region.inputs.index(('s', v)) for v in region.grad_inputs}
         reduced = [r for r, v in enumerate(region.grad_inputs) if at(position[v]) != 'i']
-        bwd = [jit, f'def backward({", ".join(dims + arrays + list(grads_in.values()) + results)}):']
+        parameters = dims + arrays + list(grads_in.values()) + results
+        bwd = [jit, f'def backward({", ".join(parameters)}):']
         bwd += before
         bwd += [f'    s{r} = np.zeros(r{r}.shape[0], np.float64)' for r in reduced]
         body = loads + [chain[o][0] for o in order if o in needed] + bwd_lines
+        # an input running along the innermost loop gets a term per element there; one
+        # broadcast along it, a row's sum (the terms stored, then summed by _block_sum: an
+        # accumulator in the loop would be one chain of dependent adds, 3x slower)
+        rows = []
         for r, v in enumerate(region.grad_inputs):
-            if r in reduced:
+            if r not in reduced:
+                body.append(f'r{r}[i] = d{v}')
+            elif n_levels - 1 in region.levels[position[v]]:
                 body.append(f's{r}[{at(position[v])}] += d{v}')
             else:
-                body.append(f'r{r}[i] = d{v}')
-        bwd += _nest(region, body)
+                body.append(f'row{r}[i] = d{v}')
+                rows.append(r)
+        nest = _nest(region, body)
+        bwd += nest[:n_levels]
+        bwd += [f'    row{r} = np.empty({_size(region)}, _F)' for r in rows]
+        bwd += nest[n_levels:]
+        for r in rows:
+            bwd += _row_sums(region, f'row{r}', f's{r}[{at(position[region.grad_inputs[r]])}]')
         for r in reduced:
             bwd += [f'    for j in range(r{r}.shape[0]):', f'        r{r}[j] = _F(s{r}[j])']
     constants_lines = [f'{name} = _F({text})' for text, name in numbers.items()]

@@ -55,10 +55,10 @@ def cache_directory():
 
 def load_kernels(source, kernels, dtype):
     """The functions of ``source`` (a module's text) named in ``kernels`` (name -> number of
-    arguments, each a flat C-contiguous array of ``dtype``, or the dtype names of its flat C
-    arrays one by one: a mask's ``bool``, a loop nest's ``int64`` extents), compiled for those arguments
-    now (or loaded from numba's cache), so that a kernel numba refuses fails here, where
-    the caller can keep its NumPy code, and not in the middle of a call."""
+    arguments, each a flat C-contiguous array of ``dtype``; or the dtype names of its flat C
+    arrays one by one: a mask's ``bool``, a loop nest's ``int64`` extents), compiled for
+    those arguments now (or loaded from numba's cache), so that a kernel numba refuses
+    fails here, where the caller can keep its NumPy code, and not in the middle of a call."""
     digest = hashlib.sha1(f'{MATH_VERSION}\n{source}'.encode()).hexdigest()[:24]
     module = _loaded.get(digest)
     if module is None:
