@@ -781,3 +781,31 @@ def test_an_independent_step_between_runs_first(dtype):
     assert region.steps == [0, 1, 3, 4, 5]
     code = programs(compiled)[0].code()
     assert code.index('R0f(') > code.index('.forward(v1)')      # exp, then the kernel
+
+
+@needs_numba
+@pytest.mark.parametrize('shapes', [((4, 3), (), (4, 1)), ((0, 3), (3,), (0, 1)),
+                                    ((2, 1, 3), (1,), (5, 1))],
+                         ids=['0-d', 'empty', 'both-broadcast'])
+def test_edge_shapes_of_broadcast_operands(shapes):
+    """A 0-d operand, an empty region, and inputs that each broadcast (x (2,1,3) with a
+    mask of (5,1): the output (2,5,3) is neither's shape): values and gradients as eager's."""
+    rng = np.random.default_rng(13)
+    x, y, m = (rng.standard_normal(s) for s in shapes)
+
+    def f(x, y, m):
+        h = x.masked_fill(m > 0.0, 0.5) * 2.0 + y
+        return (h * y - x).relu()
+    arrays, requires = [x, y, m], (True, True, False)
+    value, grads, compiled = run(f, arrays, requires, 'native', np.float64)
+    ref_value, ref_grads = eager(f, arrays, requires, np.float64)
+    torch_value, torch_grads = with_torch(f, arrays, requires, np.float64)
+    np.testing.assert_array_equal(value, ref_value)
+    np.testing.assert_array_equal(value, torch_value)
+    for g, ref, theirs in zip(grads[:2], ref_grads[:2], torch_grads[:2]):
+        assert g.shape == ref.shape
+        if g.size:
+            close(g, ref, np.float64)
+            close(g, theirs, np.float64)
+    assert grads[2] is None
+    assert region_count(compiled) == 1
