@@ -407,10 +407,10 @@ def _kernel_source(region, steps):
     if total is None:
         fwd += _nest(region, body)
     else:
-        # a float64 total: for float32 data more accurate than NumPy's pairwise sum
-        # the values go to a buffer, then one sum of it (an accumulator in the loop would
-        # keep it from vectorising, without fast-math, and took tanh with it, 6x slower;
-        # a buffer of blocks indexed from each block's start did not vectorise either)
+        # the values go to a scratch buffer, then one float64 sum of it (for float32 data
+        # more accurate than NumPy's pairwise sum). An accumulator in the loop would keep it
+        # from vectorising, without fast-math (it took tanh with it, 6x slower); so did
+        # blocks of 512 indexed from each block's start (numba's negative-index check)
         body.append(f'values[i] = t{summed}')
         nest, setup = _nest(region, body), len(region.extents or ())
         fwd += nest[:setup] + [f'    values = np.empty({_size(region)}, _F)'] + nest[setup:]
