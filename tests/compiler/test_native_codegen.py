@@ -809,3 +809,24 @@ def test_edge_shapes_of_broadcast_operands(shapes):
             close(g, theirs, np.float64)
     assert grads[2] is None
     assert region_count(compiled) == 1
+
+
+@needs_numba
+def test_a_step_reading_what_the_run_reads_ends_it():
+    """A step between the members that reads one of the region's inputs is not run ahead:
+    it could be that input's last use (freed there, or its buffer reused for the step's
+    result) while the kernel, called at the run's end, still reads it."""
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((4, 5))
+
+    def f(a):
+        y = a.sin()
+        h = y * 2.0 + 1.0
+        z = y.exp()                         # y's last use
+        return (h + z) * 0.5
+    value, grads, compiled = run(f, [a], (True,), 'native', np.float64)
+    ref_value, ref_grads = eager(f, [a], (True,), np.float64)
+    np.testing.assert_array_equal(value, ref_value)
+    close(grads[0], ref_grads[0], np.float64)
+    regions = programs(compiled)[0].regions
+    assert [len(r.steps) for r in regions] == [2, 2]

@@ -7,9 +7,9 @@ one shape and one real float dtype (float32 or float64), with Python numbers as 
 other operands. Array operands may broadcast to that shape (a bias, a (N, 1) column, a
 size-1 dimension anywhere; masked_fill's mask is a bool array broadcast the same way); a
 step with another output shape ends the run. Steps between the run's members that read
-nothing it made and write nothing in place (attention's mask, computed between the scores'
-scaling and their masked_fill) do not end it: they run first, and the region's kernel is
-called where its last member was. Values the rest of the program reads (later steps, the
+nothing it made or read and write nothing in place (attention's mask, computed between the
+scores' scaling and their masked_fill) do not end it: they run first, and the region's
+kernel is called where its last member was. Values the rest of the program reads (later steps, the
 result, other gradient formulas) are written out; the others live in registers only.
 
 Where an input broadcasts, the kernels loop over a nest of the region's dimensions, merged
@@ -108,7 +108,7 @@ class Region:
     def __init__(self, index, steps, shape, dtype):
         self.index = index
         # the elementwise steps' indices, in order; the steps between them read nothing
-        # made here (they run before the kernel, which runs at the last one)
+        # made or read here (they run before the kernel, which runs at the last one)
         self.steps = steps
         self.members = list(steps)    # and the sum ending the run, if one does
         self.sum_step = None
@@ -216,22 +216,26 @@ def find_regions(program, input_arrays):
                 return None
         return shape, dtype
 
-    runs, current, key, made = [], [], None, set()
+    def slots(k):
+        return {v for kind, v in steps[k].refs if kind == 's'}
+
+    runs, current, key, touched = [], [], None, set()
     for k in range(len(steps)):
         this = fusable(k)
         if this is not None and this == key:
             current.append(k)
-            made.add(steps[k].outs[0])
+            touched |= slots(k) | {steps[k].outs[0]}
             continue
-        if current and this is None and not steps[k].inplace and \
-                not any(kind == 's' and v in made for kind, v in steps[k].refs):
-            # a step reading nothing the run made (attention's mask between its scaling and
-            # its masked_fill): it runs before the region's kernel, called at the run's end
+        if current and this is None and not steps[k].inplace and not slots(k) & touched:
+            # a step reading nothing the run made or read (attention's mask between its
+            # scaling and its masked_fill): it runs before the region's kernel, called at
+            # the run's end. One reading the run's input could be its last use, which frees
+            # it (or lends its buffer to the step's result) before the kernel reads it.
             continue
         if len(current) >= MIN_STEPS:
             runs.append((current, key))
         current, key = ([k], this) if this is not None else ([], None)
-        made = {steps[k].outs[0]} if this is not None else set()
+        touched = slots(k) | {steps[k].outs[0]} if this is not None else set()
     if len(current) >= MIN_STEPS:
         runs.append((current, key))
 
