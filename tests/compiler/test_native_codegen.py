@@ -291,29 +291,202 @@ def test_other_dtypes_keep_the_numpy_code(dtype):
 
 
 @needs_numba
-def test_broadcasting_ends_a_region_and_stays_correct():
-    """A step whose operands have other shapes than its output is not fused; the same-shape
-    runs around it still are."""
+def test_a_step_of_another_shape_ends_a_region_and_stays_correct():
+    """A step whose output has another shape than the run's starts a new run; both runs
+    are fused."""
     rng = np.random.default_rng(6)
-    x, bias = rng.standard_normal((6, 4)), rng.standard_normal(4)
+    x, y = rng.standard_normal((6, 4)), rng.standard_normal((3, 6, 4))
 
-    def f(x, bias):
-        h = (x * 2.0 + 1.0).tanh()      # a region: (6, 4) only
-        h = h * bias                    # broadcasts: NumPy code
-        return (h - 0.5) * h            # a region again
+    def f(x, y):
+        h = (x * 2.0 + 1.0).tanh()      # a region: (6, 4)
+        h = h * y                       # (3, 6, 4): another run starts
+        return (h - 0.5) * h
     with kernels('native'):
         compiled = dg.compile(f)
         for _ in range(3):
-            ts = [dg.tensor(x, requires_grad=True), dg.tensor(bias, requires_grad=True)]
+            ts = [dg.tensor(x, requires_grad=True), dg.tensor(y, requires_grad=True)]
             out = compiled(*ts)
             out.sum().backward()
     assert region_count(compiled) == 2
-    es = [dg.tensor(x, requires_grad=True), dg.tensor(bias, requires_grad=True)]
+    es = [dg.tensor(x, requires_grad=True), dg.tensor(y, requires_grad=True)]
     f(*es).sum().backward()
     np.testing.assert_allclose(out.detach().numpy(), f(*es).detach().numpy(),
                                **TOL[np.float64])
     for t, e in zip(ts, es):
         np.testing.assert_allclose(t.grad.numpy(), e.grad.numpy(), **TOL[np.float64])
+
+
+def biased(x, bias, scale, rows, one):
+    """Operands broadcast along trailing, leading and middle dimensions, and a (1,)."""
+    h = x * scale + bias                # (6, 5, 4) with (5, 1) and (4,)
+    h = (h * rows).tanh() - one         # rows (6, 1, 4): broadcast in the middle
+    return (h * bias - scale).relu() + scale / (h * h + 1.0)
+
+
+def biased_no_tanh(x, bias, scale, rows, one):
+    h = x * scale + bias
+    h = -(h * rows) * 2.0 + one
+    return (h * bias - scale).relu() * h - rows / (h * h + 1.0)
+
+
+BIASED_SHAPES = [(6, 5, 4), (4,), (5, 1), (6, 1, 4), (1,)]
+
+
+def broadcast_inputs(seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s) for s in BIASED_SHAPES]
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('mode', MODES)
+@pytest.mark.parametrize('summed', [False, True], ids=['values', 'summed'])
+def test_broadcast_operands_values_and_gradients_match_eager_and_torch(mode, dtype, summed):
+    """Bias-like operands join the region; their gradients are summed to their shapes in
+    the kernel (in float64: within a sum's rounding of eager's and torch's)."""
+    fn = (lambda *a: biased(*a).sum()) if summed else biased
+    arrays, requires = broadcast_inputs(), (True,) * 5
+    value, grads, compiled = run(fn, arrays, requires, mode, dtype)
+    ref_value, ref_grads = eager(fn, arrays, requires, dtype)
+    torch_value, torch_grads = with_torch(fn, arrays, requires, dtype)
+    truth_value, truth_grads = eager(fn, arrays, requires, np.float64)
+    assert value.dtype == dtype
+    assert [g.shape for g in grads] == BIASED_SHAPES and all(g.dtype == dtype for g in grads)
+    for got, ref, theirs, truth in zip([value] + grads, [ref_value] + ref_grads,
+                                       [torch_value] + torch_grads,
+                                       [truth_value] + truth_grads):
+        close(got, ref, dtype)
+        close(got, theirs, dtype)
+        close(got, truth, dtype)
+    if mode == 'native':
+        (region,) = programs(compiled)[0].regions
+        assert region.extents == [6, 5, 4] and len(region.steps) >= 10
+        assert (region.sum_step is not None) == summed
+    else:
+        assert region_count(compiled) == 0
+
+
+@needs_numba
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_broadcast_operands_give_eager_values_bit_for_bit(dtype):
+    """Without tanh the forward is eager's IEEE operations, broadcast or not; the whole
+    inputs' gradients too (only the summed ones are added in another order)."""
+    arrays, requires = broadcast_inputs(seed=3), (True,) * 5
+    value, grads, compiled = run(biased_no_tanh, arrays, requires, 'native', dtype)
+    ref_value, ref_grads = eager(biased_no_tanh, arrays, requires, dtype)
+    assert region_count(compiled) == 1
+    np.testing.assert_array_equal(value, ref_value)
+    np.testing.assert_array_equal(grads[0], ref_grads[0])
+    for g, ref in zip(grads[1:], ref_grads[1:]):
+        close(g, ref, dtype)
+
+
+@needs_numba
+def test_a_broadcast_region_loops_over_merged_dimensions():
+    """Dimensions along which every input is whole, or every one broadcast, merge into one
+    loop; a broadcast input is read at its own index, with no copy made."""
+    rng = np.random.default_rng(4)
+    x, bias = rng.standard_normal((3, 4, 5, 8)), rng.standard_normal(8)
+
+    def f(x, bias):
+        return (x + bias) * 2.0 - bias
+    _, _, compiled = run(f, [x, bias], (True, True), 'native', np.float64)
+    (region,) = programs(compiled)[0].regions
+    assert region.extents == [60, 8] and region.levels == [(0, 1), (1,)]
+    assert 'a1[q1]' in region.source and 's1[q1] += ' in region.source
+    code = programs(compiled)[0].code()
+    assert 'broadcast_to' not in code
+
+
+@needs_numba
+def test_a_mismatched_operand_is_not_fused():
+    """An operand that does not broadcast to the output (the output broadcasts to it)
+    keeps its step out of the run."""
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((4, 1)), rng.standard_normal((1, 3))
+
+    def f(x, y):
+        h = x * 2.0 + 1.0               # (4, 1): a region
+        return h + y                    # (4, 3): one op, not fused
+    value, grads, compiled = run(f, [x, y], (True, True), 'native', np.float64)
+    ref_value, ref_grads = eager(f, [x, y], (True, True), np.float64)
+    assert region_count(compiled) == 1
+    (region,) = programs(compiled)[0].regions
+    assert region.shape == (4, 1)
+    np.testing.assert_array_equal(value, ref_value)
+    for g, ref in zip(grads, ref_grads):
+        np.testing.assert_array_equal(g, ref)
+
+
+def scores(q, bias):
+    """Attention's scale-and-mask, as GPT writes it: a constant causal mask broadcast over
+    batch and heads."""
+    L = q.shape[-1]
+    lib = torch if isinstance(q, torch.Tensor) else dg
+    mask = lib.tril(lib.ones(L, L)).view(1, 1, L, L)
+    large = q > 1.0
+    att = (q + bias) * 0.125
+    att = att.masked_fill(mask == 0, float('-inf'))
+    return att.masked_fill(large, -3.0) * 2.0
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('mode', MODES)
+def test_masked_fill_with_a_broadcast_mask(mode, dtype):
+    rng = np.random.default_rng(8)
+    arrays, requires = [rng.standard_normal((2, 3, 5, 5)), rng.standard_normal(5)], (True, True)
+    value, grads, compiled = run(scores, arrays, requires, mode, dtype)
+    ref_value, ref_grads = eager(scores, arrays, requires, dtype)
+    torch_value, torch_grads = with_torch(scores, arrays, requires, dtype)
+    np.testing.assert_array_equal(value, ref_value)
+    np.testing.assert_array_equal(value, torch_value)
+    hidden = np.triu(np.ones((5, 5), bool), 1) & ~(arrays[0].astype(dtype) > 1.0)
+    assert (np.isneginf(value) == hidden).all() and hidden.sum() > 40
+    np.testing.assert_array_equal(grads[0], ref_grads[0])
+    close(grads[0], torch_grads[0], dtype)
+    close(grads[1], ref_grads[1], dtype)
+    close(grads[1], torch_grads[1], dtype)
+    if mode == 'native':
+        (region,) = programs(compiled)[0].regions
+        assert len(region.steps) == 5 and "'bool'" not in region.source
+        assert 'bool' in region.argument_types()['forward']
+    else:
+        assert region_count(compiled) == 0
+
+
+def gelus(x, bias, approximate):
+    F = (torch if isinstance(x, torch.Tensor) else dg).nn.functional
+    h = F.gelu(x + bias, approximate=approximate)
+    return F.gelu(h * 1.5 - 0.25, approximate=approximate) * h
+
+
+@pytest.mark.parametrize('approximate', ['none', 'tanh'])
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('mode', MODES)
+def test_gelu_is_fused(mode, dtype, approximate):
+    """GELU's fused formulas are the native GELU kernel's, operation for operation (both
+    may fuse products and sums, not necessarily the same: an ulp apart); against NumPy's
+    formulas, torch and float64 within a few ulps."""
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((7, 33)) * 3
+    x[0, :5] = [0.0, -0.0, 40.0, -40.0, -7.5]
+    arrays, requires = [x, rng.standard_normal(33)], (True, True)
+    fn = lambda x, b: gelus(x, b, approximate)      # noqa: E731
+    value, grads, compiled = run(fn, arrays, requires, mode, dtype)
+    with kernels(mode):
+        ref_value, ref_grads = eager(fn, arrays, requires, dtype)
+    torch_value, torch_grads = with_torch(fn, arrays, requires, dtype)
+    truth_value, truth_grads = eager(fn, arrays, requires, np.float64)
+    if mode == 'native':
+        (region,) = programs(compiled)[0].regions
+        assert len(region.steps) == 6 and '_gelu' in region.source
+    else:
+        assert region_count(compiled) == 0
+    for got, ref, theirs, truth in zip([value] + grads, [ref_value] + ref_grads,
+                                       [torch_value] + torch_grads,
+                                       [truth_value] + truth_grads):
+        close(got, ref, dtype)
+        close(got, theirs, dtype)
+        close(got, truth, dtype)
 
 
 @needs_numba
@@ -501,3 +674,159 @@ def test_kernels_are_cached_on_disk_for_the_next_process(tmp_path):
                             text=True, check=True)
     assert second.stdout == first.stdout
     assert {p: p.stat().st_mtime_ns for p in stamps} == stamps      # loaded, not rewritten
+
+
+def block(x, ln_w, ln_b, qkv_w, qkv_b, w1, b1, w2, b2):
+    """A GPT block as models write it: attention's scale and causal mask, the MLP's bias
+    adds written out, GELU, a scaled residual."""
+    lib = torch if isinstance(x, torch.Tensor) else dg
+    F = lib.nn.functional
+    B, L, C = x.shape
+    q, k, v = F.linear(F.layer_norm(x, (C,), ln_w, ln_b), qkv_w, qkv_b).split(C, dim=2)
+    q, k, v = (t.view(B, L, 2, C // 2).transpose(1, 2) for t in (q, k, v))
+    mask = lib.tril(lib.ones(L, L)).view(1, 1, L, L)
+    att = (q @ k.transpose(-2, -1)) * (1.0 / (C // 2) ** 0.5)
+    att = att.masked_fill(mask == 0, float('-inf'))
+    y = (F.softmax(att, dim=-1) @ v).transpose(1, 2).contiguous().view(B, L, C)
+    x = x + y
+    h = F.gelu(x @ w1 + b1)
+    return x + (h @ w2 + b2) * 0.5
+
+
+def block_inputs(seed=10, B=3, L=8, C=16):
+    rng = np.random.default_rng(seed)
+    shapes = [(B, L, C), (C,), (C,), (3 * C, C), (3 * C,), (C, 4 * C), (4 * C,),
+              (4 * C, C), (C,)]
+    arrays = [rng.standard_normal(s) * (1.0 if len(s) < 2 or s[0] == B else 0.2)
+              for s in shapes]
+    arrays[1] = arrays[1] * 0.1 + 1.0
+    return arrays
+
+
+@pytest.mark.parametrize('dtype', DTYPES)
+@pytest.mark.parametrize('mode', MODES)
+def test_a_gpt_block_compiled_gets_eager_gradients(mode, dtype):
+    """Regions in a real block: the attention's scaling and mask, the MLP's bias and GELU,
+    its second bias, scaling and residual; values and every gradient as eager's (same
+    kernels) and torch's (float64, within the matmuls' rounding)."""
+    arrays = block_inputs()
+    requires = (True,) * len(arrays)
+    value, grads, compiled = run(block, arrays, requires, mode, dtype)
+    with kernels(mode):
+        ref_value, ref_grads = eager(block, arrays, requires, dtype)
+    for got, ref in zip([value] + grads, [ref_value] + ref_grads):
+        close(got, ref, dtype)
+    if dtype == np.float64:
+        torch_value, torch_grads = with_torch(block, arrays, requires, dtype)
+        for got, theirs in zip([value] + grads, [torch_value] + torch_grads):
+            close(got, theirs, dtype)
+    if mode == 'native':
+        regions = programs(compiled)[0].regions
+        assert sorted(len(r.steps) for r in regions) == [2, 2, 3]
+        assert all(r.extents is not None for r in regions)     # each broadcasts
+    else:
+        assert region_count(compiled) == 0
+
+
+@needs_numba
+def test_a_step_reading_the_run_or_writing_in_place_ends_it():
+    """Only steps independent of the run run before its kernel: one reading a value the run
+    made, or one writing in place, ends the run there."""
+    rng = np.random.default_rng(11)
+    x, y = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+
+    def reads(x, y):
+        h = x * 2.0 + 1.0
+        s = h.sum(dim=1, keepdim=True)      # reads h: ends the run
+        return (h - 0.5) * s + y
+
+    def writes(x, y):
+        y = y * 1.0
+        h = x * 2.0 + 1.0
+        y.mul_(3.0)                         # in place: ends the run
+        return (h - 0.5) * y
+    for fn, count in ((reads, 2), (writes, 2)):
+        value, grads, compiled = run(fn, [x, y], (True, True), 'native', np.float64)
+        ref_value, ref_grads = eager(fn, [x, y], (True, True), np.float64)
+        np.testing.assert_array_equal(value, ref_value)
+        for g, ref in zip(grads, ref_grads):
+            close(g, ref, np.float64)
+        assert region_count(compiled) == count, fn.__name__
+        for region in programs(compiled)[0].regions:
+            assert region.steps == list(range(region.steps[0], region.steps[-1] + 1))
+
+
+@needs_numba
+@pytest.mark.parametrize('dtype', DTYPES)
+def test_an_independent_step_between_runs_first(dtype):
+    """A step reading nothing the run made (here one whose result the run then reads, and
+    whose input gets its gradient through the region's) runs before the region's kernel,
+    which is called at the run's end."""
+    rng = np.random.default_rng(12)
+    x, y = rng.standard_normal((5, 6)), rng.standard_normal(6)
+
+    def f(x, y):
+        h = x * 2.0 + 1.0
+        z = y.exp()                         # not fused, independent of h
+        h = (h - 0.5) * z
+        return h * h
+    value, grads, compiled = run(f, [x, y], (True, True), 'native', dtype)
+    ref_value, ref_grads = eager(f, [x, y], (True, True), dtype)
+    torch_value, torch_grads = with_torch(f, [x, y], (True, True), dtype)
+    np.testing.assert_array_equal(value, ref_value)
+    for g, ref, theirs in zip(grads, ref_grads, torch_grads):
+        close(g, ref, dtype)
+        close(g, theirs, dtype)
+    (region,) = programs(compiled)[0].regions
+    assert region.steps == [0, 1, 3, 4, 5]
+    code = programs(compiled)[0].code()
+    assert code.index('R0f(') > code.index('.forward(v1)')      # exp, then the kernel
+
+
+@needs_numba
+@pytest.mark.parametrize('shapes', [((4, 3), (), (4, 1)), ((0, 3), (3,), (0, 1)),
+                                    ((2, 1, 3), (1,), (5, 1))],
+                         ids=['0-d', 'empty', 'both-broadcast'])
+def test_edge_shapes_of_broadcast_operands(shapes):
+    """A 0-d operand, an empty region, and inputs that each broadcast (x (2,1,3) with a
+    mask of (5,1): the output (2,5,3) is neither's shape): values and gradients as eager's."""
+    rng = np.random.default_rng(13)
+    x, y, m = (rng.standard_normal(s) for s in shapes)
+
+    def f(x, y, m):
+        h = x.masked_fill(m > 0.0, 0.5) * 2.0 + y
+        return (h * y - x).relu()
+    arrays, requires = [x, y, m], (True, True, False)
+    value, grads, compiled = run(f, arrays, requires, 'native', np.float64)
+    ref_value, ref_grads = eager(f, arrays, requires, np.float64)
+    torch_value, torch_grads = with_torch(f, arrays, requires, np.float64)
+    np.testing.assert_array_equal(value, ref_value)
+    np.testing.assert_array_equal(value, torch_value)
+    for g, ref, theirs in zip(grads[:2], ref_grads[:2], torch_grads[:2]):
+        assert g.shape == ref.shape
+        if g.size:
+            close(g, ref, np.float64)
+            close(g, theirs, np.float64)
+    assert grads[2] is None
+    assert region_count(compiled) == 1
+
+
+@needs_numba
+def test_a_step_reading_what_the_run_reads_ends_it():
+    """A step between the members that reads one of the region's inputs is not run ahead:
+    it could be that input's last use (freed there, or its buffer reused for the step's
+    result) while the kernel, called at the run's end, still reads it."""
+    rng = np.random.default_rng(14)
+    a = rng.standard_normal((4, 5))
+
+    def f(a):
+        y = a.sin()
+        h = y * 2.0 + 1.0
+        z = y.exp()                         # y's last use
+        return (h + z) * 0.5
+    value, grads, compiled = run(f, [a], (True,), 'native', np.float64)
+    ref_value, ref_grads = eager(f, [a], (True,), np.float64)
+    np.testing.assert_array_equal(value, ref_value)
+    close(grads[0], ref_grads[0], np.float64)
+    regions = programs(compiled)[0].regions
+    assert [len(r.steps) for r in regions] == [2, 2]

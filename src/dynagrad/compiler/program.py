@@ -105,12 +105,8 @@ class Program:
             return []
         made = []
         for region in regions:
-            kernels = {'forward': len(region.inputs) + len(region.exports)}
-            if region.grad_inputs:
-                kernels['backward'] = (len(region.inputs) + len(region.grad_outputs)
-                                       + len(region.grad_inputs))
             try:
-                functions = compiler(region.source, kernels, str(region.dtype))
+                functions = compiler(region.source, region.argument_types(), str(region.dtype))
             except Exception:       # numba refusing the code: this region stays NumPy's
                 continue
             region.index = len(made)
@@ -170,14 +166,17 @@ class Program:
             frees = [f'v{v}' for v in sorted(dying.get(k, ()))] if not step.inplace else []
             region = self._in_region.get(k)
             if region is not None:
-                # one kernel for the run; values only the region read never exist outside it
+                # one kernel for the run, called at its end (the steps between its members
+                # read nothing it makes: they run first); values only the region read never
+                # exist outside it
                 if k == region.first:
-                    fwd += native_codegen.forward_lines(region, namespace, self._operand)
                     internal = region.produced(self.steps) - set(region.exports)
                     region_frees = []
                 region_frees += [f for f in frees if int(f[1:]) not in internal]
-                if k == region.last and region_frees:
-                    fwd.append(f'    del {", ".join(region_frees)}')
+                if k == region.last:
+                    fwd += native_codegen.forward_lines(region, namespace, self._operand)
+                    if region_frees:
+                        fwd.append(f'    del {", ".join(region_frees)}')
                 continue
             if kernel is not None:
                 # written out: the op's own NumPy expression, no node

@@ -55,9 +55,10 @@ def cache_directory():
 
 def load_kernels(source, kernels, dtype):
     """The functions of ``source`` (a module's text) named in ``kernels`` (name -> number of
-    arguments, each a flat C-contiguous array of ``dtype``), compiled for those arguments
-    now (or loaded from numba's cache), so that a kernel numba refuses fails here, where
-    the caller can keep its NumPy code, and not in the middle of a call."""
+    arguments, each a flat C-contiguous array of ``dtype``; or the dtype names of its flat C
+    arrays one by one: a mask's ``bool``, a loop nest's ``int64`` extents), compiled for
+    those arguments now (or loaded from numba's cache), so that a kernel numba refuses
+    fails here, where the caller can keep its NumPy code, and not in the middle of a call."""
     digest = hashlib.sha1(f'{MATH_VERSION}\n{source}'.encode()).hexdigest()[:24]
     module = _loaded.get(digest)
     if module is None:
@@ -76,14 +77,17 @@ def load_kernels(source, kernels, dtype):
         _loaded[digest] = module
     from numba import types
     from numba.core.errors import NumbaIRAssumptionWarning
-    array = types.Array(getattr(types, dtype), 1, 'C')
+    def array(name):
+        return types.Array(types.boolean if name == 'bool' else getattr(types, name), 1, 'C')
     found = {}
-    for name, n_args in kernels.items():
+    for name, arguments in kernels.items():
+        if isinstance(arguments, int):
+            arguments = (dtype,) * arguments
         function = getattr(module, name)
         with warnings.catch_warnings():
             # _math's functions inlined at several calls trip a pedantic check of numba's
             # (a name out of scope in its SSA pass) that changes nothing compiled
             warnings.simplefilter('ignore', NumbaIRAssumptionWarning)
-            function.compile((array,) * n_args)
+            function.compile(tuple(array(a) for a in arguments))
         found[name] = function
     return found
