@@ -42,3 +42,20 @@ def test_profile_tool_counts_self_time_per_op_and_puts_the_ops_back():
     assert abs(sum(fams.values()) - wall) < 1e-6 * max(wall, 1)   # framework is the rest
     assert profile.family('aten::native_layer_norm_backward') == 'layer norm'
     assert profile.family('LinearOp.forward') == 'linear'
+
+
+def test_native_tier_table_runs_every_variant():
+    # the native tier's table (benchmarks/native.py): one row per workload asked, one
+    # column per variant, each cell a time and its ratio to PyTorch eager's
+    proc = subprocess.run([sys.executable, '-m', 'benchmarks.native', '--rounds', '1',
+                           '--only', 'attention', '--only', 'chain'], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.splitlines()
+    header = next(line for line in lines if line.startswith('| workload'))
+    assert 'numpy kernels' in header and 'PyTorch eager' in header
+    rows = [line for line in lines if line.startswith(('| attention', '| per-op chain'))]
+    assert len(rows) == 3, proc.stdout
+    for line in rows:
+        cells = [c.strip() for c in line.strip('|').split('|')[2:]]
+        assert all(c.endswith('x)') for c in cells), line
