@@ -4,6 +4,7 @@
     python -m benchmarks.native --threads 2 --rounds 7
     python -m benchmarks.native --only gpt --only cnn
     python -m benchmarks.native --torch-compile        # adds torch.compile's per-op chain
+    python -m benchmarks.native --first-use            # what the tier costs a fresh process
 
 dynagrad with its native kernels (``dynagrad.native``, numba), dynagrad with its NumPy
 kernels and PyTorch eager run the same workloads (``benchmarks.workloads``' models) in turns:
@@ -62,6 +63,53 @@ CASES = [
 ]
 
 
+# A fresh process's first GPT train step, evaluation pass and sampled token (the model and
+# data built first, untimed): with native kernels on, each kernel the step reaches is
+# compiled (cold cache) or loaded (warm) on its first call.
+_FIRST_USE = """
+import sys, time
+t = time.perf_counter()
+import dynagrad
+t_import = time.perf_counter() - t
+sys.path.insert(0, {root!r})
+from benchmarks import workloads as W
+train, evaluate, sample = W.gpt_autograd(dynagrad, dict(W.GPT_SIZES['full'], new_tokens=1),
+                                         use_sdpa=False)
+t = time.perf_counter()
+train(); evaluate(); sample()
+first = time.perf_counter() - t
+t = time.perf_counter()
+train(); evaluate(); sample()
+print(t_import, first, time.perf_counter() - t)
+"""
+
+
+def first_use():
+    """Seconds a fresh process spends on its first GPT step, evaluation and sampled token,
+    and on the same again once warmed: NumPy kernels, then native kernels with an empty
+    cache (compiling) and with the cache that run wrote (loading)."""
+    import os
+    import pathlib
+    import subprocess
+    import tempfile
+    root = str(pathlib.Path(__file__).resolve().parent.parent)
+    code = _FIRST_USE.format(root=root)
+    rows = []
+    with tempfile.TemporaryDirectory() as cache:
+        for label, mode in (('NumPy kernels', 'numpy'), ('native, cold cache', 'native'),
+                            ('native, warm cache', 'native')):
+            env = {**os.environ, 'NUMBA_CACHE_DIR': cache, 'DYNAGRAD_CACHE_DIR': cache,
+                   'DYNAGRAD_KERNELS': mode}
+            out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                                 check=True, env=env).stdout.split()
+            rows.append((label, *(float(v) for v in out)))
+    print('| fresh process | import dynagrad (s) | first GPT step + eval + token (s) | '
+          'the same, warmed (s) |')
+    print('|---|--:|--:|--:|')
+    for label, t_import, first, again in rows:
+        print(f'| {label} | {t_import:.2f} | {first:.2f} | {again:.2f} |')
+
+
 def variants(only, torch_compile):
     """(column, kernel mode or None, {row: timed function}) for each variant."""
     import dynagrad
@@ -89,7 +137,11 @@ def main(argv=None):
                     help=f'one of {", ".join(WORKLOADS)} (repeatable; default: all)')
     ap.add_argument('--torch-compile', action='store_true',
                     help="time torch.compile's per-op chain too (needs a C++ compiler)")
+    ap.add_argument('--first-use', action='store_true',
+                    help='only what the native tier costs a fresh process (compile, load)')
     args = ap.parse_args(argv)
+    if args.first_use:
+        return first_use()
     only = set(args.only or WORKLOADS)
     import dynagrad
     import torch
