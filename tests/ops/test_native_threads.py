@@ -4,8 +4,8 @@ result bit for bit, whatever the thread count (2, and 3 for uneven chunks), and 
 within tolerance through the ops; kernels called from two Python threads at once, and in a
 child made by ``fork``, still give the right values; with one thread nothing is split.
 
-The size thresholds (``MIN_PER_THREAD`` in each family module) keep the small arrays here
-serial, so most tests lower them to one row per chunk (``small_chunks``) to split arrays of
+The size thresholds (``MIN_PER_THREAD`` in each family module, and
+``MIN_PER_THREAD_BACKWARD`` where the backward is lighter) keep the small arrays here serial, so most tests lower them to one row per chunk (``small_chunks``) to split arrays of
 any size; one test per family runs above the real threshold.
 """
 import multiprocessing
@@ -58,7 +58,10 @@ def splits(monkeypatch):
 @pytest.fixture
 def small_chunks(monkeypatch, splits):
     for family in FAMILIES:
-        monkeypatch.setattr(_module(family), 'MIN_PER_THREAD', 1)
+        module = _module(family)
+        for name in ('MIN_PER_THREAD', 'MIN_PER_THREAD_BACKWARD'):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, 1)
     return splits
 
 
@@ -346,10 +349,12 @@ def test_two_python_threads_at_once(small_chunks):
 
 
 def _child(conn, x):
-    from dynagrad.native import activation
+    from dynagrad.native import activation, threads
     activation.MIN_PER_THREAD = 1
     dynagrad.set_num_threads(2)
-    conn.send(native.load('gelu')(x, False).tobytes())
+    workers_at_start = threads._pool.workers        # the parent's threads are not here
+    result = native.load('gelu')(x, False).tobytes()
+    conn.send((result, workers_at_start, threads._pool.workers))
     conn.close()
 
 
@@ -363,6 +368,8 @@ def test_kernels_run_in_a_forked_child(small_chunks):
     child = context.Process(target=_child, args=(send, x))
     child.start()
     assert receive.poll(120), 'the child produced nothing (hung?)'
-    assert receive.recv() == parent_result.tobytes()
+    result, workers_at_start, workers_after = receive.recv()
+    assert result == parent_result.tobytes()
+    assert (workers_at_start, workers_after) == (0, 1)
     child.join(30)
     assert child.exitcode == 0

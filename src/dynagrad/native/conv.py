@@ -19,8 +19,9 @@ import numpy as np
 from ._math import c_array, kernel
 from .threads import chunks, parallel_for
 
-# Column values per thread below which splitting the images lost to one thread (the
-# kernels are copies and adds: little work per value)
+# Column values per thread below which splitting the images did not pay (the kernels are
+# copies and adds: little work per value): im2col (32, 16, 13, 13) 3x3 on two threads
+# 0.87x one thread's time with a core free, col2im 0.84-0.91x; im2col (64, 1, 28, 28) 1.30x
 MIN_PER_THREAD = 262144
 
 
