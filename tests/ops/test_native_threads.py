@@ -128,6 +128,10 @@ def test_chunks_follow_the_thread_count_and_the_threshold():
     assert chunks(10 ** 6, 10) == 3
     assert chunks(25, 10) == 2          # each chunk at least 10 items
     assert chunks(19, 10) == 1
+    threadpoolctl = pytest.importorskip('threadpoolctl')
+    with threadpoolctl.threadpool_limits(1, user_api='blas'):   # what the benchmarks use
+        assert chunks(10 ** 6, 10) == 1 == dynagrad.get_num_threads()
+    assert chunks(10 ** 6, 10) == 3
 
 
 # -- each kernel: bit for bit against one thread ---------------------------------------------
