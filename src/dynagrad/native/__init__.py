@@ -8,9 +8,12 @@ family module holds which kernel; numba is imported when the first kernel is ask
 so ``import dynagrad`` never pays for it (``import numba`` alone is about 0.4 s).
 
 Kernels are compiled on first call per dtype with ``cache=True``: a cold cache costs
-seconds per kernel (see docs/benchmarks.md), a warm one milliseconds. One thread each: on
-the GPT-sized arrays measured here, numba's parallel loops lost to the serial kernel on two
-cores (thread start-up and hand-over cost more than the pass they split).
+seconds per kernel (see docs/benchmarks.md), a warm one milliseconds. Threads: not numba's
+``parallel=True`` (its pip ``workqueue`` layer aborts when two Python threads launch
+parallel kernels at once, and breaks after ``fork``) but ``threads.parallel_for``, which
+runs a ``nogil`` kernel on chunks of independent rows with a small pool of Python threads,
+sized by ``dynagrad.get_num_threads()``, above per-kernel size thresholds measured to pay
+(each family module's ``MIN_PER_THREAD``); results are bit-identical to one thread.
 """
 import importlib
 

@@ -1,0 +1,379 @@
+"""The native kernels on several threads (``dynagrad.native.threads``): a kernel split into
+chunks of rows (elements, images, heads) by ``set_num_threads(n)`` gives the one-thread
+result bit for bit, whatever the thread count (2, and 3 for uneven chunks), and torch's
+within tolerance through the ops; kernels called from two Python threads at once, and in a
+child made by ``fork``, still give the right values; with one thread nothing is split.
+
+The size thresholds (``MIN_PER_THREAD`` in each family module, and
+``MIN_PER_THREAD_BACKWARD`` where the backward is lighter) keep the small arrays here serial, so most tests lower them to one row per chunk (``small_chunks``) to split arrays of
+any size; one test per family runs above the real threshold.
+"""
+import multiprocessing
+import threading
+
+import numpy as np
+import pytest
+import torch
+
+import dynagrad
+import dynagrad.nn.functional as F
+from dynagrad import backend, native
+
+NUMBA_MISSING = native.available()
+pytestmark = pytest.mark.skipif(NUMBA_MISSING is not None,
+                                reason=f'numba does not load: {NUMBA_MISSING}')
+
+FAMILIES = ('activation', 'normalization', 'attention', 'conv', 'pooling')
+
+
+def _module(family):
+    import importlib
+    return importlib.import_module(f'dynagrad.native.{family}')
+
+
+@pytest.fixture(autouse=True)
+def native_kernels():
+    previous = backend.set_kernels('native')
+    threads_before = dynagrad.get_num_threads()
+    yield
+    backend.set_kernels(previous)
+    dynagrad.set_num_threads(threads_before)
+
+
+@pytest.fixture
+def splits(monkeypatch):
+    """Records the chunk count of every ``parallel_for`` call the family modules make."""
+    calls = []
+    from dynagrad.native import threads
+    original = threads.parallel_for
+
+    def spy(count, parts, body):
+        calls.append((count, parts))
+        return original(count, parts, body)
+    for family in FAMILIES:
+        monkeypatch.setattr(_module(family), 'parallel_for', spy)
+    return calls
+
+
+@pytest.fixture
+def small_chunks(monkeypatch, splits):
+    for family in FAMILIES:
+        module = _module(family)
+        for name in ('MIN_PER_THREAD', 'MIN_PER_THREAD_BACKWARD'):
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, 1)
+    return splits
+
+
+def _bits(result):
+    """Every array in ``result`` (an array or a tuple of them, None kept) as bytes."""
+    if isinstance(result, tuple):
+        return tuple(_bits(r) for r in result)
+    return None if result is None else (result.dtype.str, result.shape, result.tobytes())
+
+
+def _same_on_all_counts(compute, splits, expect_split=True):
+    """``compute()`` on 1, 2 and 3 threads: the same bits each time, split into several
+    chunks, at most one per thread (when ``expect_split``), else not split."""
+    dynagrad.set_num_threads(1)
+    del splits[:]
+    serial = _bits(compute())
+    assert splits == []
+    for n in (2, 3):
+        dynagrad.set_num_threads(n)
+        del splits[:]
+        assert _bits(compute()) == serial
+        if expect_split:
+            assert splits and all(1 < parts <= n for _, parts in splits), splits
+    return serial
+
+
+RNG = np.random.default_rng(0)
+
+
+def _randn(*shape, dtype=np.float32):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+# -- the pool itself -------------------------------------------------------------------------
+
+@pytest.mark.parametrize('count, parts', [(1, 1), (7, 2), (7, 3), (10, 4), (5, 5), (100, 3)])
+def test_parallel_for_covers_each_item_once(count, parts):
+    from dynagrad.native.threads import parallel_for
+    seen = []
+    lock = threading.Lock()
+
+    def body(lo, hi):
+        with lock:
+            seen.extend(range(lo, hi))
+    parallel_for(count, parts, body)
+    assert sorted(seen) == list(range(count))
+
+
+def test_parallel_for_raises_a_chunks_error_in_the_caller():
+    from dynagrad.native.threads import parallel_for
+
+    def body(lo, hi):
+        if lo > 0:
+            raise ValueError(f'chunk at {lo}')
+    with pytest.raises(ValueError, match='chunk at'):
+        parallel_for(10, 3, body)
+
+
+def test_chunks_follow_the_thread_count_and_the_threshold():
+    from dynagrad.native.threads import chunks
+    dynagrad.set_num_threads(1)
+    assert chunks(10 ** 6, 10) == 1
+    dynagrad.set_num_threads(3)
+    assert chunks(10 ** 6, 10) == 3
+    assert chunks(25, 10) == 2          # each chunk at least 10 items
+    assert chunks(19, 10) == 1
+    threadpoolctl = pytest.importorskip('threadpoolctl')
+    with threadpoolctl.threadpool_limits(1, user_api='blas'):   # what the benchmarks use
+        assert chunks(10 ** 6, 10) == 1 == dynagrad.get_num_threads()
+    assert chunks(10 ** 6, 10) == 3
+
+
+# -- each kernel: bit for bit against one thread ---------------------------------------------
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('tanh_form', [False, True])
+def test_gelu(small_chunks, dtype, tanh_form):
+    k = native.load('gelu'), native.load('gelu_backward')
+    x, g = _randn(3, 37, dtype=dtype), _randn(3, 37, dtype=dtype)
+    _same_on_all_counts(lambda: k[0](x, tanh_form), small_chunks)
+    _same_on_all_counts(lambda: k[1](g, x, tanh_form), small_chunks)
+
+
+def test_gelu_above_the_real_threshold(splits):
+    from dynagrad.native import activation
+    x = _randn(2 * activation.MIN_PER_THREAD + 5)
+    _same_on_all_counts(lambda: native.load('gelu')(x, False), splits)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('affine', [(True, True), (True, False), (False, False)])
+def test_layer_norm(small_chunks, dtype, affine):
+    x, g = _randn(4, 5, 24, dtype=dtype), _randn(4, 5, 24, dtype=dtype)
+    w = _randn(24, dtype=dtype) if affine[0] else None
+    b = _randn(24, dtype=dtype) if affine[1] else None
+    out, mean, rstd = _same_on_all_counts(
+        lambda: native.load('layer_norm')(x, 24, w, b, 1e-5), small_chunks)
+    mean, rstd = (np.frombuffer(a[2], dtype) for a in (mean, rstd))
+    backward = native.load('layer_norm_backward')
+    # the input's gradient alone is split; with a parameter's gradient (summed over all
+    # rows) the kernel stays on one thread
+    _same_on_all_counts(lambda: backward(g, x, mean, rstd, w, 24, (True, False, False),
+                                         (24,)), small_chunks)
+    needs = (True, affine[0], affine[1])
+    if any(needs[1:]):
+        _same_on_all_counts(lambda: backward(g, x, mean, rstd, w, 24, needs, (24,)),
+                            small_chunks, expect_split=False)
+        assert small_chunks == []
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('affine', [True, False])
+def test_rms_norm(small_chunks, dtype, affine):
+    x, g = _randn(7, 3, 16, dtype=dtype), _randn(7, 3, 16, dtype=dtype)
+    w = _randn(16, dtype=dtype) if affine else None
+    out, rstd = _same_on_all_counts(lambda: native.load('rms_norm')(x, 16, w, 1e-6),
+                                    small_chunks)
+    rstd = np.frombuffer(rstd[2], dtype)
+    backward = native.load('rms_norm_backward')
+    _same_on_all_counts(lambda: backward(g, x, rstd, w, 16, (True, False)), small_chunks)
+    if affine:
+        _same_on_all_counts(lambda: backward(g, x, rstd, w, 16, (True, True)), small_chunks,
+                            expect_split=False)
+
+
+def test_norms_above_the_real_threshold(splits):
+    from dynagrad.native import normalization
+    rows = 2 * normalization.MIN_PER_THREAD // 64 + 3
+    x, w = _randn(rows, 64), _randn(64)
+    _same_on_all_counts(lambda: native.load('layer_norm')(x, 64, w, w, 1e-5), splits)
+    _same_on_all_counts(lambda: native.load('rms_norm')(x, 64, w, 1e-5), splits)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('mask', ['none', 'causal', 'additive', 'broadcast'])
+def test_attention_probs(small_chunks, dtype, mask):
+    s = _randn(2, 5, 9, 11, dtype=dtype)
+    add = None
+    if mask == 'additive':
+        add = np.where(RNG.random((2, 5, 9, 11)) < 0.3, -np.inf, 0.0).astype(dtype)
+        add[0, 1, 2] = -np.inf      # a row with no visible key
+    elif mask == 'broadcast':
+        add = _randn(5, 1, 11, dtype=dtype)
+    probs = native.load('attention_probs')
+    _same_on_all_counts(lambda: probs(s.copy(), 0.3, add, mask == 'causal'), small_chunks)
+    p, _ = probs(s.copy(), 0.3, add, mask == 'causal')
+    dp = _randn(*s.shape, dtype=dtype)
+    keep = (RNG.random(s.shape) < 0.8).astype(dtype) / dtype(0.8)
+    backward = native.load('attention_probs_backward')
+    for k in (None, keep):
+        _same_on_all_counts(lambda: backward(dp.copy(), p, k, 0.3), small_chunks)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('geometry', [
+    dict(K=(3, 3), stride=(1, 1), pads=((1, 1), (1, 1)), dilation=(1, 1)),
+    dict(K=(2, 3), stride=(2, 1), pads=((0, 0), (2, 2)), dilation=(1, 2)),
+    dict(K=(3,), stride=(2,), pads=((1, 1),), dilation=(1,)),
+])
+def test_im2col_and_col2im(small_chunks, dtype, geometry):
+    from dynagrad.native import conv
+    spatial = (9, 8)[:len(geometry['K'])]
+    x = _randn(5, 3, *spatial, dtype=dtype)
+    out = tuple((n + lo + hi - d * (k - 1) - 1) // s + 1 for n, (lo, hi), k, s, d in zip(
+        spatial, geometry['pads'], geometry['K'], geometry['stride'], geometry['dilation']))
+    cols = _same_on_all_counts(lambda: conv.im2col(x, out=out, **geometry), small_chunks)
+    cols = _randn(5, 3, *geometry['K'], *out, dtype=dtype)
+    _same_on_all_counts(lambda: conv.col2im(cols, spatial, **geometry), small_chunks)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('window', [
+    ((2, 2), (2, 2), (0, 0), (1, 1), (4, 5)),       # the 2x2 kernel
+    ((3, 3), (2, 2), (1, 1), (1, 1), (5, 6)),
+    ((3,), (1,), (1,), (2,), (9,)),
+])
+def test_max_pool(small_chunks, dtype, window):
+    k, s, p, d, out = window
+    spatial = (9, 11)[:len(k)]
+    x = _randn(3, 4, *spatial, dtype=dtype)
+    x[0, 1].flat[3] = np.nan
+    y, idx = _same_on_all_counts(lambda: native.load('max_pool')(x, k, s, p, d, out),
+                                 small_chunks)
+    idx = np.frombuffer(idx[2], np.int64).reshape(3, 4, *out)
+    g = _randn(3, 4, *out, dtype=dtype)
+    _same_on_all_counts(lambda: native.load('max_pool_backward')(g, idx, x.shape, len(k)),
+                        small_chunks)
+
+
+def test_conv_and_pool_above_the_real_threshold(splits):
+    from dynagrad.native import conv, pooling
+    images = 2 * max(conv.MIN_PER_THREAD, pooling.MIN_PER_THREAD) // (8 * 24 * 24) + 1
+    x = _randn(images, 8, 24, 24)
+    geometry = dict(K=(3, 3), stride=(1, 1), pads=((0, 0), (0, 0)), dilation=(1, 1))
+    cols = _same_on_all_counts(lambda: conv.im2col(x, out=(22, 22), **geometry), splits)
+    cols = np.frombuffer(cols[2], np.float32).reshape(images, 8, 3, 3, 22, 22)
+    _same_on_all_counts(lambda: conv.col2im(cols, (24, 24), **geometry), splits)
+    _same_on_all_counts(
+        lambda: native.load('max_pool')(x, (2, 2), (2, 2), (0, 0), (1, 1), (12, 12)), splits)
+
+
+# -- through the ops, against torch -----------------------------------------------------------
+
+def _both(a, requires_grad=True):
+    return (dynagrad.tensor(a, requires_grad=requires_grad),
+            torch.tensor(a, requires_grad=requires_grad))
+
+
+def _close(ours, theirs, tol=1e-5):
+    np.testing.assert_allclose(np.asarray(ours.detach().numpy()),
+                               theirs.detach().numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize('n', [2, 3])
+def test_ops_on_threads_match_torch(small_chunks, n):
+    dynagrad.set_num_threads(n)
+    x, tx = _both(_randn(4, 6, 32))
+    w, tw = _both(_randn(32))
+    b, tb = _both(_randn(32))
+    y = F.layer_norm(F.gelu(x), (32,), w, b)
+    ty = torch.nn.functional.layer_norm(torch.nn.functional.gelu(tx), (32,), tw, tb)
+    _close(y, ty)
+    g = _randn(4, 6, 32)
+    y.backward(dynagrad.tensor(g))
+    ty.backward(torch.tensor(g))
+    for ours, theirs in ((x, tx), (w, tw), (b, tb)):
+        _close(ours.grad, theirs.grad, 1e-4)
+
+    q, tq = _both(_randn(2, 3, 8, 16))
+    a = F.scaled_dot_product_attention(q, q, q, is_causal=True)
+    ta = torch.nn.functional.scaled_dot_product_attention(tq, tq, tq, is_causal=True)
+    _close(a, ta)
+    a.sum().backward()
+    ta.sum().backward()
+    _close(q.grad, tq.grad, 1e-4)
+
+    img, timg = _both(_randn(6, 2, 12, 12))
+    k, tk = _both(_randn(4, 2, 3, 3))
+    c = F.max_pool2d(F.conv2d(img, k, padding=1), 2)
+    tc = torch.nn.functional.max_pool2d(torch.nn.functional.conv2d(timg, tk, padding=1), 2)
+    _close(c, tc, 1e-4)
+    c.sum().backward()
+    tc.sum().backward()
+    _close(img.grad, timg.grad, 1e-4)
+    _close(k.grad, tk.grad, 1e-3)
+    assert {parts for _, parts in small_chunks} == {n}
+
+
+# -- one thread, concurrency, fork -------------------------------------------------------------
+
+def test_one_thread_never_splits(small_chunks):
+    from dynagrad.native import threads
+    dynagrad.set_num_threads(1)
+    x = dynagrad.tensor(_randn(8, 64), requires_grad=True)
+    F.layer_norm(F.gelu(x), (64,)).sum().backward()
+    F.max_pool2d(F.conv2d(x.reshape(2, 1, 16, 16), dynagrad.ones(2, 1, 3, 3)), 2).sum()
+    assert small_chunks == []
+    assert threads.chunks(10 ** 9, 1) == 1
+
+
+def test_two_python_threads_at_once(small_chunks):
+    dynagrad.set_num_threads(2)
+    gelu, norm = native.load('gelu'), native.load('layer_norm')
+    inputs = [_randn(16, 40) for _ in range(2)]
+    dynagrad.set_num_threads(1)
+    expected = [(_bits(gelu(x, False)), _bits(norm(x, 40, None, None, 1e-5))) for x in inputs]
+    dynagrad.set_num_threads(2)
+    wrong, errors = [], []
+    start = threading.Barrier(2)
+
+    def run(i):
+        try:
+            start.wait()
+            for _ in range(200):
+                got = (_bits(gelu(inputs[i], False)),
+                       _bits(norm(inputs[i], 40, None, None, 1e-5)))
+                if got != expected[i]:
+                    wrong.append(i)
+        except BaseException as e:      # reported below, in the test's thread
+            errors.append(e)
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join(60)
+    assert not any(t.is_alive() for t in workers), 'a kernel call hung'
+    assert errors == [] and wrong == []
+    assert len(small_chunks) == 800
+
+
+def _child(conn, x):
+    from dynagrad.native import activation, threads
+    activation.MIN_PER_THREAD = 1
+    dynagrad.set_num_threads(2)
+    workers_at_start = threads._pool.workers        # the parent's threads are not here
+    result = native.load('gelu')(x, False).tobytes()
+    conn.send((result, workers_at_start, threads._pool.workers))
+    conn.close()
+
+
+def test_kernels_run_in_a_forked_child(small_chunks):
+    dynagrad.set_num_threads(2)
+    x = _randn(64, 33)
+    parent_result = native.load('gelu')(x, False)   # the parent's pool now has a thread
+    assert small_chunks
+    context = multiprocessing.get_context('fork')
+    receive, send = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(send, x))
+    child.start()
+    assert receive.poll(120), 'the child produced nothing (hung?)'
+    result, workers_at_start, workers_after = receive.recv()
+    assert result == parent_result.tobytes()
+    assert (workers_at_start, workers_after) == (0, 1)
+    child.join(30)
+    assert child.exitcode == 0
