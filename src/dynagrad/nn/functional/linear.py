@@ -4,7 +4,7 @@
 import enum
 
 from ... import _dtype
-from ...backend import xp
+from ...backend import native_kernel, xp
 from ...autograd.function import Op, is_array
 from ...autograd.autocast import autocast_args, autocast_state
 
@@ -22,6 +22,26 @@ def _linear_node_name(x_ndim, w_ndim, has_bias):
     return 'ViewBackward0' if has_bias else 'UnsafeViewBackward0'
 
 
+_SMALL_ROWS = 64     # native.linalg.MAX_ROWS (not imported: dynagrad.native loads numba)
+
+
+def _few_rows(x, weight, bias):
+    """``x @ weight.T (+ bias)`` by the native kernel for a few rows (batch 1 inference),
+    where OpenBLAS's transposed-operand product is slow; None: no kernel, BLAS runs."""
+    linear_rows = native_kernel('linear', x)
+    if linear_rows is None:
+        return None
+    rows = x.reshape(-1, x.shape[-1])
+    if not rows.flags.c_contiguous:
+        rows = xp.ascontiguousarray(rows)
+    fused_bias = bias is not None and bias.shape == weight.shape[:1] and bias.dtype == x.dtype
+    out = linear_rows(rows, weight, bias if fused_bias else None)
+    out = out.reshape(x.shape[:-1] + out.shape[-1:])
+    if bias is not None and not fused_bias:
+        out = out + bias
+    return out
+
+
 class LinearOp(Op):
     """``y = x @ weight.T (+ bias)``; the weight's gradient comes out contiguous.
 
@@ -36,6 +56,12 @@ class LinearOp(Op):
         need_x, need_w = self.needs_input_grad[:2]
         self.save_for_backward(x if need_w else None, weight if need_x else None)
         self.w_ndim = weight.ndim
+        if (weight.ndim == 2 and x.ndim and x.shape[-1] == weight.shape[1]
+                and 0 < x.size <= _SMALL_ROWS * x.shape[-1] and weight.__class__ is x.__class__ and weight.dtype == x.dtype
+                and weight.flags.c_contiguous):
+            out = _few_rows(x, weight, bias)
+            if out is not None:
+                return out
         if weight.ndim == 2 and x.ndim > 2:
             # (B, L, in) as one (B*L, in) matrix: one GEMM instead of NumPy's loop of B
             # smaller ones, half the time at a transformer's sizes.
