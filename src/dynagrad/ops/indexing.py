@@ -433,9 +433,41 @@ def _trim(values, region_shape):
     return shape
 
 
+def _plain_basic_key(items):
+    """Whether every item is a Python int, None, Ellipsis or a slice of Python ints (or
+    None) with a positive step: the keys of everyday slicing (``idx[:, -64:]``,
+    ``logits[:, -1, :]``), which torch reads as NumPy does, so they need no normalising."""
+    for k in items:
+        c = k.__class__
+        if c is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if not ((start is None or start.__class__ is int)
+                    and (stop is None or stop.__class__ is int)
+                    and (step is None or step.__class__ is int and step > 0)):
+                return False
+        elif c is not int and k is not None and k is not Ellipsis:
+            return False    # bool, NumPy integers, tensors, lists, arrays: the full reading
+    return True
+
+
 @method('__getitem__')
 @vmap_function('index_key')
 def getitem(x, key):
+    items = key if key.__class__ is tuple else (key,)
+    if _plain_basic_key(items):
+        # only too many indices or an int out of range can still be refused: where either
+        # might be (or an Ellipsis moves the dims), _check_key says so as torch does
+        shape = x._data.shape
+        dim = 0
+        for k in items:
+            if k is None:
+                continue
+            if k is Ellipsis or dim == len(shape) or k.__class__ is int and not (
+                    -shape[dim] <= k < shape[dim]):
+                _check_key(x, key)
+                break
+            dim += 1
+        return BasicIndex.apply(x, key=key)
     key = _normalize_key(key)
     _check_key(x, key)
     if _is_basic(key):

@@ -112,32 +112,32 @@ def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (PyTorch's ``F.linear``); input (*, in), weight (out, in)."""
     if autocast_state.active:
         input, weight, bias = autocast_args('lower', input, weight, bias)
-    if input.ndim == 0 or weight.ndim == 0:
+    x, w = input._data, weight._data    # read once: every token of a sampling loop runs this
+    x_nd, w_nd = x.ndim, w.ndim
+    if x_nd == 0 or w_nd == 0:
         raise RuntimeError(f'linear: both arguments to linear need to be at least 1D, but they '
-                           f'are {input.ndim}D and {weight.ndim}D')
-    if weight.ndim > 2:
+                           f'are {x_nd}D and {w_nd}D')
+    if w_nd > 2:
         raise RuntimeError(f'linear: t() expects a tensor with <= 2 dimensions, but self is '
-                           f'{weight.ndim}D (weight must be (out_features, in_features))')
-    in_features = weight.shape[-1]
-    if input.shape[-1] != in_features:
-        w = f'{in_features}x{weight.shape[0]}' if weight.ndim == 2 else f'{in_features}'
+                           f'{w_nd}D (weight must be (out_features, in_features))')
+    in_features = w.shape[-1]
+    if x.shape[-1] != in_features:
+        w_dims = f'{in_features}x{w.shape[0]}' if w_nd == 2 else f'{in_features}'
         raise RuntimeError(f'linear: mat1 and mat2 shapes cannot be multiplied ({_dims(input)} '
-                           f'and {w}): the input\'s last dimension must equal weight.shape[-1] '
-                           f'= {in_features}')
-    if input._data.dtype != weight._data.dtype:
+                           f'and {w_dims}): the input\'s last dimension must equal '
+                           f'weight.shape[-1] = {in_features}')
+    if x.dtype != w.dtype:
         raise RuntimeError(f'linear: expected m1 and m2 to have the same dtype, but got: '
                            f'{input.dtype} != {weight.dtype}')
     if bias is None:
-        return LinearOp.named(_linear_node_name(input.ndim, weight.ndim, False)).apply(
-            input, weight)
-    if bias._data.dtype != input._data.dtype:
+        return LinearOp.named(_linear_node_name(x_nd, w_nd, False)).apply(input, weight)
+    if bias._data.dtype != x.dtype:
         raise RuntimeError(f'linear: self and mat2 must have the same dtype, but got '
                            f'{bias.dtype} (bias) and {input.dtype} (input)')
-    if weight.ndim == 1 and input.ndim > 1:
+    if w_nd == 1 and x_nd > 1:
         raise RuntimeError('linear: mat2 must be a matrix, got 1-D tensor (a 1-D weight takes '
                            'no bias with a batched input)')
-    return LinearOp.named(_linear_node_name(input.ndim, weight.ndim, True)).apply(
-        input, weight, bias)
+    return LinearOp.named(_linear_node_name(x_nd, w_nd, True)).apply(input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):
