@@ -153,3 +153,103 @@ def test_linear_module_under_no_grad_half_widened(native_calls):
     assert out16.dtype == dynagrad.float16
     np.testing.assert_allclose(out16.float().numpy(), ref.float().numpy(), rtol=2e-3, atol=2e-3)
     assert native_calls.get('linear') == 1
+
+
+# -- x[key] with a plain key (Python ints, slices of ints, None, Ellipsis) skips the key's
+#    normalising; results, views, node names and refusals stay torch's. torch skips a slice
+#    only as written (start 0 or None, stop reaching the end, step 1): x[:, -64:] of 4 columns
+#    records SliceBackward0 (it was AliasBackward0 here before)
+
+PLAIN_KEYS = [(slice(None), slice(-64, None)), (slice(None), slice(-4, None)), (slice(None), -1, slice(None)), (0,), -1,
+              slice(1, None, 2), (slice(None), slice(None, 1), slice(None, 1)),
+              (None, 1), (Ellipsis, -1), (1, Ellipsis, None, slice(0, 2)), (slice(5, 1),),
+              (slice(-100, 100),), (slice(0, 100),), (), (slice(None), None, -2), Ellipsis, (2, 1, 0)]
+
+
+@pytest.mark.parametrize('key', PLAIN_KEYS, ids=repr)
+def test_plain_getitem_matches_torch(key):
+    a = np.arange(3 * 4 * 5, dtype=np.float32).reshape(3, 4, 5)
+    x = dynagrad.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    out, ref = x[key], t[key]
+    assert tuple(out.shape) == tuple(ref.shape)
+    np.testing.assert_array_equal(out.detach().numpy(), ref.detach().numpy())
+    assert type(out.grad_fn).__name__ == type(ref.grad_fn).__name__
+    assert out._base is x or out._base is x._base   # a view of x
+    g = np.arange(ref.numel(), dtype=np.float32).reshape(tuple(ref.shape))
+    out.backward(dynagrad.tensor(g))
+    ref.backward(torch.tensor(g))
+    np.testing.assert_array_equal(x.grad.numpy(), t.grad.numpy())
+
+
+@pytest.mark.parametrize('key', [3, -4, (0, 4), (0, 0, -6), (0, 0, 0, 0), (Ellipsis, 5),
+                                 (None, 0, 0, 0, 0), (slice(None), 9)], ids=repr)
+def test_plain_getitem_refusals_match_torch(key):
+    a = np.zeros((3, 4, 5), np.float32)
+    with pytest.raises(IndexError) as expected:
+        torch.tensor(a)[key]
+    with pytest.raises(IndexError) as got:
+        dynagrad.tensor(a)[key]
+    assert str(got.value).split(' for ')[0] == str(expected.value).split(' for ')[0]
+
+
+@pytest.mark.parametrize('key', [(slice(None, None, -1),), (slice(None, None, 0),)], ids=repr)
+def test_getitem_bad_steps_still_refused(key):
+    with pytest.raises(ValueError):
+        dynagrad.zeros(4)[key]
+
+
+def test_getitem_non_plain_keys_keep_their_reading():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x, t = dynagrad.tensor(a), torch.tensor(a)
+    for key in [(True,), (np.int64(1),), (slice(np.int64(1), None),), (dynagrad.tensor(1),),
+                (slice(None), [0, 2])]:
+        tkey = tuple(torch.tensor(1) if isinstance(k, dynagrad.Tensor) else k for k in key)
+        np.testing.assert_array_equal(x[key].numpy(), t[tkey].numpy())
+
+
+# -- matmul on equal batch shapes skips the broadcast check; unequal ones still broadcast
+#    or are refused with torch's message
+
+def test_matmul_batch_shapes():
+    rng = np.random.default_rng(3)
+    q, k = rng.standard_normal((2, 4, 3, 5)), rng.standard_normal((2, 4, 5, 6))
+    np.testing.assert_allclose((dynagrad.tensor(q) @ dynagrad.tensor(k)).numpy(),
+                               (torch.tensor(q) @ torch.tensor(k)).numpy(), rtol=1e-12)
+    b = rng.standard_normal((1, 4, 5, 6))
+    np.testing.assert_allclose((dynagrad.tensor(q) @ dynagrad.tensor(b)).numpy(),
+                               (torch.tensor(q) @ torch.tensor(b)).numpy(), rtol=1e-12)
+    bad = rng.standard_normal((3, 4, 5, 6))
+    with pytest.raises(RuntimeError, match='do not broadcast'):
+        dynagrad.tensor(q) @ dynagrad.tensor(bad)
+    with pytest.raises(RuntimeError):
+        torch.tensor(q) @ torch.tensor(bad)
+    with pytest.raises(TypeError, match='must be a Tensor'):
+        dynagrad.matmul(dynagrad.tensor(q), q)
+
+
+# -- layer_norm and linear read array shapes directly: the refusals are unchanged
+
+def test_layer_norm_and_linear_refusals():
+    x = dynagrad.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError, match=r'expected input with shape \[\*, 5\]'):
+        F.layer_norm(x, (5,))
+    with pytest.raises(RuntimeError, match='Expected weight to be of same shape'):
+        F.layer_norm(x, (4,), weight=dynagrad.ones(3))
+    with pytest.raises(TypeError, match='must be tuple of ints'):
+        F.layer_norm(x, 4)
+    out = F.layer_norm(x, [np.int64(4)])           # list of NumPy ints: the general reading
+    assert tuple(out.shape) == (2, 3, 4)
+    with pytest.raises(RuntimeError, match=r'shapes cannot be multiplied \(2x3x4 and 3x5\)'):
+        F.linear(x, dynagrad.ones(5, 3))
+    with pytest.raises(RuntimeError, match='both arguments to linear need to be at least 1D'):
+        F.linear(dynagrad.tensor(1.0), dynagrad.ones(5, 3))
+    with pytest.raises(RuntimeError, match='same dtype'):
+        F.linear(x, dynagrad.ones(5, 4, dtype=dynagrad.float64))
+
+
+def test_dropout_eval_returns_input():
+    x = dynagrad.randn(2, 3)
+    assert F.dropout(x, 0.5, training=False) is x
+    with pytest.raises(ValueError, match='between 0 and 1'):
+        F.dropout(x, 1.5, training=False)

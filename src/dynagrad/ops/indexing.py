@@ -190,7 +190,10 @@ def _write(out, key, v, add=False):
 
 
 def _is_trivial_slice(k, size):
-    return isinstance(k, slice) and k.indices(size) == (0, size, 1)
+    # as torch skips a slice: as written, start 0 (None), stop at or past the end, step 1
+    # (``x[-4:]`` of 4 elements is still a slice there)
+    return isinstance(k, slice) and (k.start is None or k.start == 0) and (
+        k.stop is None or k.stop >= size) and (k.step is None or k.step == 1)
 
 
 def _node_name_for(key, shape):
