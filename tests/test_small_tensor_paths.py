@@ -253,3 +253,17 @@ def test_dropout_eval_returns_input():
     assert F.dropout(x, 0.5, training=False) is x
     with pytest.raises(ValueError, match='between 0 and 1'):
         F.dropout(x, 1.5, training=False)
+
+
+@needs_numba
+def test_linear_large_products_keep_blas(native_calls):
+    """Few rows, but a product past MAX_WORK multiply-adds: BLAS (which may thread) runs."""
+    from dynagrad.native.linalg import MAX_WORK
+    from dynagrad.nn.functional import linear as linear_module
+    linear_mod = __import__('sys').modules[linear_module.__module__]
+    assert linear_mod._SMALL_WORK == MAX_WORK and linear_mod._SMALL_ROWS == native.linalg.MAX_ROWS
+    x = np.ones((2, 2048), np.float32)
+    w = np.full((MAX_WORK // 4096 + 1, 2048), 0.5, np.float32)
+    out, ref = _linear_both(x, w, None)
+    assert 'linear' not in native_calls
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())

@@ -22,7 +22,9 @@ def _linear_node_name(x_ndim, w_ndim, has_bias):
     return 'ViewBackward0' if has_bias else 'UnsafeViewBackward0'
 
 
-_SMALL_ROWS = 64     # native.linalg.MAX_ROWS (not imported: dynagrad.native loads numba)
+# native.linalg's MAX_ROWS and MAX_WORK (not imported: dynagrad.native loads numba)
+_SMALL_ROWS = 64
+_SMALL_WORK = 1 << 23
 
 
 def _few_rows(x, weight, bias):
@@ -57,8 +59,9 @@ class LinearOp(Op):
         self.save_for_backward(x if need_w else None, weight if need_x else None)
         self.w_ndim = weight.ndim
         if (weight.ndim == 2 and x.ndim and x.shape[-1] == weight.shape[1]
-                and 0 < x.size <= _SMALL_ROWS * x.shape[-1] and weight.__class__ is x.__class__ and weight.dtype == x.dtype
-                and weight.flags.c_contiguous):
+                and 0 < x.size <= _SMALL_ROWS * x.shape[-1]
+                and x.size * weight.shape[0] <= _SMALL_WORK and weight.__class__ is x.__class__
+                and weight.dtype == x.dtype and weight.flags.c_contiguous):
             out = _few_rows(x, weight, bias)
             if out is not None:
                 return out
