@@ -22,6 +22,7 @@ from ..tensor import method, wrap
 from .. import _dtype
 from .formula import sum_to, is_array, where
 from ._elementwise import REFUSED, refused
+from ._plain_keys import plain_key
 
 _ndarray = np.ndarray
 _op_apply = Op.apply.__func__
@@ -189,11 +190,9 @@ def _write(out, key, v, add=False):
         xp.add.at(out, key, v)
 
 
-def _is_trivial_slice(k, size):
-    # as torch skips a slice: as written, start 0 (None), stop at or past the end, step 1
-    # (``x[-4:]`` of 4 elements is still a slice there)
-    return isinstance(k, slice) and (k.start is None or k.start == 0) and (
-        k.stop is None or k.stop >= size) and (k.step is None or k.step == 1)
+def _is_trivial_slice(k, size):     # as torch skips it: as written (x[-4:] is a slice)
+    return isinstance(k, slice) and k.start in (None, 0) and (
+        k.stop is None or k.stop >= size) and k.step in (None, 1)
 
 
 def _node_name_for(key, shape):
@@ -436,40 +435,13 @@ def _trim(values, region_shape):
     return shape
 
 
-def _plain_basic_key(items):
-    """Whether every item is a Python int, None, Ellipsis or a slice of Python ints (or
-    None) with a positive step: the keys of everyday slicing (``idx[:, -64:]``,
-    ``logits[:, -1, :]``), which torch reads as NumPy does, so they need no normalising."""
-    for k in items:
-        c = k.__class__
-        if c is slice:
-            start, stop, step = k.start, k.stop, k.step
-            if not ((start is None or start.__class__ is int)
-                    and (stop is None or stop.__class__ is int)
-                    and (step is None or step.__class__ is int and step > 0)):
-                return False
-        elif c is not int and k is not None and k is not Ellipsis:
-            return False    # bool, NumPy integers, tensors, lists, arrays: the full reading
-    return True
-
-
 @method('__getitem__')
 @vmap_function('index_key')
 def getitem(x, key):
-    items = key if key.__class__ is tuple else (key,)
-    if _plain_basic_key(items):
-        # only too many indices or an int out of range can still be refused: where either
-        # might be (or an Ellipsis moves the dims), _check_key says so as torch does
-        shape = x._data.shape
-        dim = 0
-        for k in items:
-            if k is None:
-                continue
-            if k is Ellipsis or dim == len(shape) or k.__class__ is int and not (
-                    -shape[dim] <= k < shape[dim]):
-                _check_key(x, key)
-                break
-            dim += 1
+    plain = plain_key(key if key.__class__ is tuple else (key,), x._data.shape)
+    if plain is not None:       # everyday slicing: no normalising (_plain_keys.py)
+        if not plain:
+            _check_key(x, key)
         return BasicIndex.apply(x, key=key)
     key = _normalize_key(key)
     _check_key(x, key)
