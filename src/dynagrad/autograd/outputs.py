@@ -50,7 +50,7 @@ def make_view(out, source, cls, params, index=None):
     ``_view_fn`` says how to take the view again from the base: the view ops with their
     parameters (and which output, for ops that return several views).
     """
-    out._vc = source._vc
+    out._vc_slot = source._vc     # the slot itself: the property's setter costs a call
     base = source._base
     step = ((cls, params, index),)
     if base is None:

@@ -34,6 +34,7 @@ FAMILIES = {
     'gru_step': 'rnn', 'gru_step_backward': 'rnn',
     'im2col': 'conv', 'col2im': 'conv',
     'max_pool': 'pooling', 'max_pool_backward': 'pooling',
+    'linear': 'linalg',
 }
 
 

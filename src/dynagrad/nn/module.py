@@ -180,10 +180,17 @@ class Module:
         self._non_persistent_buffers_set.discard(name)
 
     def __getattr__(self, name):
+        # read on every self.weight / self.attn of every forward: one lookup per store
         d = self.__dict__
-        for store in ('_parameters', '_buffers', '_modules'):
-            if store in d and name in d[store]:
-                return d[store][name]
+        params = d.get('_parameters')
+        if params is not None and name in params:
+            return params[name]
+        buffers = d.get('_buffers')
+        if buffers is not None and name in buffers:
+            return buffers[name]
+        modules = d.get('_modules')
+        if modules is not None and name in modules:
+            return modules[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):

@@ -22,6 +22,7 @@ from ..tensor import method, wrap
 from .. import _dtype
 from .formula import sum_to, is_array, where
 from ._elementwise import REFUSED, refused
+from ._plain_keys import plain_key
 
 _ndarray = np.ndarray
 _op_apply = Op.apply.__func__
@@ -189,8 +190,9 @@ def _write(out, key, v, add=False):
         xp.add.at(out, key, v)
 
 
-def _is_trivial_slice(k, size):
-    return isinstance(k, slice) and k.indices(size) == (0, size, 1)
+def _is_trivial_slice(k, size):     # as torch skips it: as written (x[-4:] is a slice)
+    return isinstance(k, slice) and k.start in (None, 0) and (
+        k.stop is None or k.stop >= size) and k.step in (None, 1)
 
 
 def _node_name_for(key, shape):
@@ -436,6 +438,11 @@ def _trim(values, region_shape):
 @method('__getitem__')
 @vmap_function('index_key')
 def getitem(x, key):
+    plain = plain_key(key if key.__class__ is tuple else (key,), x._data.shape)
+    if plain is not None:       # everyday slicing: no normalising (_plain_keys.py)
+        if not plain:
+            _check_key(x, key)
+        return BasicIndex.apply(x, key=key)
     key = _normalize_key(key)
     _check_key(x, key)
     if _is_basic(key):

@@ -13,7 +13,7 @@ from ..autograd.function import Op
 from ..autograd.promotion import OperandTypeError
 from ..autograd.autocast import autocast_args, autocast_state
 from .. import _dtype
-from ..tensor import method
+from ..tensor import Tensor, method
 from .formula import is_array
 from ._linalg_common import _eye, _np_dtype, _tname, _type_name, _shape
 from ._elementwise import REFUSED, WIDE_UNSIGNED_OR_E8M0, _operator, refused
@@ -127,7 +127,6 @@ def _same_dtype(op, *ts, message=None):
 
 
 def _check_tensor(op, *ts):
-    from ..tensor import Tensor
     for t in ts:
         if not isinstance(t, Tensor):
             raise OperandTypeError(f'{op}(): argument must be a Tensor, not {type(t).__name__}')
@@ -170,7 +169,8 @@ def matmul(input, other):
     if a.ndim > 2 or b.ndim > 2:
         sa, sb = a.shape[:-2], b.shape[:-2] if b.ndim > 1 else ()
         try:
-            xp.broadcast_shapes(sa, sb)
+            if sa != sb:    # equal batch shapes (attention's) need no check
+                xp.broadcast_shapes(sa, sb)
         except ValueError:
             raise RuntimeError(f'matmul: the batch dimensions of shapes {list(a.shape)} and '
                                f'{list(b.shape)} do not broadcast') from None

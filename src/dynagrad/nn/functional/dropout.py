@@ -117,7 +117,7 @@ def _feature_shape(input):
 @vmap_function('dropout')
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p``; scale the rest by ``1 / (1 - p)``."""
-    return _dropout(input, p, training, inplace, tuple(input.shape))
+    return _dropout(input, p, training, inplace, input._data.shape)
 
 
 dropout._capture_rule = _dropout_captured

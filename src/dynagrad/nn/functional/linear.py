@@ -4,7 +4,7 @@
 import enum
 
 from ... import _dtype
-from ...backend import xp
+from ...backend import native_kernel, xp
 from ...autograd.function import Op, is_array
 from ...autograd.autocast import autocast_args, autocast_state
 
@@ -22,6 +22,28 @@ def _linear_node_name(x_ndim, w_ndim, has_bias):
     return 'ViewBackward0' if has_bias else 'UnsafeViewBackward0'
 
 
+# native.linalg's MAX_ROWS and MAX_WORK (not imported: dynagrad.native loads numba)
+_SMALL_ROWS = 64
+_SMALL_WORK = 1 << 23
+
+
+def _few_rows(x, weight, bias):
+    """``x @ weight.T (+ bias)`` by the native kernel for a few rows (batch 1 inference),
+    where OpenBLAS's transposed-operand product is slow; None: no kernel, BLAS runs."""
+    linear_rows = native_kernel('linear', x)
+    if linear_rows is None:
+        return None
+    rows = x.reshape(-1, x.shape[-1])
+    if not rows.flags.c_contiguous:
+        rows = xp.ascontiguousarray(rows)
+    fused_bias = bias is not None and bias.shape == weight.shape[:1] and bias.dtype == x.dtype
+    out = linear_rows(rows, weight, bias if fused_bias else None)
+    out = out.reshape(x.shape[:-1] + out.shape[-1:])
+    if bias is not None and not fused_bias:
+        out = out + bias
+    return out
+
+
 class LinearOp(Op):
     """``y = x @ weight.T (+ bias)``; the weight's gradient comes out contiguous.
 
@@ -36,6 +58,13 @@ class LinearOp(Op):
         need_x, need_w = self.needs_input_grad[:2]
         self.save_for_backward(x if need_w else None, weight if need_x else None)
         self.w_ndim = weight.ndim
+        if (weight.ndim == 2 and x.ndim and x.shape[-1] == weight.shape[1]
+                and 0 < x.size <= _SMALL_ROWS * x.shape[-1]
+                and x.size * weight.shape[0] <= _SMALL_WORK and weight.__class__ is x.__class__
+                and weight.dtype == x.dtype and weight.flags.c_contiguous):
+            out = _few_rows(x, weight, bias)
+            if out is not None:
+                return out
         if weight.ndim == 2 and x.ndim > 2:
             # (B, L, in) as one (B*L, in) matrix: one GEMM instead of NumPy's loop of B
             # smaller ones, half the time at a transformer's sizes.
@@ -86,32 +115,32 @@ def linear(input, weight, bias=None):
     """``input @ weight.T + bias`` (PyTorch's ``F.linear``); input (*, in), weight (out, in)."""
     if autocast_state.active:
         input, weight, bias = autocast_args('lower', input, weight, bias)
-    if input.ndim == 0 or weight.ndim == 0:
+    x, w = input._data, weight._data    # read once: every token of a sampling loop runs this
+    x_nd, w_nd = x.ndim, w.ndim
+    if x_nd == 0 or w_nd == 0:
         raise RuntimeError(f'linear: both arguments to linear need to be at least 1D, but they '
-                           f'are {input.ndim}D and {weight.ndim}D')
-    if weight.ndim > 2:
+                           f'are {x_nd}D and {w_nd}D')
+    if w_nd > 2:
         raise RuntimeError(f'linear: t() expects a tensor with <= 2 dimensions, but self is '
-                           f'{weight.ndim}D (weight must be (out_features, in_features))')
-    in_features = weight.shape[-1]
-    if input.shape[-1] != in_features:
-        w = f'{in_features}x{weight.shape[0]}' if weight.ndim == 2 else f'{in_features}'
+                           f'{w_nd}D (weight must be (out_features, in_features))')
+    in_features = w.shape[-1]
+    if x.shape[-1] != in_features:
+        w_dims = f'{in_features}x{w.shape[0]}' if w_nd == 2 else f'{in_features}'
         raise RuntimeError(f'linear: mat1 and mat2 shapes cannot be multiplied ({_dims(input)} '
-                           f'and {w}): the input\'s last dimension must equal weight.shape[-1] '
-                           f'= {in_features}')
-    if input._data.dtype != weight._data.dtype:
+                           f'and {w_dims}): the input\'s last dimension must equal '
+                           f'weight.shape[-1] = {in_features}')
+    if x.dtype != w.dtype:
         raise RuntimeError(f'linear: expected m1 and m2 to have the same dtype, but got: '
                            f'{input.dtype} != {weight.dtype}')
     if bias is None:
-        return LinearOp.named(_linear_node_name(input.ndim, weight.ndim, False)).apply(
-            input, weight)
-    if bias._data.dtype != input._data.dtype:
+        return LinearOp.named(_linear_node_name(x_nd, w_nd, False)).apply(input, weight)
+    if bias._data.dtype != x.dtype:
         raise RuntimeError(f'linear: self and mat2 must have the same dtype, but got '
                            f'{bias.dtype} (bias) and {input.dtype} (input)')
-    if weight.ndim == 1 and input.ndim > 1:
+    if w_nd == 1 and x_nd > 1:
         raise RuntimeError('linear: mat2 must be a matrix, got 1-D tensor (a 1-D weight takes '
                            'no bias with a batched input)')
-    return LinearOp.named(_linear_node_name(input.ndim, weight.ndim, True)).apply(
-        input, weight, bias)
+    return LinearOp.named(_linear_node_name(x_nd, w_nd, True)).apply(input, weight, bias)
 
 
 def bilinear(input1, input2, weight, bias=None):

@@ -307,6 +307,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
 
 
 def _normalized_shape(normalized_shape, fn):
+    if normalized_shape.__class__ is tuple and all(n.__class__ is int for n in normalized_shape):
+        return normalized_shape     # a module's own (nn.LayerNorm keeps a tuple of ints)
     if isinstance(normalized_shape, (int, np.integer)):
         raise TypeError(f"{fn}(): argument 'normalized_shape' (position 2) must be tuple of "
                         f'ints, not int')
@@ -315,7 +317,8 @@ def _normalized_shape(normalized_shape, fn):
 
 def _check_trailing(input, shape, sep=', '):
     k = len(shape)
-    if k > input.ndim or tuple(input.shape[input.ndim - k:]) != shape:
+    full = input._data.shape
+    if k > len(full) or full[len(full) - k:] != shape:
         raise RuntimeError(f'Given normalized_shape={list(shape)}, expected input with shape '
                            f'[*{sep}{", ".join(map(str, shape))}], but got input of size'
                            f'{list(input.shape)}')
@@ -361,7 +364,7 @@ def _layer_norm_checks(input, normalized_shape, weight, bias):
         raise RuntimeError('Expected normalized_shape to be at least 1-dimensional, i.e., '
                            'containing at least one element, but got normalized_shape = []')
     for name, t in (('weight', weight), ('bias', bias)):
-        if t is not None and tuple(t.shape) != shape:
+        if t is not None and t._data.shape != shape:
             raise RuntimeError(f'Expected {name} to be of same shape as normalized_shape, but '
                                f'got {name} of shape {list(t.shape)} and normalized_shape = '
                                f'{list(shape)}')
