@@ -41,13 +41,12 @@ KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.so
 # rows run in tests/nn/test_native_attention.py and tests/nn/test_native_rnn.py; the
 # convolution's and pooling's, in tests/nn/test_native_conv.py; class-probability
 # cross-entropy (the table's probability targets require grad, which keeps them off the
-# fused op), in tests/nn/test_native_cross_entropy.py
-UNTABLED = {'bernoulli_mask', 'dropout', 'adam_step', 'sgd_step',
+# fused op), in tests/nn/test_native_cross_entropy.py; F.linear's few-rows product, in
+# tests/test_small_tensor_paths.py
+UNTABLED = {'linear', 'bernoulli_mask', 'dropout', 'adam_step', 'sgd_step',
             'attention_probs', 'attention_probs_backward', 'lstm_step', 'lstm_step_backward',
             'gru_step', 'gru_step_backward', 'im2col', 'col2im', 'max_pool',
             'max_pool_backward', 'soft_cross_entropy', 'soft_cross_entropy_backward'}
-# F.linear's few-rows product (no row of this table uses it): tests/test_small_tensor_paths.py
-UNTABLED.add('linear')
 ROWS = [p for p in conformance.device_rows() if p.values[0].name in KERNEL_OPS]
 GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in KERNEL_OPS]
 MODES = ['numpy', pytest.param('native', marks=needs_numba)]
