@@ -1,10 +1,9 @@
 """The paths the LSTM language model's step runs through, with the native kernels and with
 the NumPy ones, against torch: cross-entropy's backward from the unnormalised softmax the
-kernel keeps (and with the kernels switched between forward and backward, and a retained
-graph run twice), the linear layer's bias gradient as one GEMV, the recurrent layers'
-backward that skips the product feeding an initial state nobody asked a gradient of, and
-whole training steps of the benchmark's model (embedding, 2-layer LSTM, decoder,
-cross-entropy, clipping, SGD)."""
+kernel keeps (also with the kernels switched between forward and backward, and a retained
+graph run twice), the recurrent layers' backward that skips the product feeding an
+initial state nobody asked a gradient of, and whole training steps of the benchmark's
+model (embedding, 2-layer LSTM, decoder, cross-entropy, clipping, SGD)."""
 import contextlib
 
 import numpy as np
@@ -14,7 +13,6 @@ import torch
 import dynagrad
 import dynagrad.nn.functional as F
 from dynagrad import backend, native
-from dynagrad.autograd import gradcheck, gradgradcheck
 
 NUMBA_MISSING = native.available()
 needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
@@ -150,60 +148,6 @@ def test_cross_entropy_wide_rows_against_numpy_path_and_torch():
         np.testing.assert_allclose(got[0], yt.detach().numpy(), rtol=2e-6, atol=1e-5)
         np.testing.assert_allclose(got[1], xt.grad.numpy(), rtol=1e-5, atol=1e-9)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-5, atol=1e-9)
-
-
-# -- linear: the bias gradient ----------------------------------------------------------
-
-LINEAR_SHAPES = {'2-D': (9, 5), '3-D': (3, 4, 5), 'one row': (1, 5), 'vector': (5,)}
-
-
-@pytest.mark.parametrize('mode', MODES)
-@pytest.mark.parametrize('dt', [np.float32, np.float64])
-@pytest.mark.parametrize('shape', list(LINEAR_SHAPES))
-@pytest.mark.parametrize('upstream', ['random', 'sum'])
-def test_linear_bias_gradient(mode, dt, shape, upstream):
-    rng = np.random.default_rng(7)
-    x = rng.standard_normal(LINEAR_SHAPES[shape]).astype(dt)
-    w = rng.standard_normal((6, 5)).astype(dt)
-    b = rng.standard_normal(6).astype(dt)
-    out_shape = LINEAR_SHAPES[shape][:-1] + (6,)
-    g = rng.standard_normal(out_shape).astype(dt)
-
-    def run(lib):
-        ts = [lib.tensor(a, requires_grad=True) for a in (x, w, b)]
-        y = (torch.nn.functional if lib is torch else F).linear(*ts)
-        if upstream == 'sum':       # a broadcast upstream gradient (zero strides)
-            y.sum().backward()
-        else:
-            y.backward(lib.tensor(g))
-        return [y.detach().numpy()] + [t.grad.numpy() for t in ts]
-    expected = run(torch)
-    with kernels_mode(mode):
-        got = run(dynagrad)
-    for a, e in zip(got, expected):
-        assert a.dtype == dt and a.shape == e.shape
-        np.testing.assert_allclose(a, e, **_tol(dt))
-
-
-def test_linear_bias_alone_requires_grad():
-    rng = np.random.default_rng(8)
-    x, w = rng.standard_normal((7, 3)), rng.standard_normal((4, 3))
-    b = rng.standard_normal(4)
-    bt = torch.tensor(b, requires_grad=True)
-    torch.nn.functional.linear(torch.tensor(x), torch.tensor(w), bt).pow(2).sum().backward()
-    bd = dynagrad.tensor(b, requires_grad=True)
-    F.linear(dynagrad.tensor(x), dynagrad.tensor(w), bd).pow(2).sum().backward()
-    np.testing.assert_allclose(bd.grad.numpy(), bt.grad.numpy(), rtol=1e-12, atol=1e-12)
-
-
-def test_linear_bias_gradcheck_and_gradgradcheck():
-    """The GEMV runs on arrays only: under create_graph the recorded formula still
-    differentiates again."""
-    rng = np.random.default_rng(9)
-    ts = [dynagrad.tensor(rng.standard_normal(s), requires_grad=True)
-          for s in ((4, 2, 3), (5, 3), (5,))]
-    assert gradcheck(F.linear, ts)
-    assert gradgradcheck(F.linear, ts)
 
 
 # -- recurrent layers: no gradient for the initial state --------------------------------

@@ -43,9 +43,6 @@ class LinearOp(Op):
             out = out.reshape(x.shape[:-1] + out.shape[-1:])
         else:
             out = xp.matmul(x, weight.T if weight.ndim == 2 else weight)
-        # a bias row over a batch of rows: backward sums its gradient as one GEMV
-        self.bias_row = (bias is not None and bias.ndim == 1 and out.ndim >= 2
-                         and out.dtype == bias.dtype and out.dtype.char in 'fd')
         if bias is not None:
             if out.dtype == bias.dtype and out.ndim and bias.ndim <= 1:
                 out += bias     # the product is a fresh array: no second one for the sum
@@ -78,12 +75,6 @@ class LinearOp(Op):
                     gw = g2.mT @ x2
         needs = self.needs_input_grad
         gb = g if len(needs) > 2 and needs[2] else None
-        if gb is not None and self.bias_row and is_array(g):
-            g2 = g.reshape((-1, g.shape[-1]))
-            if g2.shape[0] > 1:
-                # ones @ g: BLAS's GEMV reads the gradient once at memory speed, where the
-                # mechanism's sum over the rows took 1.5x as long on a (700, 10000) one
-                gb = xp.ones(g2.shape[0], g2.dtype) @ g2
         return gx, gw, gb
 
 
