@@ -49,6 +49,20 @@ def _softmax_row(x, out, row):
 
 
 @kernel
+def _exp_row(x, exps, row):
+    """``exps[row] = e^(x[row] - max)``, unnormalised: returns the row's max and its sum of
+    exponentials. The losses' backward scales by ``1 / sum`` as it multiplies anyway, so
+    the forward skips softmax's third pass (a tenth of the loss's time on (700, 10000))."""
+    m = _row_max(x, row)
+    total = ZERO
+    for j in range(x.shape[1]):
+        e = exp_nonpos(x[row, j] - m)
+        exps[row, j] = e
+        total += e
+    return m, total
+
+
+@kernel
 def _row_exp_sum(x, row):
     """The row's max and its sum of exponentials (nothing stored)."""
     m = _row_max(x, row)
@@ -101,11 +115,13 @@ def _row_gaps(x, weight, lse, row):
 
 
 @kernel
-def _cross_entropy(x, target, weight, ignore_index, coefs, probs, losses, store):
+def _cross_entropy(x, target, weight, ignore_index, coefs, exps, inv_totals, losses, store):
     """Class indices: per row ``(1 - eps) w[t] (lse - x[t]) + eps / C sum_c w[c] (lse - x[c])``
     (``coefs`` = (1 - eps, eps / C, ...); no weights: an empty ``weight``), 0 where the
     target is ignored. Returns (the losses' sum, the kept rows' weights' sum, the first row
-    whose target is out of range or -1); sums in float64."""
+    whose target is out of range or -1); sums in float64. With ``store``, ``exps`` and
+    ``inv_totals`` get each row's unnormalised exponentials and 1 / their sum (backward's
+    softmax)."""
     n = x.shape[1]
     keep_share, spread = coefs[0], coefs[1]
     weighted = weight.shape[0] > 0
@@ -115,7 +131,8 @@ def _cross_entropy(x, target, weight, ignore_index, coefs, probs, losses, store)
     for row in range(x.shape[0]):
         t = target[row]
         if store:
-            m, total = _softmax_row(x, probs, row)
+            m, total = _exp_row(x, exps, row)
+            inv_totals[row] = ONE / total
         else:
             m, total = _row_exp_sum(x, row)
         if t == ignore_index or t < 0 or t >= n:
@@ -135,30 +152,32 @@ def _cross_entropy(x, target, weight, ignore_index, coefs, probs, losses, store)
 
 
 @kernel
-def _cross_entropy_backward(probs, target, weight, ignore_index, coefs, g, per_row, out):
+def _cross_entropy_backward(exps, inv_totals, target, weight, ignore_index, coefs, g, per_row,
+                            out):
     """``s (A p - eps / C w) - s (1 - eps) w[t] one_hot(t)`` per row, ``A = (1 - eps) w[t]
     + eps / C sum(w)``, ``s`` the row's upstream gradient (``g[row]``, or ``g[0]`` for all:
-    a mean's already divided), 0 for ignored rows."""
-    n = probs.shape[1]
+    a mean's already divided), 0 for ignored rows; ``p`` the forward's ``exps`` times the
+    row's ``inv_totals``, that factor folded into ``A``."""
+    n = exps.shape[1]
     keep_share, spread = coefs[0], coefs[1]
     weighted = weight.shape[0] > 0
     weight_total = coefs[2]
-    for row in range(probs.shape[0]):
+    for row in range(exps.shape[0]):
         t = target[row]
         s = g[row] if per_row else g[0]
         if t == ignore_index:
             s = ZERO
             t = 0
         w = weight[t] if weighted else ONE
-        a = s * (keep_share * w + spread * weight_total)
+        a = s * (keep_share * w + spread * weight_total) * inv_totals[row]
         if spread != 0 and weighted:
             c = s * spread
             for j in range(n):
-                out[row, j] = probs[row, j] * a - c * weight[j]
+                out[row, j] = exps[row, j] * a - c * weight[j]
         else:
             c = s * spread
             for j in range(n):
-                out[row, j] = probs[row, j] * a - c
+                out[row, j] = exps[row, j] * a - c
         out[row, t] -= s * keep_share * w
 
 
@@ -175,14 +194,16 @@ def _row_soft_loss(x, q, weight, keep_share, spread, lse, row):
 
 
 @kernel
-def _soft_cross_entropy(x, q, weight, coefs, probs, losses, store):
+def _soft_cross_entropy(x, q, weight, coefs, exps, inv_totals, losses, store):
     """Class probabilities ``q``, smoothed to ``q' = (1 - eps) q + eps / C``: per row
-    ``-sum_c w[c] q'[c] (x[c] - lse)``. Returns the losses' sum (float64)."""
+    ``-sum_c w[c] q'[c] (x[c] - lse)``. Returns the losses' sum (float64); ``exps`` and
+    ``inv_totals`` as in ``_cross_entropy``."""
     keep_share, spread = coefs[0], coefs[1]
     loss_sum = 0.0
     for row in range(x.shape[0]):
         if store:
-            m, total = _softmax_row(x, probs, row)
+            m, total = _exp_row(x, exps, row)
+            inv_totals[row] = ONE / total
         else:
             m, total = _row_exp_sum(x, row)
         lse = m + math.log(total)
@@ -193,27 +214,28 @@ def _soft_cross_entropy(x, q, weight, coefs, probs, losses, store):
 
 
 @kernel
-def _soft_cross_entropy_backward(probs, q, weight, coefs, g, per_row, out):
-    """``s (p sum_c w[c] q'[c] - w q')`` per row, ``s`` as in the indices' backward."""
-    n = probs.shape[1]
+def _soft_cross_entropy_backward(exps, inv_totals, q, weight, coefs, g, per_row, out):
+    """``s (p sum_c w[c] q'[c] - w q')`` per row, ``s`` and ``p`` as in the indices'
+    backward."""
+    n = exps.shape[1]
     keep_share, spread = coefs[0], coefs[1]
     weighted = weight.shape[0] > 0
-    for row in range(probs.shape[0]):
+    for row in range(exps.shape[0]):
         s = g[row] if per_row else g[0]
         mass = ZERO
         if weighted:
             for j in range(n):
                 mass += weight[j] * (keep_share * q[row, j] + spread)
-            a = s * mass
+            a = s * mass * inv_totals[row]
             for j in range(n):
-                out[row, j] = probs[row, j] * a - s * weight[j] * (keep_share * q[row, j]
-                                                                    + spread)
+                out[row, j] = exps[row, j] * a - s * weight[j] * (keep_share * q[row, j]
+                                                                   + spread)
         else:
             for j in range(n):
                 mass += keep_share * q[row, j] + spread
-            a = s * mass
+            a = s * mass * inv_totals[row]
             for j in range(n):
-                out[row, j] = probs[row, j] * a - s * (keep_share * q[row, j] + spread)
+                out[row, j] = exps[row, j] * a - s * (keep_share * q[row, j] + spread)
 
 
 def _rows(a):
@@ -261,48 +283,59 @@ def _coefs(dtype, smoothing, n_classes, weight=None):
     return np.array([1 - smoothing, smoothing / n_classes, total], dtype)
 
 
+def _softmax_store(x, store):
+    """Buffers for the unnormalised exponentials and each row's 1 / sum (1-row dummies
+    when nothing is stored)."""
+    if store:
+        return np.empty(x.shape, x.dtype), np.empty(x.shape[0], x.dtype)
+    return x[:1], np.empty(1, x.dtype)
+
+
 def cross_entropy(x, target, weight, ignore_index, smoothing, store):
     """Cross-entropy of (N, C) logits ``x`` (C-contiguous; N, C > 0) and int64 class
     indices ``target``, optionally class-weighted and label-smoothed. Returns ``(losses,
-    probs, loss_sum, weight_sum, bad)``: per-row losses (0 where ignored), the softmax
-    (None unless ``store``: backward's), the sums for the reductions, and the first row
-    whose target is out of range (-1 if none: the op raises torch's IndexError)."""
-    probs = np.empty(x.shape, x.dtype) if store else x[:1]
+    softmax, loss_sum, weight_sum, bad)``: per-row losses (0 where ignored), the softmax as
+    ``(exps, inv_totals)``, unnormalised (None unless ``store``: backward's), the sums for
+    the reductions, and the first row whose target is out of range (-1 if none: the op
+    raises torch's IndexError)."""
+    exps, inv_totals = _softmax_store(x, store)
     losses = np.empty(x.shape[0], x.dtype)
     w = _NO_WEIGHT[x.dtype] if weight is None else weight
     loss_sum, weight_sum, bad = _cross_entropy(x, target, w, ignore_index,
                                                _coefs(x.dtype, smoothing, x.shape[1]),
-                                               probs, losses, store)
-    return losses, probs if store else None, loss_sum, weight_sum, bad
+                                               exps, inv_totals, losses, store)
+    return losses, (exps, inv_totals) if store else None, loss_sum, weight_sum, bad
 
 
-def cross_entropy_backward(probs, target, weight, ignore_index, smoothing, g):
-    """The logits' gradient; ``g`` per row (N,), or one value (a sum's, or a mean's already
-    divided by its denominator)."""
-    out = np.empty(probs.shape, probs.dtype)
-    g = np.asarray(g, probs.dtype).reshape(-1)
-    _cross_entropy_backward(probs, target, _NO_WEIGHT[probs.dtype] if weight is None
+def cross_entropy_backward(softmax, target, weight, ignore_index, smoothing, g):
+    """The logits' gradient from the forward's ``softmax`` pair; ``g`` per row (N,), or
+    one value (a sum's, or a mean's already divided by its denominator)."""
+    exps, inv_totals = softmax
+    out = np.empty(exps.shape, exps.dtype)
+    g = np.asarray(g, exps.dtype).reshape(-1)
+    _cross_entropy_backward(exps, inv_totals, target, _NO_WEIGHT[exps.dtype] if weight is None
                             else weight, ignore_index,
-                            _coefs(probs.dtype, smoothing, probs.shape[1], weight), g,
+                            _coefs(exps.dtype, smoothing, exps.shape[1], weight), g,
                             g.size > 1, out)
     return out
 
 
 def soft_cross_entropy(x, q, weight, smoothing, store):
     """Cross-entropy of (N, C) logits and class probabilities ``q`` (same shape and dtype,
-    C-contiguous). Returns ``(losses, probs, loss_sum)``."""
-    probs = np.empty(x.shape, x.dtype) if store else x[:1]
+    C-contiguous). Returns ``(losses, softmax, loss_sum)``, ``softmax`` as above."""
+    exps, inv_totals = _softmax_store(x, store)
     losses = np.empty(x.shape[0], x.dtype)
     loss_sum = _soft_cross_entropy(x, q, _NO_WEIGHT[x.dtype] if weight is None else weight,
-                                   _coefs(x.dtype, smoothing, x.shape[1]), probs, losses,
-                                   store)
-    return losses, probs if store else None, loss_sum
+                                   _coefs(x.dtype, smoothing, x.shape[1]), exps, inv_totals,
+                                   losses, store)
+    return losses, (exps, inv_totals) if store else None, loss_sum
 
 
-def soft_cross_entropy_backward(probs, q, weight, smoothing, g):
-    out = np.empty(probs.shape, probs.dtype)
-    g = np.asarray(g, probs.dtype).reshape(-1)
-    _soft_cross_entropy_backward(probs, q, _NO_WEIGHT[probs.dtype] if weight is None
-                                 else weight, _coefs(probs.dtype, smoothing, probs.shape[1]),
+def soft_cross_entropy_backward(softmax, q, weight, smoothing, g):
+    exps, inv_totals = softmax
+    out = np.empty(exps.shape, exps.dtype)
+    g = np.asarray(g, exps.dtype).reshape(-1)
+    _soft_cross_entropy_backward(exps, inv_totals, q, _NO_WEIGHT[exps.dtype] if weight is None
+                                 else weight, _coefs(exps.dtype, smoothing, exps.shape[1]),
                                  g, g.size > 1, out)
     return out

@@ -565,15 +565,18 @@ class CrossEntropy(Op):
         store = self.needs_input_grad[0]     # the softmax, backward's
         native = native_kernel('soft_cross_entropy' if soft else 'cross_entropy',
                                x) if x.size else None
+        # backward's softmax: ``probs`` (NumPy path) or, from the kernels, the pair
+        # (unnormalised exponentials, 1 / each row's sum) in ``native_softmax``
+        probs = self.native_softmax = None
         if native is not None:
             x = xp.ascontiguousarray(x)
             if soft:
-                losses, probs, total = native(x, xp.ascontiguousarray(target), weight,
-                                              smoothing, store)
+                losses, self.native_softmax, total = native(
+                    x, xp.ascontiguousarray(target), weight, smoothing, store)
                 denom = x.shape[0]
             else:
-                losses, probs, total, denom, bad = native(x, target, weight, ignore_index,
-                                                          smoothing, store)
+                losses, self.native_softmax, total, denom, bad = native(
+                    x, target, weight, ignore_index, smoothing, store)
                 if bad >= 0:
                     raise _out_of_bounds(target, bad, x.shape[1])
         else:
@@ -633,18 +636,22 @@ class CrossEntropy(Op):
     def backward(self, g):
         s = self._row_scale(g)
         if fm.is_array(g):
+            parts = self.native_softmax
+            if parts is not None:
+                native = native_kernel('soft_cross_entropy_backward' if self.soft
+                                       else 'cross_entropy_backward', parts[0])
+                if native is not None:
+                    if self.soft:
+                        return native(parts, self.target, self.weight, self.smoothing,
+                                      s), None, None
+                    return native(parts, self.target, self.weight, self.ignore_index,
+                                  self.smoothing, s), None, None
+                if self.probs is None:  # the kernels were switched off since the forward
+                    self.probs = parts[0] * parts[1][:, None]
             if self.probs is None:      # forward ran without storing the softmax
                 x, = self.saved_tensors
                 self.probs = self._numpy_forward(x._data)[1]
             probs = self.probs
-            native = native_kernel('soft_cross_entropy_backward' if self.soft
-                                   else 'cross_entropy_backward', probs) if probs.size else None
-            if native is not None:
-                if self.soft:
-                    return native(probs, self.target, self.weight, self.smoothing,
-                                  s), None, None
-                return native(probs, self.target, self.weight, self.ignore_index,
-                              self.smoothing, s), None, None
             if not self.soft and not self.smoothing:
                 keep = self.target != self.ignore_index
                 safe = xp.where(keep, self.target, 0)

@@ -108,6 +108,15 @@ def _order(T, reverse):
     return range(T - 1, -1, -1) if reverse else range(T)
 
 
+def _first_step(node):
+    """The time step the backward reaches last, where the gradient flowing on through the
+    recurrent weights is h0's alone: -1 (none) when h0 needs it, else that step, whose
+    product with the recurrent weights is skipped."""
+    if node.needs_input_grad[1]:
+        return -1
+    return len(node.batch_sizes) - 1 if node.reverse else 0
+
+
 def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
     H = w_hh.shape[0] // 4
     dt = x.dtype
@@ -133,6 +142,7 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     offs = _offsets(batch_sizes)
     H2, H3 = 2 * H, 3 * H
     native = _native_step('lstm_step', G, h, c)
+    recurrent = xp.empty((B, 4 * H), dt) if native is not None else None
     for t in _order(len(batch_sizes), reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
@@ -140,16 +150,19 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
         cp = c[:b] if b != B else c
         Hprev[o0:o1] = hp
         g = G[o0:o1]
-        g += hp @ whh_t
         if native is not None:
-            # activations, c, tanh(c), h, and the states, in one call
+            # the recurrent product into one reused buffer, then the sum with the input
+            # side, activations, c, tanh(c), h, and the states, in one call
+            gh = recurrent[:b] if b != B else recurrent
+            xp.matmul(hp, whh_t, out=gh)
             if whr_t is None:
-                native(g, cp, hp, Cprev[o0:o1], TC[o0:o1], out[o0:o1])
+                native(g, gh, cp, hp, Cprev[o0:o1], TC[o0:o1], out[o0:o1])
             else:
-                native(g, cp, None, Cprev[o0:o1], TC[o0:o1], Hraw[o0:o1])
+                native(g, gh, cp, None, Cprev[o0:o1], TC[o0:o1], Hraw[o0:o1])
                 xp.matmul(Hraw[o0:o1], whr_t, out=out[o0:o1])
                 hp[...] = out[o0:o1]
             continue
+        g += hp @ whh_t
         Cprev[o0:o1] = cp
         xp.tanh(g, out=g)
         g *= s
@@ -198,6 +211,7 @@ def _lstm_backward(node, grads):
         D *= D
         xp.subtract(s2, D, out=D)
         OT = G[:, H3:] * (1 - TC * TC)  # d c from d h: o * (1 - tanh(c)^2)
+    first = _first_step(node)
     for t in _order(len(node.batch_sizes), not node.reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
@@ -211,7 +225,8 @@ def _lstm_backward(node, grads):
                 dht += gout[o0:o1]
                 dHout[o0:o1] = dht
                 native(dht @ w_hr, None, dct, G[o0:o1], TC[o0:o1], Cprev[o0:o1], dg)
-            xp.matmul(dg, w_hh, out=dht)
+            if t != first:
+                xp.matmul(dg, w_hh, out=dht)
             continue
         dht += gout[o0:o1]
         if w_hr is not None:
@@ -228,13 +243,14 @@ def _lstm_backward(node, grads):
         xp.multiply(dct, g[:, :H], out=dg[:, H2:H3])
         dg *= D[o0:o1]
         dct *= g[:, H:H2]
-        xp.matmul(dg, w_hh, out=dht)
+        if t != first:
+            xp.matmul(dg, w_hh, out=dht)
     gx = dG @ w_ih if needs[0] else None
     gw_ih = dG.T @ x if needs[3] else None
     gw_hh = dG.T @ Hprev if needs[4] else None
     gb = dG.sum(0) if b_ih is not None and (needs[5] or needs[6]) else None
     gw_hr = dHout.T @ Hraw if w_hr is not None and needs[7] else None
-    return gx, dh, dc, gw_ih, gw_hh, gb, gb, gw_hr
+    return gx, dh if needs[1] else None, dc, gw_ih, gw_hh, gb, gb, gw_hr
 
 
 def _gru_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
@@ -316,6 +332,7 @@ def _gru_backward(node, grads):
         Dn = 1 - Nn * Nn
         OneZ = 1 - Z
         HmN = Hprev - Nn
+    first = _first_step(node)
     for t in _order(len(node.batch_sizes), not node.reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
@@ -323,7 +340,8 @@ def _gru_backward(node, grads):
         if native is not None:
             dgh = dGh[o0:o1]
             native(dht, gout[o0:o1], G[o0:o1], HN[o0:o1], Hprev[o0:o1], dGi[o0:o1], dgh)
-            dht += dgh @ w_hh
+            if t != first:
+                dht += dgh @ w_hh
             continue
         dht += gout[o0:o1]
         di = dGi[o0:o1]
@@ -337,13 +355,14 @@ def _gru_backward(node, grads):
         dgh[:, :H2] = di[:, :H2]
         xp.multiply(dnp, R[o0:o1], out=dgh[:, H2:])
         dht *= Z[o0:o1]
-        dht += dgh @ w_hh
+        if t != first:
+            dht += dgh @ w_hh
     gx = dGi @ w_ih if needs[0] else None
     gw_ih = dGi.T @ x if needs[3] else None
     gw_hh = dGh.T @ Hprev if needs[4] else None
     gb_ih = dGi.sum(0) if b_ih is not None and needs[5] else None
     gb_hh = dGh.sum(0) if b_hh is not None and needs[6] else None
-    return gx, dh, None, gw_ih, gw_hh, gb_ih, gb_hh, None
+    return gx, dh if needs[1] else None, None, gw_ih, gw_hh, gb_ih, gb_hh, None
 
 
 def _rnn_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, reverse):
