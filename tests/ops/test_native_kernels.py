@@ -355,3 +355,47 @@ def test_native_without_numba_warns_once_and_runs_numpy(monkeypatch):
             torch.tensor([-1.0, 0.5, 2.0])).numpy(), rtol=1e-6)
     finally:
         dynagrad.backends.cpu.set_kernels(previous)
+
+
+_MODELS_WITHOUT_NUMBA = '''
+import sys
+if {block}:
+    sys.modules['numba'] = None     # import numba now raises ImportError, as where it is missing
+sys.path.insert(0, {root!r})
+import numpy as np
+import dynagrad
+from benchmarks import workloads as W
+s = W.GPT_SIZES['smoke']
+losses = []
+for compiled in (False, True):
+    dynagrad.manual_seed(0)
+    model = W.gpt_model(dynagrad, s, use_sdpa=not compiled)
+    run = dynagrad.compile(model) if compiled else model
+    opt = dynagrad.optim.AdamW(model.parameters(), lr=1e-2)
+    data = np.random.default_rng(0).integers(0, s['vocab'], (s['batch'], s['context'] + 1))
+    x, y = dynagrad.tensor(data[:, :-1]), dynagrad.tensor(data[:, 1:])
+    for _ in range(3):
+        _, loss = run(x, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+cnn = W.cnn_autograd(dynagrad, 4)
+lm = W.lm_autograd(dynagrad, W.LM_SIZES['smoke'])
+losses += [cnn() for _ in range(2)] + [lm() for _ in range(2)]
+print(dynagrad.backend.native_kernels_active(),
+      sys.modules.get('numba') is not None, repr(losses))
+'''
+
+
+def test_models_run_without_numba_as_with_numpy_kernels():
+    """A machine without numba: training the benchmark models (GPT with sdpa and dropout,
+    compiled GPT, CNN, LSTM language model) runs the NumPy path, with the same losses as
+    DYNAGRAD_KERNELS=numpy gives where numba is installed."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    blocked = _python(_MODELS_WITHOUT_NUMBA.format(block=True, root=root))
+    numpy_kernels = _python(_MODELS_WITHOUT_NUMBA.format(block=False, root=root),
+                            DYNAGRAD_KERNELS='numpy')
+    assert blocked.split(' ', 2)[:2] == ['False', 'False']
+    assert numpy_kernels.split(' ', 2)[:2] == ['False', 'False']
+    assert blocked.split(' ', 2)[2] == numpy_kernels.split(' ', 2)[2]   # the same bits
