@@ -1,7 +1,10 @@
-"""Shared test configuration: the op-conformance summary line."""
+"""Shared test configuration: the op-conformance summary line, and the ``kernels`` fixture
+of the native-kernel tests."""
 import os
 import sys
 from pathlib import Path
+
+import pytest
 
 # The tests test the tree they live in, whichever copy of dynagrad is installed (a second
 # git worktree, a fresh clone next to an editable install): its src/ goes first on the path,
@@ -19,3 +22,12 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(
             f"op conformance: {len(op_db.STATS['ops'])} ops covered, "
             f"{len(op_db.STATS['samples'])} samples run")
+
+
+@pytest.fixture
+def kernels(request):
+    """Run the test with ``request.param``'s kernels (parametrise it indirectly, over
+    ``native_support.MODES``), and count every native kernel's calls."""
+    import native_support   # here, not above: a session that never asks keeps dynagrad unimported
+    with native_support.kernels_counted(request.param) as calls:
+        yield calls

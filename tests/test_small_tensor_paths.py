@@ -9,40 +9,21 @@ import torch
 
 import dynagrad
 import dynagrad.nn.functional as F
-from dynagrad import backend, native
+from dynagrad import native
+from native_support import kernels_counted, kernels_mode, needs_numba
 
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
 
 
 @pytest.fixture
 def native_calls():
     """Native kernels on; counts the calls of each."""
-    calls = {}
-    previous = backend.set_kernels('native')
-    saved = dict(backend._kernels.loaded)
-    for name in native.FAMILIES:
-        kernel = native.load(name)
-
-        def counted(*args, _name=name, _kernel=kernel):
-            calls[_name] = calls.get(_name, 0) + 1
-            return _kernel(*args)
-        backend._kernels.loaded[name] = counted
-    try:
+    with kernels_counted('native') as calls:
         yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
 
 
 def _numpy_path(fn):
-    previous = backend.set_kernels('numpy')
-    try:
+    with kernels_mode('numpy'):
         return fn()
-    finally:
-        backend.set_kernels(previous)
 
 
 TOL = {np.float32: dict(rtol=2e-5, atol=2e-5), np.float64: dict(rtol=1e-12, atol=1e-12)}

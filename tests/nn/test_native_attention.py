@@ -3,56 +3,27 @@ fused scale + mask + softmax of the forward and the fused softmax gradient of th
 against the NumPy path (kernels off) and torch, values and gradients of q, k, v and of a
 float mask; causal, boolean and additive masks, scales, odd lengths, dropout, rows the mask
 hides entirely; the conformance rows of the attention ops in both kernel modes."""
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 import dynagrad
 import dynagrad.nn.functional as F
-from dynagrad import backend, native
 from dynagrad.autograd import gradcheck
 
+from native_support import MODES, kernels_counted, needs_numba
 from ops import test_conformance as conformance
 
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
 KERNELS = ('attention_probs', 'attention_probs_backward')
 ATTENTION_OPS = ('nn.functional.scaled_dot_product_attention',
                  'nn.functional.multi_head_attention_forward')
 ROWS = [p for p in conformance.device_rows() if p.values[0].name in ATTENTION_OPS]
 GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in ATTENTION_OPS]
-MODES = ['numpy', pytest.param('native', marks=needs_numba)]
 
 
-@contextlib.contextmanager
 def counting(mode):
     """Run with ``mode`` kernels; yields a dict counting the attention kernels' calls."""
-    calls = {}
-    previous = backend.set_kernels(mode)
-    saved = dict(backend._kernels.loaded)
-    if mode == 'native':
-        for name in KERNELS:
-            kernel = native.load(name)
-
-            def counted(*args, _name=name, _kernel=kernel):
-                calls[_name] = calls.get(_name, 0) + 1
-                return _kernel(*args)
-            backend._kernels.loaded[name] = counted
-    try:
-        yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
-
-
-@pytest.fixture
-def kernels(request):
-    with counting(request.param) as calls:
-        yield calls
+    return kernels_counted(mode, KERNELS)
 
 
 def test_rows_exist():

@@ -9,7 +9,6 @@ compares values and every gradient three ways; then the kernel at the edge value
 of -inf beside padding, several NaNs in one window: PyTorch's rules, which the NumPy path
 follows too) and the 2x2 pooling kernel against the generic one.
 """
-import contextlib
 import itertools
 
 import numpy as np
@@ -18,14 +17,11 @@ import torch
 
 import dynagrad
 import dynagrad.nn.functional as F
-from dynagrad import backend, native
 from dynagrad.autograd import gradcheck
 
+from native_support import MODES, kernels_mode, needs_numba
 from ops import test_conformance as conformance
 
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
 CONV_KERNELS = ('im2col', 'col2im', 'max_pool', 'max_pool_backward')
 
 # the table's rows whose ops reach these kernels
@@ -39,29 +35,6 @@ KERNEL_OPS = ('conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2
               'toplevel.max_pool1d', 'toplevel.max_pool1d_with_indices', 'toplevel.max_pool2d')
 ROWS = [p for p in conformance.device_rows() if p.values[0].name in KERNEL_OPS]
 GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in KERNEL_OPS]
-MODES = ['numpy', pytest.param('native', marks=needs_numba)]
-
-
-@pytest.fixture
-def kernels(request):
-    """Run the test with ``request.param``'s kernels, and count the native kernels' calls."""
-    calls = {}
-    previous = backend.set_kernels(request.param)
-    saved = dict(backend._kernels.loaded)
-    if request.param == 'native':
-        for name in native.FAMILIES:
-            kernel = native.load(name)
-
-            def counted(*args, _name=name, _kernel=kernel):
-                calls[_name] = calls.get(_name, 0) + 1
-                return _kernel(*args)
-            backend._kernels.loaded[name] = counted
-    try:
-        yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
 
 
 def test_rows_exist():
@@ -97,15 +70,6 @@ def test_the_native_column_runs_the_kernels(kernels):
 
 
 # -- a grid of geometries: native against the NumPy path and torch ------------------------
-
-@contextlib.contextmanager
-def kernels_mode(mode):
-    previous = backend.set_kernels(mode)
-    try:
-        yield
-    finally:
-        backend.set_kernels(previous)
-
 
 def _run(fn, arrays, g, mode):
     """``fn``'s output and its inputs' gradients for upstream ``g``, with ``mode`` kernels."""

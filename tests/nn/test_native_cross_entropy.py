@@ -3,21 +3,15 @@ label smoothing; class probabilities with weights and label smoothing), with the
 kernels (``dynagrad.native.softmax``) and with the NumPy kernels: values, gradients and node
 names against torch and against each other, non-finite logits, empty batches, the index
 range check the kernel does, gradcheck and gradgradcheck in float64."""
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 import dynagrad
 import dynagrad.nn.functional as F
-from dynagrad import backend, native
 from dynagrad.autograd import gradcheck, gradgradcheck
+from native_support import MODES, kernels_counted, kernels_mode, needs_numba
 
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
-MODES = ['numpy', pytest.param('native', marks=needs_numba)]
 DTYPES = [np.float32, np.float64]
 REDUCTIONS = ['mean', 'sum', 'none']
 N, C = 9, 5
@@ -32,34 +26,6 @@ INDEX_VARIANTS = {
 }
 SOFT_VARIANTS = {'plain': {}, 'weight': dict(weight=True), 'smooth': dict(label_smoothing=0.25),
                  'smooth_weight': dict(label_smoothing=0.1, weight=True)}
-
-
-@contextlib.contextmanager
-def kernels_mode(mode):
-    previous = backend.set_kernels(mode)
-    try:
-        yield
-    finally:
-        backend.set_kernels(previous)
-
-
-@contextlib.contextmanager
-def counting():
-    """The native kernels' calls, by name, while the block runs."""
-    calls = {}
-    saved = dict(backend._kernels.loaded)
-    for name in native.FAMILIES:
-        kernel = native.load(name)
-
-        def counted(*args, _name=name, _kernel=kernel):
-            calls[_name] = calls.get(_name, 0) + 1
-            return _kernel(*args)
-        backend._kernels.loaded[name] = counted
-    try:
-        yield calls
-    finally:
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
 
 
 def _logits(dtype, rng, n=N):
@@ -202,7 +168,7 @@ def test_the_kernels_run(soft, smoothing):
     x = dynagrad.tensor(_logits(np.float32, rng), requires_grad=True)
     target = dynagrad.tensor(_soft_target(np.float32, rng) if soft else _index_target(rng))
     name = 'soft_cross_entropy' if soft else 'cross_entropy'
-    with kernels_mode('native'), counting() as calls:
+    with kernels_counted('native') as calls:
         F.cross_entropy(x, target, label_smoothing=smoothing).backward()
         assert calls == {name: 1, name + '_backward': 1}
         with dynagrad.no_grad():

@@ -4,50 +4,13 @@ kernel keeps (also with the kernels switched between forward and backward, and a
 graph run twice), the recurrent layers' backward that skips the product feeding an
 initial state nobody asked a gradient of, and whole training steps of the benchmark's
 model (embedding, 2-layer LSTM, decoder, cross-entropy, clipping, SGD)."""
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 import dynagrad
 import dynagrad.nn.functional as F
-from dynagrad import backend, native
-
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
-MODES = ['numpy', pytest.param('native', marks=needs_numba)]
-
-
-@contextlib.contextmanager
-def kernels_mode(mode):
-    previous = backend.set_kernels(mode)
-    try:
-        yield
-    finally:
-        backend.set_kernels(previous)
-
-
-@contextlib.contextmanager
-def counting(names):
-    """The native kernels ``names``' calls while the block runs (kernels on)."""
-    calls = {}
-    previous = backend.set_kernels('native')
-    saved = dict(backend._kernels.loaded)
-    for name in names:
-        kernel = native.load(name)
-
-        def counted(*args, _name=name, _kernel=kernel):
-            calls[_name] = calls.get(_name, 0) + 1
-            return _kernel(*args)
-        backend._kernels.loaded[name] = counted
-    try:
-        yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
+from native_support import MODES, kernels_counted, kernels_mode, needs_numba
 
 
 def _tol(dt):
@@ -209,7 +172,7 @@ def test_lstm_kernels_run_float32():
     with dynagrad.no_grad():
         for p, v in zip(mod.parameters(), weights):
             p.copy_(dynagrad.tensor(v))
-    with counting(('lstm_step', 'lstm_step_backward')) as calls:
+    with kernels_counted('native', ('lstm_step', 'lstm_step_backward')) as calls:
         got = _recurrent_f32(dynagrad, mod, x, zeros)
     assert calls == {'lstm_step': 10, 'lstm_step_backward': 10}
     for a, e in zip(got, expected):

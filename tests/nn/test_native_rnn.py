@@ -3,43 +3,22 @@ layers, both directions, projections, no biases, packed sequences), LSTMCell and
 with the kernels on, against torch with the same weights and against the NumPy path:
 outputs, final states and the gradients of the input, the initial states and every
 parameter; gradcheck in float64; saturated gates."""
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 import dynagrad
-from dynagrad import backend, native
 from dynagrad.autograd import gradcheck
 from dynagrad.nn.utils import rnn as U
+from native_support import kernels_counted, needs_numba
 
-NUMBA_MISSING = native.available()
-pytestmark = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                reason=f'numba does not load: {NUMBA_MISSING}')
+pytestmark = needs_numba
 KERNELS = ('lstm_step', 'lstm_step_backward', 'gru_step', 'gru_step_backward')
 
 
-@contextlib.contextmanager
 def counting(mode):
     """Run with ``mode`` kernels; yields a dict counting the step kernels' calls."""
-    calls = {}
-    previous = backend.set_kernels(mode)
-    saved = dict(backend._kernels.loaded)
-    if mode == 'native':
-        for name in KERNELS:
-            kernel = native.load(name)
-
-            def counted(*args, _name=name, _kernel=kernel):
-                calls[_name] = calls.get(_name, 0) + 1
-                return _kernel(*args)
-            backend._kernels.loaded[name] = counted
-    try:
-        yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
+    return kernels_counted(mode, KERNELS)
 
 
 def _dg_module(tmod, cls, args, kwargs, dt):

@@ -15,19 +15,14 @@ most windows hit one of the rules; values, indices and the input's gradient are 
 exactly with torch. The NumPy kernels run every case; the native kernel only sees its own
 geometry (the unpadded 2x2 window at stride 2), where a call counter proves it ran.
 """
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 import dynagrad
 import dynagrad.nn.functional as F
-from dynagrad import backend, native
+from native_support import MODES, kernels_counted, needs_numba
 
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
 TF = torch.nn.functional
 INF, NAN = np.inf, np.nan
 
@@ -53,26 +48,9 @@ GEOMETRIES = [
 NATIVE_GEOMETRIES = [(2, 2, 2, 0, 1, False)]   # the geometry the native kernel serves
 
 
-@contextlib.contextmanager
 def kernels_mode(mode):
     """``mode``'s kernels; counts the native max_pool kernels' calls under 'native'."""
-    calls = {}
-    previous = backend.set_kernels(mode)
-    saved = dict(backend._kernels.loaded)
-    if mode == 'native':
-        for name in ('max_pool', 'max_pool_backward'):
-            kernel = native.load(name)
-
-            def counted(*args, _name=name, _kernel=kernel):
-                calls[_name] = calls.get(_name, 0) + 1
-                return _kernel(*args)
-            backend._kernels.loaded[name] = counted
-    try:
-        yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
+    return kernels_counted(mode, ('max_pool', 'max_pool_backward'))
 
 
 def edge_input(shape, kind, seed, dtype=np.float64):
@@ -212,7 +190,7 @@ def test_fractional_max_pool_edge_values(d, k, out, kind):
                                     _random_samples=torch.tensor(samples)), x, 'numpy')
 
 
-@pytest.mark.parametrize('mode', ['numpy', pytest.param('native', marks=needs_numba)])
+@pytest.mark.parametrize('mode', MODES)
 @pytest.mark.parametrize('d,k,s,p', [(1, 3, 2, 1), (2, 3, 2, 1), (3, 2, 2, 1), (2, 2, 2, 0)])
 def test_max_unpool_puts_edge_windows_back_as_torch(d, k, s, p, mode):
     """max_unpool of max_pool's output: a -inf window's value goes back to its first

@@ -9,41 +9,21 @@ segment sums (a small table) round apart, within a few ulps of the sum. With
 scale_grad_by_freq PyTorch (and the kernel, where the CPU has fused multiply-add) adds
 each scaled row with one rounding, the NumPy path with two.
 """
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 import dynagrad
 import dynagrad.nn.functional as F
-from dynagrad import backend, native
 from dynagrad.autograd import gradcheck, gradgradcheck
+from native_support import kernels_counted, needs_numba
 
-NUMBA_MISSING = native.available()
-pytestmark = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                reason=f'numba does not load: {NUMBA_MISSING}')
+pytestmark = needs_numba
 
 
-@contextlib.contextmanager
 def kernels(mode):
-    """Run with ``mode``'s kernels; yields how often the native embedding backward ran."""
-    calls = []
-    previous = backend.set_kernels(mode)
-    saved = dict(backend._kernels.loaded)
-    if mode == 'native':
-        kernel = native.load('embedding_backward')
-
-        def counted(*args):
-            calls.append(1)
-            return kernel(*args)
-        backend._kernels.loaded['embedding_backward'] = counted
-    try:
-        yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
+    """Run with ``mode``'s kernels; yields the native embedding backward's calls."""
+    return kernels_counted(mode, ('embedding_backward',))
 
 
 def _grad(lib, idx, w, g, **kw):
@@ -70,7 +50,7 @@ def test_weight_gradient(dtype, num, shape, padding_idx, scale_grad_by_freq):
     kw = dict(padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
     with kernels('native') as calls:
         got = _grad(dynagrad, idx, w, g, **kw)
-    assert len(calls) == 1
+    assert calls == {'embedding_backward': 1}
     with kernels('numpy'):
         ref = _grad(dynagrad, idx, w, g, **kw)
     expect = _grad(torch, idx, w, g, **kw)
@@ -97,7 +77,7 @@ def test_int32_indices_and_expanded_gradient(dtype):
     with kernels('native') as calls:
         weight = dynagrad.tensor(w, requires_grad=True)
         F.embedding(dynagrad.tensor(idx), weight).sum().backward()
-    assert len(calls) == 1
+    assert calls == {'embedding_backward': 1}
     tw = torch.tensor(w, requires_grad=True)
     torch.nn.functional.embedding(torch.tensor(idx), tw).sum().backward()
     assert weight.grad.numpy().tobytes() == tw.grad.numpy().tobytes()

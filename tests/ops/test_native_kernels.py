@@ -7,7 +7,6 @@ saying why, where numba does not load. Then each kernel is compared with the Num
 on larger arrays, in ulps of float32 against float64 where NumPy's own result is not the
 reference, and on the values that break naive code (NaN, infinities, -inf masks).
 """
-import contextlib
 import os
 import subprocess
 import sys
@@ -21,11 +20,9 @@ import dynagrad.nn.functional as F
 from dynagrad import backend, native
 from dynagrad.autograd import gradcheck
 
+from native_support import MODES, kernels_mode, needs_numba
 from ops import test_conformance as conformance
 
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
 
 # the table's rows whose ops reach a native kernel
 KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.softmax',
@@ -49,29 +46,6 @@ UNTABLED = {'linear', 'bernoulli_mask', 'dropout', 'adam_step', 'sgd_step',
             'max_pool_backward', 'soft_cross_entropy', 'soft_cross_entropy_backward'}
 ROWS = [p for p in conformance.device_rows() if p.values[0].name in KERNEL_OPS]
 GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in KERNEL_OPS]
-MODES = ['numpy', pytest.param('native', marks=needs_numba)]
-
-
-@pytest.fixture
-def kernels(request):
-    """Run the test with ``request.param``'s kernels, and count the native kernels' calls."""
-    calls = {}
-    previous = backend.set_kernels(request.param)
-    saved = dict(backend._kernels.loaded)
-    if request.param == 'native':
-        for name in native.FAMILIES:
-            kernel = native.load(name)
-
-            def counted(*args, _name=name, _kernel=kernel):
-                calls[_name] = calls.get(_name, 0) + 1
-                return _kernel(*args)
-            backend._kernels.loaded[name] = counted
-    try:
-        yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
 
 
 def test_rows_exist():
@@ -105,15 +79,6 @@ def test_the_native_column_runs_the_kernels(kernels):
 
 
 # -- each kernel against the NumPy path and torch, on larger arrays -------------------------
-
-@contextlib.contextmanager
-def kernels_mode(mode):
-    previous = backend.set_kernels(mode)
-    try:
-        yield
-    finally:
-        backend.set_kernels(previous)
-
 
 def _run(fn, arrays, g, mode):
     """``fn``'s output and its inputs' gradients for upstream ``g``, with ``mode`` kernels."""

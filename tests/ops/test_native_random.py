@@ -8,20 +8,15 @@ Twister's 624-word block (float32 ``rand`` takes one word per element, so an odd
 leaves the next 64-bit draw straddling a generation step), and the stream is read on after
 them (``rand``) to show that it continued where PyTorch's did.
 """
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 import dynagrad
 import dynagrad.nn.functional as F
-from dynagrad import backend, native
 import dynagrad.ops.random as dg_random
+from native_support import kernels_counted, needs_numba
 
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
 pytestmark = needs_numba
 
 DTYPES = ['float32', 'float64']
@@ -32,26 +27,9 @@ SIZES = [1, 7, 311, 313, 1001, 12 * 64 * 5 + 3]
 BEFORE = [0, 1, 623, 1001]
 
 
-@contextlib.contextmanager
 def kernels(mode):
-    """Run with ``mode``'s kernels; yields the count of each native kernel's calls."""
-    calls = {}
-    previous = backend.set_kernels(mode)
-    saved = dict(backend._kernels.loaded)
-    if mode == 'native':
-        for name in ('dropout', 'bernoulli_mask'):
-            kernel = native.load(name)
-
-            def counted(*args, _name=name, _kernel=kernel):
-                calls[_name] = calls.get(_name, 0) + 1
-                return _kernel(*args)
-            backend._kernels.loaded[name] = counted
-    try:
-        yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
+    """Run with ``mode``'s kernels; yields the count of each random kernel's calls."""
+    return kernels_counted(mode, ('dropout', 'bernoulli_mask'))
 
 
 def _three_ways(run, before=0, seed=7):

@@ -11,11 +11,8 @@ import pytest
 import torch
 
 import dynagrad
-from dynagrad import backend, native
-
-NUMBA_MISSING = native.available()
-needs_numba = pytest.mark.skipif(NUMBA_MISSING is not None,
-                                 reason=f'numba does not load: {NUMBA_MISSING}')
+from dynagrad import backend
+from native_support import NUMBA_MISSING, kernels_counted, needs_numba
 
 SHAPES = [(7, 13), (5,), (3, 1, 17), (), (1,)]
 STEPS = 5
@@ -43,22 +40,8 @@ def count_kernels():
     """Count the calls of the optimizer kernels while the test runs (kernels 'native')."""
     if NUMBA_MISSING is not None:
         pytest.skip(f'numba does not load: {NUMBA_MISSING}')
-    calls = {}
-    previous = backend.set_kernels('native')
-    saved = dict(backend._kernels.loaded)
-    for name in ('adam_step', 'sgd_step'):
-        kernel = native.load(name)
-
-        def counted(*args, _name=name, _kernel=kernel, **kwargs):
-            calls[_name] = calls.get(_name, 0) + 1
-            return _kernel(*args, **kwargs)
-        backend._kernels.loaded[name] = counted
-    try:
+    with kernels_counted('native', ('adam_step', 'sgd_step')) as calls:
         yield calls
-    finally:
-        backend.set_kernels(previous)
-        backend._kernels.loaded.clear()
-        backend._kernels.loaded.update(saved)
 
 
 def _values(shapes, dtype, seed):
