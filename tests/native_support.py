@@ -41,3 +41,27 @@ def kernels_counted(mode, names=None):
 def kernels_mode(mode):
     """Run the block with ``mode``'s kernels, counting nothing."""
     return kernels_counted(mode, names=())
+
+
+def table_columns(op_names):
+    """The conformance table's rows of ``op_names`` (values and gradients, and gradcheck)
+    as two tests, each run in both kernel modes: ``(rows, gradcheck_rows, test_row,
+    test_row_gradcheck)``, for a test module to bind at its top level."""
+    from ops import test_conformance as conformance
+    rows = [p for p in conformance.device_rows() if p.values[0].name in op_names]
+    gradcheck_rows = [p for p in conformance.GRADCHECK if p.values[0].name in op_names]
+
+    @pytest.mark.filterwarnings('ignore::UserWarning')
+    @pytest.mark.filterwarnings('ignore::FutureWarning')
+    @pytest.mark.parametrize('kernels', MODES, indirect=True)
+    @pytest.mark.parametrize('op,sample,i', rows)
+    def test_row(kernels, op, sample, i):
+        conformance.check_row(op, sample, i)
+
+    @pytest.mark.filterwarnings('ignore::UserWarning')
+    @pytest.mark.parametrize('kernels', MODES, indirect=True)
+    @pytest.mark.parametrize('op,sample,i', gradcheck_rows)
+    def test_row_gradcheck(kernels, op, sample, i):
+        conformance.test_gradcheck(op, sample, i)
+
+    return rows, gradcheck_rows, test_row, test_row_gradcheck

@@ -11,14 +11,13 @@ import dynagrad
 import dynagrad.nn.functional as F
 from dynagrad.autograd import gradcheck
 
-from native_support import MODES, kernels_counted, needs_numba
+from native_support import table_columns, kernels_counted, needs_numba
 from ops import test_conformance as conformance
 
 KERNELS = ('attention_probs', 'attention_probs_backward')
 ATTENTION_OPS = ('nn.functional.scaled_dot_product_attention',
                  'nn.functional.multi_head_attention_forward')
-ROWS = [p for p in conformance.device_rows() if p.values[0].name in ATTENTION_OPS]
-GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in ATTENTION_OPS]
+ROWS, GRADCHECK_ROWS, test_row, test_row_gradcheck = table_columns(ATTENTION_OPS)
 
 
 def counting(mode):
@@ -31,18 +30,6 @@ def test_rows_exist():
     assert GRADCHECK_ROWS
 
 
-@pytest.mark.filterwarnings('ignore::UserWarning')
-@pytest.mark.parametrize('kernels', MODES, indirect=True)
-@pytest.mark.parametrize('op,sample,i', ROWS)
-def test_row(kernels, op, sample, i):
-    conformance.check_row(op, sample, i)
-
-
-@pytest.mark.filterwarnings('ignore::UserWarning')
-@pytest.mark.parametrize('kernels', MODES, indirect=True)
-@pytest.mark.parametrize('op,sample,i', GRADCHECK_ROWS)
-def test_row_gradcheck(kernels, op, sample, i):
-    conformance.test_gradcheck(op, sample, i)
 
 
 @needs_numba

@@ -19,7 +19,7 @@ import dynagrad
 import dynagrad.nn.functional as F
 from dynagrad.autograd import gradcheck
 
-from native_support import MODES, kernels_mode, needs_numba
+from native_support import table_columns, kernels_mode, needs_numba
 from ops import test_conformance as conformance
 
 CONV_KERNELS = ('im2col', 'col2im', 'max_pool', 'max_pool_backward')
@@ -33,8 +33,7 @@ KERNEL_OPS = ('conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2
               'nn.functional.max_pool3d', 'nn.functional.max_pool1d_with_indices',
               'nn.functional.max_pool2d_with_indices', 'nn.functional.max_pool3d_with_indices',
               'toplevel.max_pool1d', 'toplevel.max_pool1d_with_indices', 'toplevel.max_pool2d')
-ROWS = [p for p in conformance.device_rows() if p.values[0].name in KERNEL_OPS]
-GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in KERNEL_OPS]
+ROWS, GRADCHECK_ROWS, test_row, test_row_gradcheck = table_columns(KERNEL_OPS)
 
 
 def test_rows_exist():
@@ -42,19 +41,6 @@ def test_rows_exist():
     assert len(GRADCHECK_ROWS) > 10
 
 
-@pytest.mark.filterwarnings('ignore::UserWarning')
-@pytest.mark.filterwarnings('ignore::FutureWarning')
-@pytest.mark.parametrize('kernels', MODES, indirect=True)
-@pytest.mark.parametrize('op,sample,i', ROWS)
-def test_row(kernels, op, sample, i):
-    conformance.check_row(op, sample, i)
-
-
-@pytest.mark.filterwarnings('ignore::UserWarning')
-@pytest.mark.parametrize('kernels', MODES, indirect=True)
-@pytest.mark.parametrize('op,sample,i', GRADCHECK_ROWS)
-def test_row_gradcheck(kernels, op, sample, i):
-    conformance.test_gradcheck(op, sample, i)
 
 
 @needs_numba

@@ -20,7 +20,7 @@ import dynagrad.nn.functional as F
 from dynagrad import backend, native
 from dynagrad.autograd import gradcheck
 
-from native_support import MODES, kernels_mode, needs_numba
+from native_support import table_columns, kernels_mode, needs_numba
 from ops import test_conformance as conformance
 
 
@@ -44,8 +44,7 @@ UNTABLED = {'linear', 'bernoulli_mask', 'dropout', 'adam_step', 'sgd_step',
             'attention_probs', 'attention_probs_backward', 'lstm_step', 'lstm_step_backward',
             'gru_step', 'gru_step_backward', 'im2col', 'col2im', 'max_pool',
             'max_pool_backward', 'soft_cross_entropy', 'soft_cross_entropy_backward'}
-ROWS = [p for p in conformance.device_rows() if p.values[0].name in KERNEL_OPS]
-GRADCHECK_ROWS = [p for p in conformance.GRADCHECK if p.values[0].name in KERNEL_OPS]
+ROWS, GRADCHECK_ROWS, test_row, test_row_gradcheck = table_columns(KERNEL_OPS)
 
 
 def test_rows_exist():
@@ -53,19 +52,6 @@ def test_rows_exist():
     assert len(GRADCHECK_ROWS) > 10
 
 
-@pytest.mark.filterwarnings('ignore::UserWarning')
-@pytest.mark.filterwarnings('ignore::FutureWarning')
-@pytest.mark.parametrize('kernels', MODES, indirect=True)
-@pytest.mark.parametrize('op,sample,i', ROWS)
-def test_row(kernels, op, sample, i):
-    conformance.check_row(op, sample, i)
-
-
-@pytest.mark.filterwarnings('ignore::UserWarning')
-@pytest.mark.parametrize('kernels', MODES, indirect=True)
-@pytest.mark.parametrize('op,sample,i', GRADCHECK_ROWS)
-def test_row_gradcheck(kernels, op, sample, i):
-    conformance.test_gradcheck(op, sample, i)
 
 
 @needs_numba
