@@ -141,3 +141,44 @@ def test_wrapped_functions_keep_identity_signature_and_pickle():
     x = dg.arange(6.0).reshape(2, 3)
     assert dg.sum(x, axis=1, keepdims=True).tolist() == x.sum(axis=1, keepdims=True).tolist() \
         == [[3.0], [12.0]]
+
+
+def _signature_parameters(fn):
+    params = inspect.signature(fn).parameters
+    return set(params), any(p.kind == p.VAR_POSITIONAL for p in params.values())
+
+
+def test_parameters_read_from_code_objects_match_inspect_signature():
+    """install reads parameters from code objects (inspect.signature cost a sixth of the
+    import); for every function it visits, the names and the *args flag are signature's."""
+    from dynagrad.ops import keywords
+    seen = 0
+    owners = [dg.Tensor, dg, dg.nn.functional, dg.linalg, dg.special, dg.fft]
+    for owner in owners:
+        for name in dir(owner):
+            fn = inspect.getattr_static(owner, name, None) if owner is dg.Tensor else \
+                getattr(owner, name, None)
+            if not inspect.isfunction(fn):
+                continue
+            try:
+                expected = _signature_parameters(fn)
+            except (TypeError, ValueError):
+                continue
+            names, star = keywords._parameters(fn)
+            assert (set(names), star) == expected, name
+            seen += 1
+    assert seen > 1500
+
+    def decorated(x, *sizes, dim=0, **kwargs):
+        return x
+
+    import functools
+
+    @functools.wraps(decorated)
+    def outer(*args, **kwargs):
+        return decorated(*args, **kwargs)
+    assert keywords._parameters(outer) == (('x', 'dim', 'sizes', 'kwargs'), True)
+    outer.__signature__ = inspect.Signature([inspect.Parameter('axis', 1)])
+    assert keywords._parameters(outer) == (('axis',), False)
+    assert keywords._parameters(functools.partial(decorated, 1))[0] == ('sizes', 'dim',
+                                                                          'kwargs')

@@ -34,6 +34,7 @@ grad they raise unless run under ``no_grad`` (as ``nn.init`` does).
 import contextlib
 import ctypes
 import math
+import os
 import struct
 import warnings
 
@@ -79,6 +80,10 @@ def _twister(seed):
     return bits
 
 
+# what Generator._use sets: made on the first draw after a seed
+_TWISTER_STATE = ('_bits', '_rng', '_normal', '_words')
+
+
 class Generator:
     """A seeded source of random numbers for the sampling functions' ``generator=``.
 
@@ -96,8 +101,18 @@ class Generator:
         self._reseed(_DEFAULT_SEED)
 
     def _reseed(self, seed):
+        # The twister itself is made at the first draw (see __getattr__): making it imports
+        # numpy.random, which cost a tenth of ``import dynagrad`` for the default generator.
         self._seed = seed
-        self._use(_twister(seed))
+        state = vars(self)
+        for name in _TWISTER_STATE:
+            state.pop(name, None)
+
+    def __getattr__(self, name):
+        if name in _TWISTER_STATE and '_seed' in vars(self):
+            self._use(_twister(self._seed))
+            return vars(self)[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def _use(self, bits, normal=None):
         self._bits = bits
@@ -135,7 +150,7 @@ class Generator:
 
     def seed(self):
         """Seed from the operating system's entropy; return the seed."""
-        seed = int(np.random.SeedSequence().entropy) % _U64
+        seed = int.from_bytes(os.urandom(8), 'little')
         self._reseed(seed)
         return seed
 
