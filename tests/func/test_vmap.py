@@ -241,3 +241,16 @@ def test_hessian_per_sample_and_chunked_jacrev():
     close(jacrev(g(dynagrad), chunk_size=3)(da[0]), torch.func.jacrev(g(torch))(ta[0]))
     with pytest.raises(ValueError, match='chunk_size'):
         jacrev(g(dynagrad), chunk_size=0)(da[0])
+
+
+def test_jacrev_while_a_device_backend_is_registered():
+    # a live meta tensor registers the meta backend, which turns the vmap flag on without
+    # any vmap level: jacrev still checks chunk_size and takes its one-batch path
+    a = R.standard_normal(4)
+    (da,), (ta,) = both(a)
+    alive = dynagrad.empty(2, device='meta')
+    g = lambda L: lambda x: L.sin(x) * x  # noqa: E731
+    close(jacrev(g(dynagrad), chunk_size=3)(da), torch.func.jacrev(g(torch))(ta))
+    with pytest.raises(ValueError, match='chunk_size'):
+        jacrev(g(dynagrad), chunk_size=0)(da)
+    del alive

@@ -487,6 +487,31 @@ def _as_runtime_error(cls, arrays, error):
     return RuntimeError(f'{op}: {error} (inputs: {described})')
 
 
+def untracked(x):
+    """Whether ``Op.apply`` on the tensor ``x`` alone would run plainly: nothing to record
+    (grad mode off, or ``x`` needs no gradient), no vmap, forward-mode tangents or legacy
+    Variables, a NumPy array. The view ops then build their result with ``untracked_view``:
+    a sampling loop's views, splits and slices cost half as much (the node, the edges and the
+    dtype rule are all skipped; a view has no dtype rule)."""
+    return (x.__class__ is Tensor and x._data.__class__ is _ndarray
+            and not (x._requires_grad and _grad_state.grad_enabled)
+            and not _vmap.active and not _forward_ad.propagate and not legacy.active)
+
+
+def untracked_view(cls, source, array, params, output_nr=None):
+    """What ``cls.apply(source, **params)`` returns when ``untracked(source)``: ``array``, a
+    view of ``source`` (one storage, one version counter) with no node. ``output_nr``: the
+    number a multi-output op gives its outputs (0); a single output is marked as made with
+    grad mode off (-1) as apply marks it."""
+    t = _new(Tensor)
+    t._data = array
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = (0 if _grad_state.grad_enabled else -1) if output_nr is None else output_nr
+    make_view(t, source, cls, params)
+    return t
+
+
 def _enable_bfloat16():
     """ml_dtypes just loaded: bfloat16 arrays can exist from now on, so the ops with no dtype
     rule start checking for them (until then that check costs them nothing)."""

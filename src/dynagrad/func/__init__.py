@@ -64,7 +64,7 @@ def _check_tensors(leaves, api, what):
 def _fresh(x, create):
     """``x`` as an input this transform differentiates with respect to: connected to the
     graph around it when an enclosing computation needs that, else a new leaf."""
-    if _vmap_state.active:
+    if _vmap_state.stack:
         x = _per_sample(x)
     if create and x.requires_grad:
         return x.view_as(x)
@@ -261,7 +261,7 @@ def _linearized(func, primals, api, has_aux=False):
     with enable_grad():
         # u -> J^T u, recorded, with u a leaf: its gradient along the tangents is J v
         us = [_zeros_like(o) for o in out_leaves]
-        if _vmap_state.active:      # each sample its own u (a shared one sums the batch)
+        if _vmap_state.stack:       # each sample its own u (a shared one sums the batch)
             us = [_per_sample(u) for u in us]
         us = [u.requires_grad_() for u in us]
         vjps = _grads(out_leaves, fresh, us, True)
@@ -358,13 +358,15 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_
         value, pullback = out[0], out[1]
         out_leaves, out_rebuild = _flatten(value)
         in_leaves, in_rebuild = _flatten(tuple(args[n] for n in nums))
-        if not _vmap_state.active:
+        if chunk_size is not None and chunk_size <= 0:
+            raise ValueError('jacrev: `chunk_size` should be greater than 0.')
+        # (state.active is also on while a device backend is registered or dynagrad.compile
+        # captures: only open vmap levels change how the Jacobian is taken)
+        if not _vmap_state.stack:
             # every row of an output's Jacobian in one backward pass: its cotangents (the
             # unit tensors) as one batch
             from ..ops.creation import eye, zeros
             from ..ops.shape import cat
-            if chunk_size is not None and chunk_size <= 0:
-                raise ValueError('jacrev: `chunk_size` should be greater than 0.')
             per_output = []
             for k, o in enumerate(out_leaves):
                 m = o.numel()

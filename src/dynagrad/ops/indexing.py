@@ -15,7 +15,7 @@ from .._device import DEVICE_ARRAY_TYPES, is_any_array
 from .._meta import refuse_masks
 from ..autograd.batched import vmap_function
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.function import Op, untracked, untracked_view
 from ..autograd.inplace import OVERLAP_ERROR, has_internal_overlap
 from ..autograd.autocast import autocast_args, autocast_state
 from ..tensor import method, wrap
@@ -442,6 +442,11 @@ def getitem(x, key):
     if plain is not None:       # everyday slicing: no normalising (_plain_keys.py)
         if not plain:
             _check_key(x, key)
+        if untracked(x):
+            items = key if key.__class__ is tuple else (key,)
+            view = x._data[items if Ellipsis in items else items + (Ellipsis,)]
+            return untracked_view(BasicIndex.named(_node_name_for(key, x._data.shape)), x,
+                                  view, {'key': key})
         return BasicIndex.apply(x, key=key)
     key = _normalize_key(key)
     _check_key(x, key)

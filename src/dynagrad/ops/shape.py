@@ -7,7 +7,7 @@ import numpy as np
 
 from ..autograd.batched import vmap_function
 from ..backend import xp
-from ..autograd.function import Op
+from ..autograd.function import Op, untracked, untracked_view
 from ..tensor import Tensor, method, size_args, wrap
 from .formula import sum_to, is_array, broadcast_to as _bcast
 from .indexing import BasicIndex, IndexScatter, IndexSelect
@@ -400,6 +400,8 @@ def _shape_arg(shape):
 
 
 def _infer_shape(shape, numel, op='view'):
+    if -1 not in shape and math.prod(shape) == numel:
+        return shape
     if shape.count(-1) > 1:
         raise RuntimeError('only one dimension can be inferred')
     known = math.prod(s for s in shape if s != -1)
@@ -440,6 +442,8 @@ def _can_view(array, shape):
 def reshape(input, *shape):
     shape = _infer_shape(_shape_arg(shape), input._data.size, 'reshape')
     if _can_view(input._data, shape):
+        if untracked(input):
+            return untracked_view(View, input, input._data.reshape(shape), {'shape': shape})
         return View.apply(input, shape=shape)
     return UnsafeView.apply(input, shape=shape)
 
@@ -455,6 +459,8 @@ def view(input, *shape, dtype=None):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            'least one dimension spans across two contiguous subspaces). Use '
                            '.reshape(...) instead.')
+    if untracked(input):
+        return untracked_view(View, input, input._data.reshape(shape), {'shape': shape})
     return View.apply(input, shape=shape)
 
 
@@ -516,8 +522,13 @@ def _wrap(dim, ndim):
 
 @method('transpose', 'swapaxes', 'swapdims')
 def transpose(input, dim0, dim1):
-    nd = input.ndim
-    return Transpose.apply(input, dim0=_wrap(dim0, nd), dim1=_wrap(dim1, nd))
+    a = input._data
+    nd = a.ndim
+    dim0, dim1 = _wrap(dim0, nd), _wrap(dim1, nd)
+    if nd and untracked(input):
+        return untracked_view(Transpose, input, a.swapaxes(dim0, dim1),
+                              {'dim0': dim0, 'dim1': dim1})
+    return Transpose.apply(input, dim0=dim0, dim1=dim1)
 
 
 swapaxes = swapdims = transpose
@@ -1017,6 +1028,10 @@ def _split_pieces(tensor, sizes, dim, with_sizes):
     for v in sizes:
         keys.append(_along(dim, slice(start, start + v)))
         start += v
+    if untracked(tensor):   # each piece replays as its basic index, as _MultiView records
+        a = tensor._data
+        return tuple(untracked_view(BasicIndex, tensor, a[key], {'key': key}, 0)
+                     for key in keys)
     return (SplitWithSizes if with_sizes else Split).apply(tensor, keys=tuple(keys), dim=dim)
 
 
