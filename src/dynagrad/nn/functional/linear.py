@@ -25,6 +25,8 @@ def _linear_node_name(x_ndim, w_ndim, has_bias):
 # native.linalg's MAX_ROWS and MAX_WORK (not imported: dynagrad.native loads numba)
 _SMALL_ROWS = 64
 _SMALL_WORK = 1 << 23
+# rows of the output's gradient from which its bias gradient is a matrix-vector product
+_GEMV_ROWS = 64
 
 
 def _few_rows(x, weight, bias):
@@ -58,6 +60,7 @@ class LinearOp(Op):
         need_x, need_w = self.needs_input_grad[:2]
         self.save_for_backward(x if need_w else None, weight if need_x else None)
         self.w_ndim = weight.ndim
+        self.vector_bias = bias is not None and bias.ndim == 1 and bias.dtype == x.dtype
         if (weight.ndim == 2 and x.ndim and x.shape[-1] == weight.shape[1]
                 and 0 < x.size <= _SMALL_ROWS * x.shape[-1]
                 and x.size * weight.shape[0] <= _SMALL_WORK and weight.__class__ is x.__class__
@@ -103,7 +106,17 @@ class LinearOp(Op):
                     # (N, out).T @ (N, in): one GEMM straight into the (out, in) layout.
                     gw = g2.mT @ x2
         needs = self.needs_input_grad
-        gb = g if len(needs) > 2 and needs[2] else None
+        gb = None
+        if len(needs) > 2 and needs[2]:
+            gb = g
+            if self.vector_bias and g.ndim > 1 and is_array(g):
+                g2 = g.reshape((-1, g.shape[-1]))
+                if g2.shape[0] >= _GEMV_ROWS:
+                    # the sum over rows as ones @ g: BLAS's matrix-vector product reads g
+                    # once at memory speed, about twice as fast as NumPy's sum over axis 0
+                    # (the LSTM language model's (700, 10000) decoder gradient: 0.8 ms
+                    # against 1.8)
+                    gb = xp.ones(g2.shape[0], g2.dtype) @ g2
         return gx, gw, gb
 
 
