@@ -35,6 +35,12 @@ FLAGS = [dict(), dict(foreach=True), dict(fused=True)]
 KERNEL = {'Adam': 'adam_step', 'AdamW': 'adam_step', 'SGD': 'sgd_step'}
 
 
+def _calls(name, params, steps):
+    """The kernel calls of ``steps`` steps updating ``params`` parameters natively (one
+    group, one dtype): Adam's kernel per parameter, SGD's once for the group."""
+    return {KERNEL[name]: steps * (1 if name == 'SGD' else params)}
+
+
 @pytest.fixture
 def count_kernels():
     """Count the calls of the optimizer kernels while the test runs (kernels 'native')."""
@@ -124,7 +130,7 @@ CASE_IDS = [f'{n}-{c}' for n, c in CASES]
 def test_native_update_matches_numpy_update_and_torch(count_kernels, name, config, flags,
                                                       dtype):
     ours, opt, _ = _run(dynagrad, name, config, flags, dtype)
-    assert count_kernels == {KERNEL[name]: STEPS * len(SHAPES)}
+    assert count_kernels == _calls(name, len(SHAPES), STEPS)
     reference, ref_opt, _ = _run(dynagrad, name, config, flags, dtype, kernels='numpy')
     # against the NumPy update: the same arithmetic, to the bit
     _assert_same(ours, reference, dtype, 0, 'parameter')
@@ -143,7 +149,7 @@ def test_native_update_matches_numpy_update_and_torch(count_kernels, name, confi
                          ids=['Adam', 'AdamW', 'SGD'])
 def test_tensor_learning_rate(count_kernels, name, config, dtype):
     ours, opt, _ = _run(dynagrad, name, config, {}, dtype, lr='0.05')
-    assert count_kernels == {KERNEL[name]: STEPS * len(SHAPES)}
+    assert count_kernels == _calls(name, len(SHAPES), STEPS)
     theirs, torch_opt, _ = _run(torch, name, config, dict(foreach=False), dtype, lr='0.05')
     _assert_same(ours, theirs, dtype, 32, 'parameter vs torch')
     _assert_same_state(_state(opt), _state(torch_opt), dtype, 32)
@@ -193,7 +199,7 @@ def test_versions_and_state_tensors_as_the_numpy_update(count_kernels, name, con
                           for i, s in enumerate(state)])
     assert seen['native'] == seen['numpy']
     assert seen['native'][0] == [3] * len(SHAPES)
-    assert count_kernels == {KERNEL[name]: 4 * len(SHAPES)}
+    assert count_kernels == _calls(name, len(SHAPES), 4)
 
 
 def _fallback_params(lib, dtype):
@@ -230,7 +236,7 @@ def test_parameters_the_kernel_does_not_take_fall_back(count_kernels, name, conf
                 p.grad = lib.tensor(g)
             opt.step()
         out[lib.__name__] = [p.detach().float().numpy() for p in params]
-    assert count_kernels == {KERNEL[name]: 3}
+    assert count_kernels == _calls(name, 1, 3)
     for a, b, tol in zip(out['dynagrad'], out['torch'], (1e-6, 1e-6, 2e-3)):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
@@ -249,7 +255,7 @@ def test_non_contiguous_gradients_are_read_as_they_are(count_kernels, name):
     for _ in range(2):
         getattr(dynagrad.optim, name)(ps, **config).step()
         getattr(torch.optim, name)(qs, **config).step()
-    assert count_kernels == {KERNEL[name]: 4}
+    assert count_kernels == _calls(name, 2, 2)
     for p, q in zip(ps, qs):
         np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-6)
 
@@ -375,4 +381,40 @@ def test_non_finite_values_as_the_numpy_update(count_kernels, name, config, dtyp
     np.testing.assert_array_equal(out['native'][0], out['numpy'][0])
     _assert_same_state(out['native'][1], out['numpy'][1], dtype, 0)
     assert np.isnan(out['native'][0]).any() and np.isfinite(out['native'][0]).any()
-    assert count_kernels == {KERNEL[name]: 3}
+    assert count_kernels == _calls(name, 1, 3)
+
+
+@pytest.mark.parametrize('config', [dict(momentum=0.9, nesterov=True, weight_decay=0.01),
+                                    dict(weight_decay=0.1, maximize=True)], ids=str)
+def test_sgd_gathers_a_group_by_dtype_into_calls_of_eight(count_kernels, config):
+    """More parameters than one call takes (native.optim.CHUNK), float32 and float64
+    alternating and two groups: every parameter updated as the NumPy update does (to the
+    bit) and as PyTorch's; one call per run of one group and dtype."""
+    from dynagrad.native import optim as native_optim
+    shapes = [(3, 5), (7,), (), (2, 2, 2), (1,), (11,), (4, 3), (6,), (9,), (5, 5), (1, 1)]
+    dtypes = [np.float32] * 9 + [np.float64, np.float32]
+    rng = np.random.default_rng(1)
+    start = [rng.standard_normal(s).astype(d) for s, d in zip(shapes, dtypes)]
+    grads = [[rng.standard_normal(s).astype(d) for s, d in zip(shapes, dtypes)]
+             for _ in range(3)]
+    out = {}
+    for lib, kernels in ((dynagrad, 'native'), (dynagrad, 'numpy'), (torch, None)):
+        params = [lib.nn.Parameter(lib.tensor(a.copy())) for a in start]
+        opt = lib.optim.SGD([{'params': params[:9]}, {'params': params[9:], 'lr': 0.02}],
+                            lr=0.05, **config)
+        previous = backend.set_kernels(kernels) if kernels else None
+        try:
+            for step in range(3):
+                for p, g in zip(params, grads[step]):
+                    p.grad = lib.tensor(g.copy())
+                opt.step()
+        finally:
+            if kernels:
+                backend.set_kernels(previous)
+        out[kernels] = [p.detach().numpy().copy() for p in params]
+    assert len(shapes[:9]) > native_optim.CHUNK
+    # per step: the first group (9 float32: one call, two chunks), then float64, float32
+    assert count_kernels == {'sgd_step': 3 * 3}
+    for a, b, c in zip(out['native'], out['numpy'], out[None]):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_allclose(a, c, rtol=1e-6, atol=1e-7)

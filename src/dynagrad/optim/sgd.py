@@ -1,10 +1,10 @@
 """Stochastic gradient descent, with PyTorch's momentum, dampening and Nesterov rules.
 
 ``foreach`` and ``fused`` are accepted as PyTorch accepts them on CPU (with its checks) and
-run the same single-tensor update (with the native kernels on, one ``sgd_step`` kernel call
-per float32 or float64 parameter, whatever the flags say: the same arithmetic, to the
-bit); ``differentiable=True`` runs the update as dynagrad ops, so autograd records it (into
-the initial parameters, the gradients, a tensor ``lr``).
+run the same single-tensor update (with the native kernels on, the float32 or float64
+parameters of a group in one ``sgd_step`` call, whatever the flags say: the same
+arithmetic, to the bit); ``differentiable=True`` runs the update as dynagrad ops, so
+autograd records it (into the initial parameters, the gradients, a tensor ``lr``).
 """
 import numpy as np
 
@@ -43,7 +43,8 @@ class SGD(Optimizer):
     @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._eval_closure(closure)
-        for group, p, d_p, state in self._params_with_grad(_native_sgd):
+        native = _NativeSGD()
+        for group, p, d_p, state in self._params_with_grad(native.take):
             if group['differentiable']:
                 _differentiable_update(group, p, d_p, state)
                 continue
@@ -64,29 +65,56 @@ class SGD(Optimizer):
                     buf += (1 - group['dampening']) * d_p
                 d_p = d_p + momentum * buf if group['nesterov'] else buf
             _add_scaled_(p._data, d_p, -lr)
+        native.run()
         return loss
 
 
-def _native_sgd(group, p, g, state, lr, weight_decay, decoupled, maximize):
-    """SGD's whole update of ``p`` as the native ``sgd_step`` (see
-    ``Optimizer._params_with_grad``): True when it ran, False (nothing changed) where
-    there is no kernel for the parameter's array or the arrays do not suit one."""
-    data = p._data
-    kernel = native_kernel('sgd_step', data)
-    if kernel is None:
-        return False
-    momentum = group['momentum']
-    buf = state.get('momentum_buffer') if momentum != 0 else None
-    if not _native_ready(data, g, () if buf is None else (buf._data,)):
-        return False
-    first = momentum != 0 and buf is None
-    if first:
-        # the kernel writes it whole: the gradient as the update uses it, as PyTorch's copy
-        buf = state['momentum_buffer'] = _state_tensor(xp.empty(data.shape, data.dtype))
-    kernel(data, g, None if buf is None else buf._data, lr=lr, momentum=momentum,
-           dampening=group['dampening'], weight_decay=weight_decay,
-           nesterov=group['nesterov'], maximize=maximize, first=first)
-    return True
+class _NativeSGD:
+    """The parameters SGD updates with the native ``sgd_step``, gathered through the step
+    and updated by one call per group and dtype (``run``): a call per parameter cost more
+    Python around the kernel than the update itself at a GPT's sizes (see
+    ``Optimizer._params_with_grad``, which bumps each taken parameter's version)."""
+    __slots__ = ('kernel', 'group', 'dtype', 'params', 'grads', 'buffers', 'firsts', 'args')
+
+    def __init__(self):
+        self.group = None
+
+    def take(self, group, p, g, state, lr, weight_decay, decoupled, maximize):
+        """True when ``p``'s update is gathered for the kernel, False (nothing changed)
+        where there is no kernel for its array or the arrays do not suit one."""
+        data = p._data
+        same_run = (group is self.group and data.dtype is self.dtype
+                    and data.__class__ is np.ndarray)
+        kernel = self.kernel if same_run else native_kernel('sgd_step', data)
+        if kernel is None:
+            return False
+        momentum = group['momentum']
+        buf = state.get('momentum_buffer') if momentum != 0 else None
+        if not _native_ready(data, g, () if buf is None else (buf._data,)):
+            return False
+        if not same_run:
+            self.run()
+            self.kernel, self.group, self.dtype = kernel, group, data.dtype
+            self.params, self.grads, self.firsts = [], [], []
+            self.buffers = [] if momentum != 0 else None
+            self.args = dict(lr=lr, momentum=momentum, dampening=group['dampening'],
+                             weight_decay=weight_decay, nesterov=group['nesterov'],
+                             maximize=maximize)
+        first = momentum != 0 and buf is None
+        if first:
+            # the kernel writes it whole: the gradient as the update uses it, as PyTorch's
+            buf = state['momentum_buffer'] = _state_tensor(xp.empty(data.shape, data.dtype))
+        self.params.append(data)
+        self.grads.append(g)
+        self.firsts.append(first)
+        if self.buffers is not None:
+            self.buffers.append(buf._data)
+        return True
+
+    def run(self):
+        if self.group is not None:
+            self.kernel(self.params, self.grads, self.buffers, self.firsts, **self.args)
+            self.group = None
 
 
 def _scaled(c, s):
