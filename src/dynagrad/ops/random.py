@@ -1024,6 +1024,11 @@ class Multinomial(Op):
             return xp.zeros(p.shape[:-1] + (num_samples,), np.int64)
         if replacement and num_samples > 1:
             # a float64 uniform per sample (row by row), found in the normalised running sum
+            idx = xp.empty((rows, num_samples), np.int64)
+            kernel = native_kernel('multinomial_with_replacement', P)
+            if kernel is not None and native_draw(g, kernel, xp.ascontiguousarray(P),
+                                                  idx) is not False:
+                return idx.reshape(p.shape[:-1] + (num_samples,))
             cdf = xp.cumsum(P.astype(np.float64), axis=1)
             cdf /= cdf[:, -1:]
             cdf[:, -1] = 1.0
@@ -1032,6 +1037,15 @@ class Multinomial(Op):
         else:
             # exponential races: the largest p / E (E ~ Exp(1), in p's dtype) win
             work = p.dtype if p.dtype.itemsize >= 4 else np.dtype(np.float32)
+            kernel = native_kernel('multinomial_race', P)
+            if kernel is not None:
+                keys = xp.empty(P.shape, work)
+                winners = xp.empty(rows, np.int64)
+                if native_draw(g, kernel, xp.ascontiguousarray(P), keys, winners) is not False:
+                    if num_samples == 1:
+                        return winners.reshape(p.shape[:-1] + (1,))
+                    idx = xp.argsort(-keys, axis=1, kind='stable')[:, :num_samples]
+                    return idx.reshape(p.shape[:-1] + (num_samples,))
             keys = P.astype(work) / _exponential(g, P.shape, 1.0).astype(work)
             if num_samples == 1:
                 idx = xp.argmax(keys, axis=1)[:, None]
