@@ -1201,6 +1201,32 @@ def binomial(count, prob, generator=None):
     return Binomial.apply(count, prob, generator=generator)
 
 
+def _check_probabilities(p):
+    """Refuse rows holding inf, NaN or a negative number, or summing to 0 (then every
+    entry is 0): for float32/64 from three NaN-propagating reductions (a sampling loop
+    calls this once per token: the element-wise masks cost twice as much)."""
+    if p.__class__ is np.ndarray and p.dtype in _NATIVE_FLOATS:
+        low = float(np.minimum.reduce(p, axis=None))
+        row_max = np.maximum.reduce(p, axis=-1)
+        if row_max.size == 1:
+            least = high = float(row_max.item())
+        else:
+            least = float(np.minimum.reduce(row_max))
+            high = float(np.maximum.reduce(row_max))
+        finite_nonnegative = low >= 0 and high < math.inf    # False for NaN
+        positive = least > 0
+    else:
+        finite_nonnegative = (xp.isfinite(p) & (p >= 0)).all()
+        positive = finite_nonnegative and (p.sum(-1, dtype=np.float64) > 0).all()
+    if not finite_nonnegative:
+        raise RuntimeError('probability tensor contains either `inf`, `nan` or element < 0')
+    if not positive:
+        raise RuntimeError('invalid multinomial distribution (sum of probabilities <= 0)')
+
+
+_NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
 @method
 @vmap_function('sampler')
 def multinomial(input, num_samples, replacement=False, *, generator=None):
@@ -1224,10 +1250,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if k > (1 << 24):
         raise RuntimeError('number of categories cannot exceed 2^24')
     if p.size:
-        if not (xp.isfinite(p) & (p >= 0)).all():
-            raise RuntimeError('probability tensor contains either `inf`, `nan` or element < 0')
-        if not (p.sum(-1, dtype=np.float64) > 0).all():
-            raise RuntimeError('invalid multinomial distribution (sum of probabilities <= 0)')
+        _check_probabilities(p)
     elif k == 0 and (p.ndim == 1 or p.shape[0]):
         raise RuntimeError('invalid multinomial distribution (sum of probabilities <= 0): '
                            'no categories')
