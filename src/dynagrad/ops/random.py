@@ -1035,18 +1035,20 @@ class Multinomial(Op):
             u = _uniform53(g, rows * num_samples).reshape(rows, num_samples)
             idx = _first_at_least(cdf, u)
         else:
-            # exponential races: the largest p / E (E ~ Exp(1), in p's dtype) win
+            # exponential races: the largest p / E (E ~ Exp(1), in p's dtype) win; E is
+            # drawn as PyTorch's ``empty_like(p).exponential_()``, in p's memory order
             work = p.dtype if p.dtype.itemsize >= 4 else np.dtype(np.float32)
-            kernel = native_kernel('multinomial_race', P)
+            kernel = native_kernel('multinomial_race', P) if P.flags.c_contiguous else None
             if kernel is not None:
                 keys = xp.empty(P.shape, work)
                 winners = xp.empty(rows, np.int64)
-                if native_draw(g, kernel, xp.ascontiguousarray(P), keys, winners) is not False:
+                if native_draw(g, kernel, P, keys, winners) is not False:
                     if num_samples == 1:
                         return winners.reshape(p.shape[:-1] + (1,))
                     idx = xp.argsort(-keys, axis=1, kind='stable')[:, :num_samples]
                     return idx.reshape(p.shape[:-1] + (num_samples,))
-            keys = P.astype(work) / _exponential(g, P.shape, 1.0).astype(work)
+            exponentials = _place(_exponential(g, (P.size,), 1.0), P.shape, P)
+            keys = P.astype(work) / exponentials.astype(work)
             if num_samples == 1:
                 idx = xp.argmax(keys, axis=1)[:, None]
             else:
