@@ -1208,13 +1208,13 @@ def _check_probabilities(p):
     entry is 0): for float32/64 from three NaN-propagating reductions (a sampling loop
     calls this once per token: the element-wise masks cost twice as much)."""
     if p.__class__ is np.ndarray and p.dtype in _NATIVE_FLOATS:
-        low = float(np.minimum.reduce(p, axis=None))
-        row_max = np.maximum.reduce(p, axis=-1)
+        low = float(xp.minimum.reduce(p, axis=None))
+        row_max = xp.maximum.reduce(p, axis=-1)
         if row_max.size == 1:
             least = high = float(row_max.item())
         else:
-            least = float(np.minimum.reduce(row_max))
-            high = float(np.maximum.reduce(row_max))
+            least = float(xp.minimum.reduce(row_max))
+            high = float(xp.maximum.reduce(row_max))
         finite_nonnegative = low >= 0 and high < math.inf    # False for NaN
         positive = least > 0
     else:
