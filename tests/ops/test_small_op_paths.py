@@ -68,8 +68,28 @@ def _assert_torch(got, states):
 CASES = [   # (shape, num_samples, replacement)
     ((1, 65), 1, False), ((65,), 1, False), ((1, 65), 1, True), ((4, 65), 1, False),
     ((3, 7), 3, False), ((3, 7), 7, False), ((2, 10), 5, True), ((10,), 20, True),
-    ((2, 1000), 4, False), ((1, 1), 1, False), ((1, 1), 3, True),
+    ((2, 1000), 4, False), ((1, 1), 1, False), ((1, 1), 3, True), ((20, 9), 5, True),
 ]
+
+
+def test_search_row_by_row_is_the_vectorised_search(monkeypatch):
+    """The NumPy path's two searches for sampling with replacement (searchsorted row by
+    row for few rows, a binary search over all rows at once) agree, ties and ends too."""
+    from dynagrad.ops import random as dg_random
+    rng = np.random.default_rng(0)
+    p = rng.integers(0, 3, (12, 40)).astype(np.float64)
+    p[:, 0] = 1
+    cdf = np.cumsum(p, axis=1)
+    cdf /= cdf[:, -1:]
+    cdf[:, -1] = 1.0
+    u = np.concatenate([rng.random((12, 50)), cdf[:, ::4], np.zeros((12, 1))], axis=1)
+    few = dg_random._first_at_least(cdf, u)
+    monkeypatch.setattr(dg_random, '_SEARCH_ROW_BY_ROW', 0)
+    many = dg_random._first_at_least(cdf, u)
+    assert few.dtype == many.dtype == np.int64
+    assert np.array_equal(few, many)
+    want = np.array([[np.flatnonzero(cdf[r] >= x)[0] for x in u[r]] for r in range(12)])
+    assert np.array_equal(few, want)
 
 
 @pytest.mark.parametrize('dtype', ['float32', 'float64'])

@@ -1012,6 +1012,9 @@ class Binomial(Op):
                            'are not differentiable; detach() count first)')
 
 
+_SEARCH_ROW_BY_ROW = 16
+
+
 class Multinomial(Op):
     differentiable = False
 
@@ -1048,7 +1051,7 @@ class Multinomial(Op):
                     idx = xp.argsort(-keys, axis=1, kind='stable')[:, :num_samples]
                     return idx.reshape(p.shape[:-1] + (num_samples,))
             exponentials = _place(_exponential(g, (P.size,), 1.0), P.shape, P)
-            keys = P.astype(work) / exponentials.astype(work)
+            keys = P.astype(work, copy=False) / exponentials.astype(work)
             if num_samples == 1:
                 idx = xp.argmax(keys, axis=1)[:, None]
             else:
@@ -1060,6 +1063,10 @@ def _first_at_least(cdf, u):
     """Per row, the first index whose ``cdf`` is >= each ``u`` (a binary search run on all
     rows at once, comparing exactly)."""
     rows, k = cdf.shape
+    if rows <= _SEARCH_ROW_BY_ROW:
+        # searchsorted's left side is this search on one row; for a few rows a call per
+        # row beats the vectorised search's dozen array ops per halving
+        return xp.stack([xp.searchsorted(cdf[r], u[r], side='left') for r in range(rows)])
     left = xp.zeros(u.shape, np.int64)
     right = xp.full(u.shape, k, np.int64)
     row = xp.arange(rows)[:, None]
