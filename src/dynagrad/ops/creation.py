@@ -326,9 +326,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
             and (dtype is None or dtype is _dtype.int64) and device is None
             and not requires_grad and not default_device_set()):
         low, high = (0, start) if end is None else (start, end)
-        if (-_INT62 < low < _INT62 and -_INT62 < high < _INT62 and step
-                and (low <= high if step > 0 else high <= low)):
-            return wrap(xp.arange(low, high, step, dtype=np.int64))
+        if (-_INT62 < low < _INT62 and -_INT62 < high < _INT62 and -_INT62 < step < _INT62
+                and step and (low <= high if step > 0 else high <= low)):
+            data = xp.arange(low, high, step, dtype=np.int64)
+            if data.__class__ is np.ndarray:    # (inside a device op the door may not be NumPy)
+                return wrap(data)
     backend = resolve(device)
     if end is None:
         start, end = 0, start
