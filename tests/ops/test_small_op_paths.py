@@ -244,3 +244,26 @@ def test_cat_gradients_and_promotion():
     assert out.dtype == dynagrad.float64 and type(out.grad_fn).__name__ == 'CatBackward0'
     (out * dynagrad.arange(4.)).sum().backward()
     assert x.grad.tolist() == [[0, 1, 2]] * 2 and y.grad.tolist() == [[3]] * 2
+
+
+@pytest.mark.skipif(NUMBA_MISSING is not None, reason=f'numba does not load: {NUMBA_MISSING}')
+@pytest.mark.parametrize('dtype', ['float32', 'float64'])
+def test_race_keys_are_the_numpy_paths_bit_for_bit(dtype):
+    """Every key ``p / E`` of 50,000 draws (not only the winners): the kernel's log1p is
+    the C library's, as the NumPy path's is, and E is rounded to p's dtype before the
+    division as there."""
+    from dynagrad import native
+    from dynagrad.ops import random as dg_random
+    p = _probabilities((50, 1000), dtype, 1, True)
+    g = dynagrad.Generator().manual_seed(3)
+    dynagrad.rand(311, generator=g)
+    reference = g.clone_state()
+    keys = np.empty_like(p)
+    winners = np.empty(50, np.int64)
+    assert dg_random.native_draw(g, native.load('multinomial_race'), p, keys, winners) \
+        is not False
+    exponentials = dg_random._exponential(reference, p.shape, 1.0)
+    want = p / exponentials.astype(dtype)
+    assert keys.tobytes() == want.tobytes()
+    assert np.array_equal(winners, np.argmax(want, axis=1))
+    assert np.array_equal(g.get_state().numpy(), reference.get_state().numpy())
