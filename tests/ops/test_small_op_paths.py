@@ -121,7 +121,8 @@ def test_multinomial_own_generator_and_many_calls(replacement):
     Generator of its own."""
     p = _probabilities((1, 65), 'float32', 3, False)
     results = {}
-    for mode in ('native', 'numpy'):
+    modes = ('numpy',) if NUMBA_MISSING is not None else ('native', 'numpy')
+    for mode in modes:
         with kernels_counted(mode, KERNELS):
             g = dynagrad.Generator().manual_seed(5)
             t = dynagrad.tensor(p)
@@ -134,8 +135,9 @@ def test_multinomial_own_generator_and_many_calls(replacement):
     want = np.concatenate([torch.multinomial(t, 2, replacement, generator=g).numpy()
                            for _ in range(700)])
     assert np.array_equal(results['numpy'], want)
-    assert np.array_equal(results['native'], want)
-    assert np.array_equal(results['native state'], results['numpy state'])
+    if 'native' in results:
+        assert np.array_equal(results['native'], want)
+        assert np.array_equal(results['native state'], results['numpy state'])
 
 
 @pytest.mark.parametrize('kernels', MODES, indirect=True)
