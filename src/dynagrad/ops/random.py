@@ -1012,9 +1012,6 @@ class Binomial(Op):
                            'are not differentiable; detach() count first)')
 
 
-_SEARCH_ROW_BY_ROW = 16
-
-
 class Multinomial(Op):
     differentiable = False
 
@@ -1029,43 +1026,37 @@ class Multinomial(Op):
             # a float64 uniform per sample (row by row), found in the normalised running sum
             idx = xp.empty((rows, num_samples), np.int64)
             kernel = native_kernel('multinomial_with_replacement', P)
-            if kernel is not None and native_draw(g, kernel, xp.ascontiguousarray(P),
-                                                  idx) is not False:
-                return idx.reshape(p.shape[:-1] + (num_samples,))
-            cdf = xp.cumsum(P.astype(np.float64), axis=1)
-            cdf /= cdf[:, -1:]
-            cdf[:, -1] = 1.0
-            u = _uniform53(g, rows * num_samples).reshape(rows, num_samples)
-            idx = _first_at_least(cdf, u)
+            if kernel is None or native_draw(g, kernel, xp.ascontiguousarray(P), idx) is False:
+                cdf = xp.cumsum(P.astype(np.float64), axis=1)
+                cdf /= cdf[:, -1:]
+                cdf[:, -1] = 1.0
+                u = _uniform53(g, rows * num_samples).reshape(rows, num_samples)
+                idx = _first_at_least(cdf, u)
         else:
             # exponential races: the largest p / E (E ~ Exp(1), in p's dtype) win; E is
             # drawn as PyTorch's ``empty_like(p).exponential_()``, in p's memory order
             work = p.dtype if p.dtype.itemsize >= 4 else np.dtype(np.float32)
             kernel = native_kernel('multinomial_race', P) if P.flags.c_contiguous else None
-            if kernel is not None:
-                keys = xp.empty(P.shape, work)
-                winners = xp.empty(rows, np.int64)
-                if native_draw(g, kernel, P, keys, winners) is not False:
-                    if num_samples == 1:
-                        return winners.reshape(p.shape[:-1] + (1,))
-                    idx = xp.argsort(-keys, axis=1, kind='stable')[:, :num_samples]
-                    return idx.reshape(p.shape[:-1] + (num_samples,))
-            exponentials = _place(_exponential(g, (P.size,), 1.0), P.shape, P)
-            keys = P.astype(work, copy=False) / exponentials.astype(work)
+            keys, winners = xp.empty(P.shape, work), xp.empty(rows, np.int64)
+            if kernel is None or native_draw(g, kernel, P, keys, winners) is False:
+                exponentials = _place(_exponential(g, (P.size,), 1.0), P.shape, P)
+                keys = P.astype(work, copy=False) / exponentials.astype(work)
+                winners = xp.argmax(keys, axis=1)
             if num_samples == 1:
-                idx = xp.argmax(keys, axis=1)[:, None]
+                idx = winners[:, None]
             else:
                 idx = xp.argsort(-keys, axis=1, kind='stable')[:, :num_samples]
         return idx.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64)
+
+
+_SEARCH_ROW_BY_ROW = 16
 
 
 def _first_at_least(cdf, u):
     """Per row, the first index whose ``cdf`` is >= each ``u`` (a binary search run on all
     rows at once, comparing exactly)."""
     rows, k = cdf.shape
-    if rows <= _SEARCH_ROW_BY_ROW:
-        # searchsorted's left side is this search on one row; for a few rows a call per
-        # row beats the vectorised search's dozen array ops per halving
+    if rows <= _SEARCH_ROW_BY_ROW:  # searchsorted per row: fewer calls than the halvings'
         return xp.stack([xp.searchsorted(cdf[r], u[r], side='left') for r in range(rows)])
     left = xp.zeros(u.shape, np.int64)
     right = xp.full(u.shape, k, np.int64)
@@ -1211,19 +1202,13 @@ def binomial(count, prob, generator=None):
 
 
 def _check_probabilities(p):
-    """Refuse rows holding inf, NaN or a negative number, or summing to 0 (then every
-    entry is 0): for float32/64 from three NaN-propagating reductions (a sampling loop
-    calls this once per token: the element-wise masks cost twice as much)."""
-    if p.__class__ is np.ndarray and p.dtype in _NATIVE_FLOATS:
-        low = float(xp.minimum.reduce(p, axis=None))
-        row_max = xp.maximum.reduce(p, axis=-1)
-        if row_max.size == 1:
-            least = high = float(row_max.item())
-        else:
-            least = float(xp.minimum.reduce(row_max))
-            high = float(xp.maximum.reduce(row_max))
-        finite_nonnegative = low >= 0 and high < math.inf    # False for NaN
-        positive = least > 0
+    """Refuse inf, NaN, negative numbers and rows of zeros: for float32/64 by NaN-propagating
+    reductions (half the cost of the element-wise masks, once per token in a sampling loop)."""
+    if p.__class__ is np.ndarray and p.dtype.char in 'fd':
+        row_max = xp.maximum.reduce(p, axis=-1, keepdims=True)
+        finite_nonnegative = (xp.minimum.reduce(p, axis=None) >= 0
+                              and xp.maximum.reduce(row_max, axis=None) < math.inf)
+        positive = xp.minimum.reduce(row_max, axis=None) > 0
     else:
         finite_nonnegative = (xp.isfinite(p) & (p >= 0)).all()
         positive = finite_nonnegative and (p.sum(-1, dtype=np.float64) > 0).all()
@@ -1231,9 +1216,6 @@ def _check_probabilities(p):
         raise RuntimeError('probability tensor contains either `inf`, `nan` or element < 0')
     if not positive:
         raise RuntimeError('invalid multinomial distribution (sum of probabilities <= 0)')
-
-
-_NATIVE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 @method
