@@ -1205,10 +1205,12 @@ def _check_probabilities(p):
     """Refuse inf, NaN, negative numbers and rows of zeros: for float32/64 by NaN-propagating
     reductions (half the cost of the element-wise masks, once per token in a sampling loop)."""
     if p.__class__ is np.ndarray and p.dtype.char in 'fd':
-        row_max = xp.maximum.reduce(p, axis=-1, keepdims=True)
-        finite_nonnegative = (xp.minimum.reduce(p, axis=None) >= 0
-                              and xp.maximum.reduce(row_max, axis=None) < math.inf)
-        positive = xp.minimum.reduce(row_max, axis=None) > 0
+        row_max = xp.maximum.reduce(p, axis=-1)     # (Python floats compare fastest)
+        least = high = float(row_max.item()) if row_max.size == 1 else None
+        if least is None:
+            least, high = float(xp.minimum.reduce(row_max)), float(xp.maximum.reduce(row_max))
+        finite_nonnegative = float(xp.minimum.reduce(p, axis=None)) >= 0 and high < math.inf
+        positive = least > 0
     else:
         finite_nonnegative = (xp.isfinite(p) & (p >= 0)).all()
         positive = finite_nonnegative and (p.sum(-1, dtype=np.float64) > 0).all()
