@@ -27,6 +27,7 @@ FAMILIES = {
     'cross_entropy': 'softmax', 'cross_entropy_backward': 'softmax',
     'soft_cross_entropy': 'softmax', 'soft_cross_entropy_backward': 'softmax',
     'bernoulli_mask': 'random', 'dropout': 'random',
+    'multinomial_race': 'random', 'multinomial_with_replacement': 'random',
     'embedding_backward': 'indexing',
     'adam_step': 'optim', 'sgd_step': 'optim',
     'attention_probs': 'attention', 'attention_probs_backward': 'attention',

@@ -136,3 +136,94 @@ def dropout(state, keep, x):
     _draw(state, _threshold(keep), scale, x.reshape(-1), out.reshape(-1), noise.reshape(-1),
           True)
     return out, noise
+
+
+# -- multinomial ---------------------------------------------------------------------------
+# A sampling loop draws one token per call from some 65 probabilities: NumPy's path spends
+# its time on per-call overheads (a dozen array ops, the C library's log1p through Python),
+# not on arithmetic, so these kernels draw word by word. No fastmath here: the running sum
+# of the with-replacement search must add in order, as NumPy's cumsum does.
+
+def _strict(fn):
+    from numba import njit
+    return njit(cache=True, nogil=True, error_model='numpy')(fn)
+
+
+@_strict
+def _next_word(state):
+    """The next 32-bit draw (as mt19937's next32 gives it), advancing the position."""
+    pos = np.int64(state[_N])
+    if pos >= _N:
+        _twist(state)
+        pos = 0
+    state[_N] = np.uint32(pos + 1)
+    return _tempered(state, pos)
+
+
+@_strict
+def _next_uniform53(state):
+    """A float64 uniform in [0, 1): the low 53 bits of a 64-bit draw (high word first)."""
+    high = _next_word(state) & _LOW21
+    bits = (high << _S32) | _next_word(state)
+    return np.float64(bits) * 2.0 ** -53
+
+
+@_strict
+def _race(state, p, keys, winners):
+    """``keys = p / E`` row by row (E ~ Exp(1) as ``-log1p(-u)``, rounded to keys' dtype
+    before the division, as the NumPy path casts it), and each row's first largest key's
+    index in ``winners`` (NumPy's argmax: a NaN wins at once)."""
+    rows, k = p.shape
+    for r in range(rows):
+        best = 0
+        for j in range(k):
+            keys[r, j] = -math.log1p(-_next_uniform53(state))
+            keys[r, j] = p[r, j] / keys[r, j]
+        for j in range(k):
+            key = keys[r, j]
+            if key != key:
+                best = j
+                break
+            if key > keys[r, best]:
+                best = j
+        winners[r] = best
+
+
+@_strict
+def _with_replacement(state, p, cdf, out):
+    """``out[r, s]``: the first index whose normalised running sum of row r is at least a
+    fresh float64 uniform (the running sum in float64, in order; its last entry set to 1)."""
+    rows, k = p.shape
+    samples = out.shape[1]
+    for r in range(rows):
+        total = 0.0
+        for j in range(k):
+            total += np.float64(p[r, j])
+            cdf[j] = total
+        for j in range(k):
+            cdf[j] = cdf[j] / total
+        cdf[k - 1] = 1.0
+        for s in range(samples):
+            u = _next_uniform53(state)
+            left, right = 0, k
+            while left < right:
+                mid = (left + right) // 2
+                if cdf[mid] < u:
+                    left = mid + 1
+                else:
+                    right = mid
+            out[r, s] = left
+
+
+def multinomial_race(state, p, keys, winners):
+    """Draw ``p.size`` exponentials (C order) for the rows of the 2-D ``p``: ``keys`` (p's
+    shape and dtype) gets ``p / E``, ``winners`` (int64, one per row) each row's argmax."""
+    _race(state, p, keys, winners)
+    return winners
+
+
+def multinomial_with_replacement(state, p, out):
+    """``out`` (int64, rows x samples) gets samples drawn with replacement from the rows of
+    the 2-D ``p``, one float64 uniform each, row by row."""
+    _with_replacement(state, p, np.empty(p.shape[1], np.float64), out)
+    return out

@@ -312,11 +312,25 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return _like(fill_value, input, dtype, requires_grad, device)
 
 
+_INT62 = 1 << 62    # bounds within which int64 arithmetic on a range cannot overflow
+
+
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
     """``start + step * i`` below ``end``, computed the way PyTorch's CPU kernel does.
 
     Integer dtypes truncate the bounds to integers first; float dtypes compute in double.
     """
+    # The everyday call (int bounds, int64, the CPU): a loop building position ids calls
+    # this once per step, and the general path's checks cost twice its array
+    if (start.__class__ is int and step.__class__ is int and (end is None or end.__class__ is int)
+            and (dtype is None or dtype is _dtype.int64) and device is None
+            and not requires_grad and not default_device_set()):
+        low, high = (0, start) if end is None else (start, end)
+        if (-_INT62 < low < _INT62 and -_INT62 < high < _INT62 and -_INT62 < step < _INT62
+                and step and (low <= high if step > 0 else high <= low)):
+            data = xp.arange(low, high, step, dtype=np.int64)
+            if data.__class__ is np.ndarray:    # (inside a device op the door may not be NumPy)
+                return wrap(data)
     backend = resolve(device)
     if end is None:
         start, end = 0, start

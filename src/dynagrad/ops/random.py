@@ -1024,26 +1024,40 @@ class Multinomial(Op):
             return xp.zeros(p.shape[:-1] + (num_samples,), np.int64)
         if replacement and num_samples > 1:
             # a float64 uniform per sample (row by row), found in the normalised running sum
-            cdf = xp.cumsum(P.astype(np.float64), axis=1)
-            cdf /= cdf[:, -1:]
-            cdf[:, -1] = 1.0
-            u = _uniform53(g, rows * num_samples).reshape(rows, num_samples)
-            idx = _first_at_least(cdf, u)
+            idx = xp.empty((rows, num_samples), np.int64)
+            kernel = native_kernel('multinomial_with_replacement', P)
+            if kernel is None or native_draw(g, kernel, xp.ascontiguousarray(P), idx) is False:
+                cdf = xp.cumsum(P.astype(np.float64), axis=1)
+                cdf /= cdf[:, -1:]
+                cdf[:, -1] = 1.0
+                u = _uniform53(g, rows * num_samples).reshape(rows, num_samples)
+                idx = _first_at_least(cdf, u)
         else:
-            # exponential races: the largest p / E (E ~ Exp(1), in p's dtype) win
+            # exponential races: the largest p / E (E ~ Exp(1), in p's dtype) win; E is
+            # drawn as PyTorch's ``empty_like(p).exponential_()``, in p's memory order
             work = p.dtype if p.dtype.itemsize >= 4 else np.dtype(np.float32)
-            keys = P.astype(work) / _exponential(g, P.shape, 1.0).astype(work)
+            kernel = native_kernel('multinomial_race', P) if P.flags.c_contiguous else None
+            keys, winners = xp.empty(P.shape, work), xp.empty(rows, np.int64)
+            if kernel is None or native_draw(g, kernel, P, keys, winners) is False:
+                exponentials = _place(_exponential(g, (P.size,), 1.0), P.shape, P)
+                keys = P.astype(work, copy=False) / exponentials.astype(work)
+                winners = xp.argmax(keys, axis=1)
             if num_samples == 1:
-                idx = xp.argmax(keys, axis=1)[:, None]
+                idx = winners[:, None]
             else:
                 idx = xp.argsort(-keys, axis=1, kind='stable')[:, :num_samples]
         return idx.reshape(p.shape[:-1] + (num_samples,)).astype(np.int64)
+
+
+_SEARCH_ROW_BY_ROW = 16
 
 
 def _first_at_least(cdf, u):
     """Per row, the first index whose ``cdf`` is >= each ``u`` (a binary search run on all
     rows at once, comparing exactly)."""
     rows, k = cdf.shape
+    if rows <= _SEARCH_ROW_BY_ROW:  # searchsorted per row: fewer calls than the halvings'
+        return xp.stack([xp.searchsorted(cdf[r], u[r], side='left') for r in range(rows)])
     left = xp.zeros(u.shape, np.int64)
     right = xp.full(u.shape, k, np.int64)
     row = xp.arange(rows)[:, None]
@@ -1187,6 +1201,25 @@ def binomial(count, prob, generator=None):
     return Binomial.apply(count, prob, generator=generator)
 
 
+def _check_probabilities(p):
+    """Refuse inf, NaN, negative numbers and rows of zeros: for float32/64 by NaN-propagating
+    reductions (half the cost of the element-wise masks, once per token in a sampling loop)."""
+    if p.__class__ is np.ndarray and p.dtype.char in 'fd':
+        row_max = xp.maximum.reduce(p, axis=-1)     # (Python floats compare fastest)
+        least = high = float(row_max.item()) if row_max.size == 1 else None
+        if least is None:
+            least, high = float(xp.minimum.reduce(row_max)), float(xp.maximum.reduce(row_max))
+        finite_nonnegative = float(xp.minimum.reduce(p, axis=None)) >= 0 and high < math.inf
+        positive = least > 0
+    else:
+        finite_nonnegative = (xp.isfinite(p) & (p >= 0)).all()
+        positive = finite_nonnegative and (p.sum(-1, dtype=np.float64) > 0).all()
+    if not finite_nonnegative:
+        raise RuntimeError('probability tensor contains either `inf`, `nan` or element < 0')
+    if not positive:
+        raise RuntimeError('invalid multinomial distribution (sum of probabilities <= 0)')
+
+
 @method
 @vmap_function('sampler')
 def multinomial(input, num_samples, replacement=False, *, generator=None):
@@ -1210,10 +1243,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if k > (1 << 24):
         raise RuntimeError('number of categories cannot exceed 2^24')
     if p.size:
-        if not (xp.isfinite(p) & (p >= 0)).all():
-            raise RuntimeError('probability tensor contains either `inf`, `nan` or element < 0')
-        if not (p.sum(-1, dtype=np.float64) > 0).all():
-            raise RuntimeError('invalid multinomial distribution (sum of probabilities <= 0)')
+        _check_probabilities(p)
     elif k == 0 and (p.ndim == 1 or p.shape[0]):
         raise RuntimeError('invalid multinomial distribution (sum of probabilities <= 0): '
                            'no categories')

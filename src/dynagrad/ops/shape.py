@@ -215,6 +215,12 @@ class Cat(Op):
 
     def forward(self, *arrays, dim):
         self.dim = dim
+        for a in arrays:
+            if a.shape == (0,):
+                break
+        else:                   # none left out (the common case: one pass, no copies)
+            self.sizes = [a.shape[dim] for a in arrays]
+            return xp.concatenate(arrays, axis=dim)
         kept = [a for a in arrays if not _skipped(a)]
         if not kept:
             self.sizes = None
@@ -854,6 +860,24 @@ def rot90(input, k=1, dims=(0, 1)):
 
 
 def cat(tensors, dim=0):
+    if (tensors.__class__ is tuple or tensors.__class__ is list) and tensors \
+            and dim.__class__ is int:
+        # the common call (a sampling loop appends a token per step): plain tensors of one
+        # rank, none 1-d empty, sizes matching off ``dim``; anything else, errors included,
+        # takes the checks below
+        shape = tensors[0]._data.shape if tensors[0].__class__ is Tensor else ()
+        nd = len(shape)
+        if nd and -nd <= dim < nd:
+            d = dim % nd
+            others = shape[:d] + shape[d + 1:]
+            for t in tensors:
+                if t.__class__ is not Tensor:
+                    break
+                s = t._data.shape
+                if len(s) != nd or s == (0,) or s[:d] + s[d + 1:] != others:
+                    break
+            else:
+                return Cat.apply(*tensors, dim=d)
     tensors = _tensor_list(tensors, 'cat')
     if not tensors:
         raise ValueError('torch.cat(): expected a non-empty list of Tensors')
