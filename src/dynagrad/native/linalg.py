@@ -18,22 +18,130 @@ only up to ``MAX_ROWS``, and only for products up to ``MAX_WORK`` multiply-adds 
 over threads (not measured on the shared two-core machine where this was written).
 """
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ._math import kernel, ZERO
 
 MAX_ROWS = 64
 MAX_WORK = 1 << 23
+# weight rows per tile of the packed kernel: 8 accumulator vectors, each fed by one
+# broadcast weight value and the vector of x^T loaded once for all 8
+TILE_COLS = 8
+
+
+def _transposed_tile(cols):
+    """An intrinsic ``tile(xt, w, out, j, m, first, count)``: ``out[first + m + l, j + c]
+    = sum_k w[j + c, k] xt[k, m + l]`` for ``c < cols`` and the 64 bytes of lanes ``l`` (16
+    float32 or 8 float64); lanes from ``m + l = count`` on are padding, left unwritten.
+
+    Written in LLVM's vectors because numba has none: its local arrays live on the heap,
+    and its scalars give the vectorisers a dot product (one horizontal sum per output)."""
+    @intrinsic
+    def tile(typingctx, xt, w, b, out, j, m, first, count):
+        sig = types.void(xt, w, b, out, types.intp, types.intp, types.intp, types.intp)
+
+        def codegen(context, builder, signature, args):
+            xt_ty, w_ty, b_ty, out_ty = signature.args[:4]
+            xt_a, w_a, b_a, out_a = (context.make_array(t)(context, builder, a)
+                                     for t, a in zip(signature.args[:4], args[:4]))
+            j0, m0, first, count = args[4:]
+            scalar = context.get_value_type(xt_ty.dtype)
+            size = xt_ty.dtype.bitwidth // 8
+            lanes = 64 // size
+            vector = ir.VectorType(scalar, lanes)
+            intp = context.get_value_type(types.intp)
+            i32 = ir.IntType(32)
+
+            def pointer(a, ty, index):
+                return cgutils.get_item_pointer2(
+                    context, builder, a.data, cgutils.unpack_tuple(builder, a.shape),
+                    cgutils.unpack_tuple(builder, a.strides), ty.layout, index)
+            inner = cgutils.unpack_tuple(builder, w_a.shape)[1]
+            fma = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(vector, [vector] * 3),
+                f'llvm.fma.v{lanes}f{size * 8}')
+            undef = ir.Constant(vector, ir.Undefined)
+            splat = ir.Constant(ir.VectorType(i32, lanes), None)
+            # allocas: LLVM promotes them to registers (the loop's phi nodes)
+            sums = [cgutils.alloca_once_value(builder, ir.Constant(vector, None))
+                    for _ in range(cols)]
+            w_rows = [builder.add(j0, ir.Constant(intp, c)) for c in range(cols)]
+            with cgutils.for_range(builder, inner) as loop:
+                k = loop.index
+                xs = builder.load(pointer(xt_a, xt_ty, [k, m0]), typ=vector, align=size)
+                for c in range(cols):
+                    wk = builder.load(pointer(w_a, w_ty, [w_rows[c], k]), typ=scalar)
+                    wk = builder.shuffle_vector(
+                        builder.insert_element(undef, wk, ir.Constant(i32, 0)), undef, splat)
+                    total = builder.load(sums[c], typ=vector)
+                    builder.store(builder.call(fma, [wk, xs, total]), sums[c])
+            # each lane is one output row: its cols values, gathered from the cols sums
+            # (a transpose), plus the bias, stored as one short vector
+            out_row = ir.VectorType(scalar, cols)
+            totals = [builder.load(s, typ=vector) for s in sums]
+            bias = builder.load(pointer(b_a, b_ty, [j0]), typ=out_row, align=size)
+            for lane in range(lanes):
+                row = builder.add(m0, ir.Constant(intp, lane))
+                values = ir.Constant(out_row, ir.Undefined)
+                for c in range(cols):
+                    values = builder.insert_element(
+                        values, builder.extract_element(totals[c], ir.Constant(i32, lane)),
+                        ir.Constant(i32, c))
+                values = builder.fadd(values, bias)
+                with builder.if_then(builder.icmp_signed('<', row, count), likely=True):
+                    target = pointer(out_a, out_ty, [builder.add(first, row), j0])
+                    builder.store(values, builder.bitcast(target, out_row.as_pointer()),
+                                  align=size)
+            return context.get_dummy_value()
+        return sig, codegen
+    return tile
+
+
+_tile_many = _transposed_tile(TILE_COLS)
+_tile_one = _transposed_tile(1)
 
 
 @kernel
-def _linear_rows(x, w, b, out):
-    # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]); b empty: no bias
-    rows, inner = x.shape
+def _linear_packed(x, w, b, out, start, stop):
+    # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]) for rows start..stop, vectorised along m:
+    # x^T packed with its rows padded to whole vectors, each weight value broadcast against
+    # a vector of rows, so no output ends in a horizontal sum
+    count = stop - start
+    inner = x.shape[1]
+    cols = w.shape[0]
+    lanes = 64 // x.itemsize
+    padded = (count + lanes - 1) // lanes * lanes
+    xt = np.empty((inner, padded), x.dtype)
+    bias = b if b.size > 0 else np.zeros(cols, x.dtype)
+    for m in range(count):
+        for k in range(inner):
+            xt[k, m] = x[start + m, k]
+    for k in range(inner):
+        for m in range(count, padded):
+            xt[k, m] = ZERO
+    for m in range(0, padded, lanes):
+        j = 0
+        while j + TILE_COLS <= cols:
+            _tile_many(xt, w, bias, out, j, m, start, count)
+            j += TILE_COLS
+        while j < cols:
+            _tile_one(xt, w, bias, out, j, m, start, count)
+            j += 1
+
+
+@kernel
+def _linear_dots(x, w, b, out, start, rows):
+    # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]) for rows start..rows, each a dot product of
+    # two contiguous rows; b empty: no bias
+    inner = x.shape[1]
     cols = w.shape[0]
     has_bias = b.size > 0
     j = 0
     while j + 4 <= cols:
-        m = 0
+        m = start
         while m + 4 <= rows:
             a0 = a1 = a2 = a3 = ZERO
             b0 = b1 = b2 = b3 = ZERO
@@ -101,7 +209,7 @@ def _linear_rows(x, w, b, out):
             m += 1
         j += 4
     while j < cols:         # the last weight rows, one at a time
-        for m in range(rows):
+        for m in range(start, rows):
             a0 = ZERO
             for k in range(inner):
                 a0 += x[m, k] * w[j, k]
@@ -109,6 +217,21 @@ def _linear_rows(x, w, b, out):
                 a0 += b[j]
             out[m, j] = a0
         j += 1
+
+
+@kernel
+def _linear_rows(x, w, b, out):
+    rows = x.shape[0]
+    lanes = 64 // x.itemsize
+    packed = 0
+    if x.itemsize == 4:
+        packed = rows // lanes * lanes
+        if (rows - packed) * 4 >= 3 * lanes:
+            packed = rows
+    if packed > 0:
+        _linear_packed(x, w, b, out, 0, packed)
+    if packed < rows:
+        _linear_dots(x, w, b, out, packed, rows)
 
 
 _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
