@@ -27,6 +27,9 @@ from ._math import kernel, ZERO
 
 MAX_ROWS = 64
 MAX_WORK = 1 << 23
+# the packed kernel runs on any inner size up to this, beyond it only on at least half as
+# many outputs (on fewer the dot products' sums are amortised and they win)
+PACKED_INNER = 256
 # weight rows per tile of the packed kernel: 8 accumulator vectors, each fed by one
 # broadcast weight value and the vector of x^T loaded once for all 8
 TILE_COLS = 8
@@ -83,18 +86,20 @@ def _transposed_tile(cols):
             out_row = ir.VectorType(scalar, cols)
             totals = [builder.load(s, typ=vector) for s in sums]
             bias = builder.load(pointer(b_a, b_ty, [j0]), typ=out_row, align=size)
-            for lane in range(lanes):
+            # padding lanes are stored too, over the last real row, before it (lanes
+            # backwards): no branch per lane
+            last = builder.sub(count, ir.Constant(intp, 1))
+            for lane in reversed(range(lanes)):
                 row = builder.add(m0, ir.Constant(intp, lane))
+                row = builder.select(builder.icmp_signed('<', row, last), row, last)
                 values = ir.Constant(out_row, ir.Undefined)
                 for c in range(cols):
                     values = builder.insert_element(
                         values, builder.extract_element(totals[c], ir.Constant(i32, lane)),
                         ir.Constant(i32, c))
                 values = builder.fadd(values, bias)
-                with builder.if_then(builder.icmp_signed('<', row, count), likely=True):
-                    target = pointer(out_a, out_ty, [builder.add(first, row), j0])
-                    builder.store(values, builder.bitcast(target, out_row.as_pointer()),
-                                  align=size)
+                target = pointer(out_a, out_ty, [builder.add(first, row), j0])
+                builder.store(values, builder.bitcast(target, out_row.as_pointer()), align=size)
             return context.get_dummy_value()
         return sig, codegen
     return tile
@@ -113,8 +118,12 @@ def _linear_packed(x, w, b, out, start, stop):
     inner = x.shape[1]
     cols = w.shape[0]
     lanes = 64 // x.itemsize
-    padded = (count + lanes - 1) // lanes * lanes
-    xt = np.empty((inner, padded), x.dtype)
+    vectors = (count + lanes - 1) // lanes
+    padded = vectors * lanes
+    # x^T's rows an odd number of cache lines apart: at a power of two (64 rows: 256
+    # bytes) its columns share a sixteenth of the cache's sets, and packing 64 x 512
+    # took 21 us instead of 6
+    xt = np.empty((inner, (vectors | 1) * lanes), x.dtype)
     bias = b if b.size > 0 else np.zeros(cols, x.dtype)
     for m in range(count):
         for k in range(inner):
@@ -219,19 +228,15 @@ def _linear_dots(x, w, b, out, start, rows):
         j += 1
 
 
-@kernel
-def _linear_rows(x, w, b, out):
-    rows = x.shape[0]
-    lanes = 64 // x.itemsize
-    packed = 0
-    if x.itemsize == 4:
-        packed = rows // lanes * lanes
-        if (rows - packed) * 4 >= 3 * lanes:
-            packed = rows
-    if packed > 0:
-        _linear_packed(x, w, b, out, 0, packed)
-    if packed < rows:
-        _linear_dots(x, w, b, out, packed, rows)
+def _packed_rows(rows, inner, cols, itemsize):
+    """How many of the first rows go to the packed kernel (the rest to the dot products):
+    whole vectors of float32 rows, and a last partial one from 3/4 of a vector on (a block
+    costs the same for 1 row as for 16: from 12 rows on the padded block is faster); none
+    in float64, or past ``PACKED_INNER`` on fewer outputs than half the inner size."""
+    if itemsize != 4 or (inner > PACKED_INNER and 2 * cols < inner):
+        return 0
+    whole = rows & -16
+    return rows if rows - whole >= 12 else whole
 
 
 _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
@@ -241,5 +246,13 @@ def linear(x, weight, bias):
     """``x @ weight.T (+ bias)`` for a C-contiguous (rows, in) ``x`` and (out, in)
     ``weight`` of its dtype; ``bias``: None or an (out,) array of that dtype."""
     out = np.empty((x.shape[0], weight.shape[0]), x.dtype)
-    _linear_rows(x, weight, _EMPTY[x.dtype] if bias is None else bias, out)
+    rows, inner = x.shape
+    b = _EMPTY[x.dtype] if bias is None else bias
+    # two kernels called from here, not from a third one: numba would link and optimise
+    # both again into it (0.9 s more of a cold compile)
+    packed = _packed_rows(rows, inner, weight.shape[0], x.itemsize)
+    if packed:
+        _linear_packed(x, weight, b, out, 0, packed)
+    if packed < rows:
+        _linear_dots(x, weight, b, out, packed, rows)
     return out
