@@ -1,7 +1,6 @@
 """F.linear's few-rows kernel (dynagrad.native.linalg): the packed kernel (x^T packed, rows
 vectorised, whole 64-byte vectors of rows per tile) and the dot-product kernel (the rows left
-over, float64, large inner sizes), against torch around the tiles' edges, and which of them
-runs where."""
+over), against torch around the tiles' edges, and which of them runs where."""
 import sys
 
 import numpy as np
@@ -12,9 +11,9 @@ import dynagrad
 import dynagrad.nn.functional as F
 from native_support import kernels_counted, kernels_mode, needs_numba
 
-# around the packed kernel's edges (16 float32 rows a vector, 12 of 16 a padded block) and
-# the dot products' (4 rows a tile)
-ROWS = [1, 3, 4, 5, 11, 12, 13, 15, 16, 17, 27, 28, 31, 32, 33, 47, 48, 63, 64]
+# around the packed kernel's edges (16 float32 or 8 float64 rows a vector, 7/8 of one a
+# padded block) and the dot products' (4 rows a tile)
+ROWS = [1, 3, 4, 5, 7, 8, 11, 13, 14, 15, 16, 17, 29, 30, 31, 32, 33, 47, 48, 63, 64]
 # (in, out): odd sizes on both sides (8 weight rows a packed tile, 4 a dot-product tile),
 # and a GPT's 128 -> 384
 SIZES = [(65, 7), (7, 65), (130, 130), (128, 384)]
@@ -86,29 +85,25 @@ def test_each_kernel_on_its_own(rows, n_in, n_out, dtype):
 
 @needs_numba
 def test_which_kernel_runs_where():
-    """Whole vectors of float32 rows go to the packed kernel (a block from 12 of its 16 rows
-    on), the rest to the dot products; float64 and inner sizes past PACKED_INNER with fewer
-    outputs than half of it only to the dot products."""
+    """Whole 64-byte vectors of rows (16 float32, 8 float64) go to the packed kernel, and a
+    last partial one from 7/8 of its rows on; the rest to the dot products."""
     from dynagrad.native import linalg
     packed = linalg._packed_rows
-    assert linalg.PACKED_INNER == 256
-    assert [packed(r, 128, 384, 4) for r in (1, 4, 11, 12, 15, 16, 17, 27, 28, 31, 32, 64)] \
-        == [0, 0, 0, 12, 15, 16, 16, 16, 28, 31, 32, 64]
-    assert packed(64, 128, 384, 8) == 0
-    assert packed(64, 256, 7, 4) == 64
-    assert packed(64, 512, 128, 4) == 0 and packed(64, 512, 256, 4) == 64
-    assert packed(32, 768, 256, 4) == 0 and packed(32, 768, 384, 4) == 32
+    rows = [1, 4, 11, 12, 13, 14, 15, 16, 17, 29, 30, 31, 32, 45, 46, 64]
+    assert [packed(r, 4) for r in rows] == [0, 0, 0, 0, 0, 14, 15, 16, 16, 16, 30, 31, 32,
+                                            32, 46, 64]
+    assert [packed(r, 8) for r in (1, 6, 7, 8, 9, 14, 15, 64)] == [0, 0, 7, 8, 8, 8, 15, 64]
 
 
 @needs_numba
 def test_the_split_between_kernels_is_what_runs(monkeypatch):
-    """_linear_rows hands its rows to the two kernels as _packed_rows says: seen by
+    """linalg.linear hands its rows to the two kernels as _packed_rows says: seen by
     replacing the packed kernel's result rows with a marker."""
     from dynagrad.native import linalg
     x, w, b = _arrays(21, 128, 40, np.float32)
     out = linalg.linear(x, w, b)
     np.testing.assert_allclose(out, _torch_linear(x, w, b), **_tol(np.float32, 128))
-    split = linalg._packed_rows(21, 128, 40, 4)
+    split = linalg._packed_rows(21, 4)
     assert split == 16
     alone = np.full((21, 40), np.nan, np.float32)
     linalg._linear_dots(x, w, b, alone, split, 21)
@@ -144,7 +139,7 @@ def test_non_finite_values_in_a_packed_block():
     b[5] = np.inf
     ref = _torch_linear(x, w, b)
     from dynagrad.native import linalg
-    assert linalg._packed_rows(16, 9, 11, 4) == 16
+    assert linalg._packed_rows(16, 4) == 16
     with kernels_counted('native', ['linear']) as calls:
         out = F.linear(dynagrad.tensor(x), dynagrad.tensor(w), dynagrad.tensor(b)).numpy()
     assert calls == {'linear': 1}

@@ -4,18 +4,31 @@ sizes (batch 1, a short context).
 NumPy hands ``x @ weight.T`` to BLAS as a product with a transposed operand, and OpenBLAS
 runs that form 2-6x slower than the untransposed one when ``x`` has a handful of rows (its
 small-matrix kernels refuse it past a size: 128 -> 384 on 4 rows took 30-40 us against 5
-for the same product with the weight stored transposed). Reading ``weight`` as it is, row
-by row, makes every output a dot product of two contiguous rows: tiles of 4 rows of ``x``
-by 4 rows of ``weight`` keep 16 sums in registers, each vectorised along the shared
-dimension, so every value loaded serves four products. Measured on one thread against NumPy's
-``x @ w.T + b`` (OpenBLAS 0.3.31, SkylakeX kernels, AMD EPYC), float32 and float64: 1 to 4x
-faster from 2 to 64 rows at GPT-small sizes (128 -> 384 on 8 rows 11.5 against 33 us;
-4096 -> 4096 on 4 rows 5.0 against 19.6 ms), level at 64 rows, and on one row within 8%
-either way (BLAS's matrix-vector product; 7% slower on a 4096 x 4096 weight, read from
-memory by both). Past 64 rows BLAS's blocked product wins, so the op asks for this kernel
-only up to ``MAX_ROWS``, and only for products up to ``MAX_WORK`` multiply-adds (about
-0.2 ms on one core): the kernel is serial, and on a larger product BLAS may split the work
-over threads (not measured on the shared two-core machine where this was written).
+for the same product with the weight stored transposed). Two kernels read ``weight`` as it
+is:
+
+- the dot products (``_linear_dots``): every output a dot product of two contiguous rows,
+  tiles of 4 rows of ``x`` by 4 rows of ``weight`` (16 sums, each vectorised along the
+  shared dimension). Each output ends in a horizontal sum of a vector, which at an inner
+  size of 128 (8 vector steps) costs about as much as the products: 20-25% slower than
+  PyTorch from 32 to 64 rows. It keeps the rows left over by the packed kernel, float64,
+  and large inner sizes with few outputs, where the sums are amortised.
+- the packed kernel (``_linear_packed``): x^T packed (rows padded to whole 64-byte vectors,
+  16 float32 rows, transposed in registers by 16 x 16 blocks), and tiles of 8 weight rows
+  by one vector of rows: each weight value broadcast against the vector, 8 sums that are
+  already 8 x 16 outputs; the tile is transposed back in registers and stored a row at a
+  time with the bias. The tiles are LLVM intrinsics (numba has no vector type).
+
+Measured on one thread, float32, AMD EPYC (Zen 4), against NumPy's ``x @ w.T + b``
+(OpenBLAS 0.3.31) and torch 2.13's F.linear, same process, interleaved: GPT sizes at width
+128, 16 to 64 rows, 0.75-0.95x PyTorch's time (128 -> 384: 16 rows 16.7 against 23.7 us,
+64 rows 67 against 74) where the dot products took 0.93-1.25x; 1 to 15 rows unchanged
+(dot products; on one row BLAS's matrix-vector product within 8% either way). A packed
+block costs the same for 1 row as for 16, so a last partial block is packed from 12 rows
+on (``_packed_rows``). Past 64 rows BLAS's blocked product wins, so the op asks for this
+kernel only up to ``MAX_ROWS``, and only for products up to ``MAX_WORK`` multiply-adds
+(about 0.2 ms on one core): the kernels are serial, and on a larger product BLAS may split
+the work over threads (not measured on the shared two-core machine where this was written).
 """
 import numpy as np
 from llvmlite import ir
@@ -27,18 +40,15 @@ from ._math import kernel, ZERO
 
 MAX_ROWS = 64
 MAX_WORK = 1 << 23
-# the packed kernel runs on any inner size up to this, beyond it only on at least half as
-# many outputs (on fewer the dot products' sums are amortised and they win)
-PACKED_INNER = 256
 # weight rows per tile of the packed kernel: 8 accumulator vectors, each fed by one
 # broadcast weight value and the vector of x^T loaded once for all 8
 TILE_COLS = 8
 
 
 def _transposed_tile(cols):
-    """An intrinsic ``tile(xt, w, out, j, m, first, count)``: ``out[first + m + l, j + c]
-    = sum_k w[j + c, k] xt[k, m + l]`` for ``c < cols`` and the 64 bytes of lanes ``l`` (16
-    float32 or 8 float64); lanes from ``m + l = count`` on are padding, left unwritten.
+    """An intrinsic ``tile(xt, w, b, out, j, m, first, count)``: ``out[first + m + l, j + c]
+    = sum_k w[j + c, k] xt[k, m + l] + b[j + c]`` for ``c < cols`` and the 64 bytes of lanes
+    ``l`` (16 float32 or 8 float64); lanes from ``m + l = count`` on are padding.
 
     Written in LLVM's vectors because numba has none: its local arrays live on the heap,
     and its scalars give the vectorisers a dot product (one horizontal sum per output)."""
@@ -279,15 +289,15 @@ def _linear_dots(x, w, b, out, start, rows):
         j += 1
 
 
-def _packed_rows(rows, inner, cols, itemsize):
-    """How many of the first rows go to the packed kernel (the rest to the dot products):
-    whole vectors of float32 rows, and a last partial one from 3/4 of a vector on (a block
-    costs the same for 1 row as for 16: from 12 rows on the padded block is faster); none
-    in float64, or past ``PACKED_INNER`` on fewer outputs than half the inner size."""
-    if itemsize != 4 or (inner > PACKED_INNER and 2 * cols < inner):
-        return 0
-    whole = rows & -16
-    return rows if rows - whole >= 12 else whole
+def _packed_rows(rows, itemsize):
+    """How many of the first rows go to the packed kernel, the rest to the dot products:
+    whole vectors of rows, and a last partial one from 7/8 of a vector on: a packed block
+    costs the same for 1 row as for a whole vector (float32, 128 -> 384: 17.5 us from 10
+    to 14 rows, against 14.9 to 20.1 for the dot products, which win on 10 to 14 rows at
+    an inner size of 512 or more)."""
+    lanes = 64 // itemsize
+    whole = rows // lanes * lanes
+    return rows if (rows - whole) * 8 >= 7 * lanes else whole
 
 
 _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
@@ -302,7 +312,7 @@ def linear(x, weight, bias):
     b = _EMPTY[x.dtype] if bias is None else bias
     # two kernels called from here, not from a third one: numba would link and optimise
     # both again into it (0.9 s more of a cold compile)
-    packed = 0 if rows < 12 else _packed_rows(rows, inner, cols, x.itemsize)
+    packed = 0 if rows < 7 else _packed_rows(rows, x.itemsize)
     if packed:
         _linear_packed(x, weight, b, out, 0, packed)
     if packed < rows:
