@@ -46,21 +46,21 @@ TILE_COLS = 8
 
 
 def _transposed_tile(cols):
-    """An intrinsic ``tile(xt, w, b, out, j, m, first, count)``: ``out[first + m + l, j + c]
-    = sum_k w[j + c, k] xt[k, m + l] + b[j + c]`` for ``c < cols`` and the 64 bytes of lanes
-    ``l`` (16 float32 or 8 float64); lanes from ``m + l = count`` on are padding.
+    """An intrinsic ``tile(xt, w, b, out, j, m, count)``: ``out[m + l, j + c] = sum_k
+    w[j + c, k] xt[k, m + l] + b[j + c]`` for ``c < cols`` and the 64 bytes of lanes ``l``
+    (16 float32 or 8 float64); lanes from ``m + l = count`` on are padding.
 
     Written in LLVM's vectors because numba has none: its local arrays live on the heap,
     and its scalars give the vectorisers a dot product (one horizontal sum per output)."""
     @intrinsic
-    def tile(typingctx, xt, w, b, out, j, m, first, count):
-        sig = types.void(xt, w, b, out, types.intp, types.intp, types.intp, types.intp)
+    def tile(typingctx, xt, w, b, out, j, m, count):
+        sig = types.void(xt, w, b, out, types.intp, types.intp, types.intp)
 
         def codegen(context, builder, signature, args):
             xt_ty, w_ty, b_ty, out_ty = signature.args[:4]
             xt_a, w_a, b_a, out_a = (context.make_array(t)(context, builder, a)
                                      for t, a in zip(signature.args[:4], args[:4]))
-            j0, m0, first, count = args[4:]
+            j0, m0, count = args[4:]
             scalar = context.get_value_type(xt_ty.dtype)
             size = xt_ty.dtype.bitwidth // 8
             lanes = 64 // size
@@ -108,7 +108,7 @@ def _transposed_tile(cols):
                         values, builder.extract_element(totals[c], ir.Constant(i32, lane)),
                         ir.Constant(i32, c))
                 values = builder.fadd(values, bias)
-                target = pointer(out_a, out_ty, [builder.add(first, row), j0])
+                target = pointer(out_a, out_ty, [row, j0])
                 builder.store(values, builder.bitcast(target, out_row.as_pointer()), align=size)
             return context.get_dummy_value()
         return sig, codegen
@@ -164,11 +164,11 @@ _tile_one = _transposed_tile(1)
 
 
 @kernel
-def _linear_packed(x, w, b, out, start, stop):
-    # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]) for rows start..stop, vectorised along m:
-    # x^T packed with its rows padded to whole vectors, each weight value broadcast against
-    # a vector of rows, so no output ends in a horizontal sum
-    count = stop - start
+def _linear_packed(x, w, b, out):
+    # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]), vectorised along m: x^T packed with its
+    # rows padded to whole vectors, each weight value broadcast against a vector of rows,
+    # so no output ends in a horizontal sum
+    count = x.shape[0]
     inner = x.shape[1]
     cols = w.shape[0]
     lanes = 64 // x.itemsize
@@ -182,36 +182,35 @@ def _linear_packed(x, w, b, out, start, stop):
     whole_rows, whole_inner = count // lanes * lanes, inner // lanes * lanes
     for m in range(0, whole_rows, lanes):
         for k in range(0, whole_inner, lanes):
-            _transpose_block(x, xt, start + m, m, k)
+            _transpose_block(x, xt, m, m, k)
         for k in range(whole_inner, inner):
             for r in range(m, m + lanes):
-                xt[k, r] = x[start + r, k]
+                xt[k, r] = x[r, k]
     for m in range(whole_rows, count):
         for k in range(inner):
-            xt[k, m] = x[start + m, k]
+            xt[k, m] = x[m, k]
     for k in range(inner):
         for m in range(count, padded):
             xt[k, m] = ZERO
     for m in range(0, padded, lanes):
         j = 0
         while j + TILE_COLS <= cols:
-            _tile_many(xt, w, bias, out, j, m, start, count)
+            _tile_many(xt, w, bias, out, j, m, count)
             j += TILE_COLS
         while j < cols:
-            _tile_one(xt, w, bias, out, j, m, start, count)
+            _tile_one(xt, w, bias, out, j, m, count)
             j += 1
 
 
 @kernel
-def _linear_dots(x, w, b, out, start, rows):
-    # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]) for rows start..rows, each a dot product of
-    # two contiguous rows; b empty: no bias
-    inner = x.shape[1]
+def _linear_dots(x, w, b, out):
+    # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]); b empty: no bias
+    rows, inner = x.shape
     cols = w.shape[0]
     has_bias = b.size > 0
     j = 0
     while j + 4 <= cols:
-        m = start
+        m = 0
         while m + 4 <= rows:
             a0 = a1 = a2 = a3 = ZERO
             b0 = b1 = b2 = b3 = ZERO
@@ -279,7 +278,7 @@ def _linear_dots(x, w, b, out, start, rows):
             m += 1
         j += 4
     while j < cols:         # the last weight rows, one at a time
-        for m in range(start, rows):
+        for m in range(rows):
             a0 = ZERO
             for k in range(inner):
                 a0 += x[m, k] * w[j, k]
@@ -306,15 +305,18 @@ _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
 def linear(x, weight, bias):
     """``x @ weight.T (+ bias)`` for a C-contiguous (rows, in) ``x`` and (out, in)
     ``weight`` of its dtype; ``bias``: None or an (out,) array of that dtype."""
-    rows, inner = x.shape
-    cols = weight.shape[0]
-    out = np.empty((rows, cols), x.dtype)
+    rows = x.shape[0]
+    out = np.empty((rows, weight.shape[0]), x.dtype)
     b = _EMPTY[x.dtype] if bias is None else bias
+    if rows < 7:
+        _linear_dots(x, weight, b, out)
+        return out
     # two kernels called from here, not from a third one: numba would link and optimise
     # both again into it (0.9 s more of a cold compile)
-    packed = 0 if rows < 7 else _packed_rows(rows, x.itemsize)
-    if packed:
-        _linear_packed(x, weight, b, out, 0, packed)
-    if packed < rows:
-        _linear_dots(x, weight, b, out, packed, rows)
+    packed = _packed_rows(rows, x.itemsize)
+    if packed == rows:
+        _linear_packed(x, weight, b, out)
+    else:
+        _linear_packed(x[:packed], weight, b, out[:packed])
+        _linear_dots(x[packed:], weight, b, out[packed:])
     return out
