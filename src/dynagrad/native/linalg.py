@@ -316,6 +316,8 @@ def linear(x, weight, bias):
     packed = _packed_rows(rows, x.itemsize)
     if packed == rows:
         _linear_packed(x, weight, b, out)
+    elif packed == 0:
+        _linear_dots(x, weight, b, out)
     else:
         _linear_packed(x[:packed], weight, b, out[:packed])
         _linear_dots(x[packed:], weight, b, out[packed:])
