@@ -132,6 +132,24 @@ def test_non_contiguous_and_batched_inputs(rows):
 
 
 @needs_numba
+def test_strided_bias_and_rows_given_to_the_kernels():
+    """A bias read every other element (a view) and rows with a stride reach the packed
+    kernel's vector loads as unit-stride copies."""
+    from dynagrad.native import linalg
+    x, w, b = _arrays(32, 40, 24, np.float32)
+    wide_b = np.repeat(b, 2)
+    ref = _torch_linear(x, w, b)
+    with kernels_counted('native', ['linear']) as calls:
+        out = F.linear(dynagrad.tensor(x), dynagrad.tensor(w), dynagrad.tensor(wide_b)[::2])
+    assert calls == {'linear': 1}
+    np.testing.assert_allclose(out.numpy(), ref, **_tol(np.float32, 40))
+    wide_x = np.repeat(x, 2, axis=1)
+    direct = np.empty((32, 24), np.float32)
+    linalg._linear_packed(wide_x[:, ::2], w, wide_b[::2], direct)
+    np.testing.assert_allclose(direct, ref, **_tol(np.float32, 40))
+
+
+@needs_numba
 def test_non_finite_values_in_a_packed_block():
     x, w, b = _arrays(16, 9, 11, np.float32)
     x[0, 0], x[3, 4], x[15, 8] = np.inf, np.nan, -np.inf

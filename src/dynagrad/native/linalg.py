@@ -7,26 +7,27 @@ small-matrix kernels refuse it past a size: 128 -> 384 on 4 rows took 30-40 us a
 for the same product with the weight stored transposed). Two kernels read ``weight`` as it
 is:
 
-- the dot products (``_linear_dots``): every output a dot product of two contiguous rows,
-  tiles of 4 rows of ``x`` by 4 rows of ``weight`` (16 sums, each vectorised along the
-  shared dimension). Each output ends in a horizontal sum of a vector, which at an inner
-  size of 128 (8 vector steps) costs about as much as the products: 20-25% slower than
-  PyTorch from 32 to 64 rows. It keeps the rows left over by the packed kernel, float64,
-  and large inner sizes with few outputs, where the sums are amortised.
-- the packed kernel (``_linear_packed``): x^T packed (rows padded to whole 64-byte vectors,
-  16 float32 rows, transposed in registers by 16 x 16 blocks), and tiles of 8 weight rows
-  by one vector of rows: each weight value broadcast against the vector, 8 sums that are
-  already 8 x 16 outputs; the tile is transposed back in registers and stored a row at a
-  time with the bias. The tiles are LLVM intrinsics (numba has no vector type).
+- the packed kernel (``_linear_packed``) for whole 64-byte vectors of rows (16 float32, 8
+  float64): x^T packed, its rows padded to whole vectors and transposed in registers by
+  square blocks; tiles of 8 weight rows by one vector of rows, each weight value broadcast
+  against the vector into 8 sums that hold 8 x 16 outputs; each tile transposed back in
+  registers and stored a row at a time with the bias. Its tiles and transposes are LLVM
+  intrinsics: numba has no vector type, and its scalars give the vectorisers dot products.
+- the dot products (``_linear_dots``) for the rows left over (up to 6 in float64, 13 in
+  float32: a packed block costs the same for 1 row as for a whole vector, see
+  ``_packed_rows``): every output a dot product of two contiguous rows, in tiles of 4 rows
+  of ``x`` by 4 of ``weight`` (16 sums vectorised along the shared dimension). Each output
+  ends in a horizontal sum of a vector, which at an inner size of 128 (8 vector steps)
+  costs about as much as the products: on 32 to 64 rows this kernel alone took 1.1-1.25x
+  PyTorch's time.
 
-Measured on one thread, float32, AMD EPYC (Zen 4), against NumPy's ``x @ w.T + b``
-(OpenBLAS 0.3.31) and torch 2.13's F.linear, same process, interleaved: GPT sizes at width
-128, 16 to 64 rows, 0.75-0.95x PyTorch's time (128 -> 384: 16 rows 16.7 against 23.7 us,
-64 rows 67 against 74) where the dot products took 0.93-1.25x; 1 to 15 rows unchanged
-(dot products; on one row BLAS's matrix-vector product within 8% either way). A packed
-block costs the same for 1 row as for 16, so a last partial block is packed from 12 rows
-on (``_packed_rows``). Past 64 rows BLAS's blocked product wins, so the op asks for this
-kernel only up to ``MAX_ROWS``, and only for products up to ``MAX_WORK`` multiply-adds
+Measured on one thread against NumPy's ``x @ w.T + b`` (OpenBLAS 0.3.31) and torch 2.13's
+F.linear, same process, interleaved (AMD EPYC, Zen 4; benchmarks/native_linear.py), a GPT at
+width 128 on 16 to 64 rows: float32 0.7-0.9x PyTorch's time (128 -> 384 on 64 rows 65 us
+against 73, where the dot products took 86-95; 128 -> 128 23 against 27; 512 -> 128 83
+against 96), float64 0.7-0.9x; below 7 float64 or 14 float32 rows unchanged (on one row
+BLAS's matrix-vector product within 8% either way). Past 64 rows BLAS's blocked product wins, so the op asks for
+this kernel only up to ``MAX_ROWS``, and only for products up to ``MAX_WORK`` multiply-adds
 (about 0.2 ms on one core): the kernels are serial, and on a larger product BLAS may split
 the work over threads (not measured on the shared two-core machine where this was written).
 """
@@ -168,6 +169,9 @@ def _linear_packed(x, w, b, out):
     # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]), vectorised along m: x^T packed with its
     # rows padded to whole vectors, each weight value broadcast against a vector of rows,
     # so no output ends in a horizontal sum
+    # the intrinsics load x's rows and the bias as vectors: unit strides (no copy when
+    # they have them already, as the op's arrays do)
+    x = np.ascontiguousarray(x)
     count = x.shape[0]
     inner = x.shape[1]
     cols = w.shape[0]
@@ -178,7 +182,7 @@ def _linear_packed(x, w, b, out):
     # bytes) its columns share a sixteenth of the cache's sets, and packing 64 x 512
     # took 21 us instead of 6
     xt = np.empty((inner, (vectors | 1) * lanes), x.dtype)
-    bias = b if b.size > 0 else np.zeros(cols, x.dtype)
+    bias = np.ascontiguousarray(b) if b.size > 0 else np.zeros(cols, x.dtype)
     whole_rows, whole_inner = count // lanes * lanes, inner // lanes * lanes
     for m in range(0, whole_rows, lanes):
         for k in range(0, whole_inner, lanes):
