@@ -4,29 +4,210 @@ sizes (batch 1, a short context).
 NumPy hands ``x @ weight.T`` to BLAS as a product with a transposed operand, and OpenBLAS
 runs that form 2-6x slower than the untransposed one when ``x`` has a handful of rows (its
 small-matrix kernels refuse it past a size: 128 -> 384 on 4 rows took 30-40 us against 5
-for the same product with the weight stored transposed). Reading ``weight`` as it is, row
-by row, makes every output a dot product of two contiguous rows: tiles of 4 rows of ``x``
-by 4 rows of ``weight`` keep 16 sums in registers, each vectorised along the shared
-dimension, so every value loaded serves four products. Measured on one thread against NumPy's
-``x @ w.T + b`` (OpenBLAS 0.3.31, SkylakeX kernels, AMD EPYC), float32 and float64: 1 to 4x
-faster from 2 to 64 rows at GPT-small sizes (128 -> 384 on 8 rows 11.5 against 33 us;
-4096 -> 4096 on 4 rows 5.0 against 19.6 ms), level at 64 rows, and on one row within 8%
-either way (BLAS's matrix-vector product; 7% slower on a 4096 x 4096 weight, read from
-memory by both). Past 64 rows BLAS's blocked product wins, so the op asks for this kernel
-only up to ``MAX_ROWS``, and only for products up to ``MAX_WORK`` multiply-adds (about
-0.2 ms on one core): the kernel is serial, and on a larger product BLAS may split the work
-over threads (not measured on the shared two-core machine where this was written).
+for the same product with the weight stored transposed). Two kernels read ``weight`` as it
+is:
+
+- the packed kernel (``_linear_packed``) for whole 64-byte vectors of rows (16 float32, 8
+  float64): x^T packed, its rows padded to whole vectors and transposed in registers by
+  square blocks; tiles of 8 weight rows by one vector of rows, each weight value broadcast
+  against the vector into 8 sums that hold 8 x 16 outputs; each tile transposed back in
+  registers and stored a row at a time with the bias. Its tiles and transposes are LLVM
+  intrinsics: numba has no vector type, and its scalars give the vectorisers dot products.
+- the dot products (``_linear_dots``) for the rows left over (up to 6 in float64, 13 in
+  float32: a packed block costs the same for 1 row as for a whole vector, see
+  ``_packed_rows``): every output a dot product of two contiguous rows, in tiles of 4 rows
+  of ``x`` by 4 of ``weight`` (16 sums vectorised along the shared dimension). Each output
+  ends in a horizontal sum of a vector, which at an inner size of 128 (8 vector steps)
+  costs about as much as the products: on 32 to 64 rows this kernel alone took 1.1-1.25x
+  PyTorch's time.
+
+Measured on one thread against NumPy's ``x @ w.T + b`` (OpenBLAS 0.3.31) and torch 2.13's
+F.linear, same process, interleaved (AMD EPYC, Zen 4; benchmarks/native_linear.py), a GPT at
+width 128 on 16 to 64 rows: float32 0.7-0.9x PyTorch's time (128 -> 384 on 64 rows 65 us
+against 73, where the dot products took 86-95; 128 -> 128 23 against 27; 512 -> 128 83
+against 96), float64 0.7-0.9x; below 7 float64 or 14 float32 rows unchanged (on one row
+BLAS's matrix-vector product within 8% either way). Past 64 rows BLAS's blocked product wins, so the op asks for
+this kernel only up to ``MAX_ROWS``, and only for products up to ``MAX_WORK`` multiply-adds
+(about 0.2 ms on one core): the kernels are serial, and on a larger product BLAS may split
+the work over threads (not measured on the shared two-core machine where this was written).
 """
 import numpy as np
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ._math import kernel, ZERO
 
 MAX_ROWS = 64
 MAX_WORK = 1 << 23
+# weight rows per tile of the packed kernel: 8 accumulator vectors, each fed by one
+# broadcast weight value and the vector of x^T loaded once for all 8
+TILE_COLS = 8
+
+
+def _transposed_tile(cols):
+    """An intrinsic ``tile(xt, w, b, out, j, m, count)``: ``out[m + l, j + c] = sum_k
+    w[j + c, k] xt[k, m + l] + b[j + c]`` for ``c < cols`` and the 64 bytes of lanes ``l``
+    (16 float32 or 8 float64); lanes from ``m + l = count`` on are padding.
+
+    Written in LLVM's vectors because numba has none: its local arrays live on the heap,
+    and its scalars give the vectorisers a dot product (one horizontal sum per output)."""
+    @intrinsic
+    def tile(typingctx, xt, w, b, out, j, m, count):
+        sig = types.void(xt, w, b, out, types.intp, types.intp, types.intp)
+
+        def codegen(context, builder, signature, args):
+            xt_ty, w_ty, b_ty, out_ty = signature.args[:4]
+            xt_a, w_a, b_a, out_a = (context.make_array(t)(context, builder, a)
+                                     for t, a in zip(signature.args[:4], args[:4]))
+            j0, m0, count = args[4:]
+            scalar = context.get_value_type(xt_ty.dtype)
+            size = xt_ty.dtype.bitwidth // 8
+            lanes = 64 // size
+            vector = ir.VectorType(scalar, lanes)
+            intp = context.get_value_type(types.intp)
+            i32 = ir.IntType(32)
+
+            def pointer(a, ty, index):
+                return cgutils.get_item_pointer2(
+                    context, builder, a.data, cgutils.unpack_tuple(builder, a.shape),
+                    cgutils.unpack_tuple(builder, a.strides), ty.layout, index)
+            inner = cgutils.unpack_tuple(builder, w_a.shape)[1]
+            fma = cgutils.get_or_insert_function(
+                builder.module, ir.FunctionType(vector, [vector] * 3),
+                f'llvm.fma.v{lanes}f{size * 8}')
+            undef = ir.Constant(vector, ir.Undefined)
+            splat = ir.Constant(ir.VectorType(i32, lanes), None)
+            # allocas: LLVM promotes them to registers (the loop's phi nodes)
+            sums = [cgutils.alloca_once_value(builder, ir.Constant(vector, None))
+                    for _ in range(cols)]
+            w_rows = [builder.add(j0, ir.Constant(intp, c)) for c in range(cols)]
+            with cgutils.for_range(builder, inner) as loop:
+                k = loop.index
+                xs = builder.load(pointer(xt_a, xt_ty, [k, m0]), typ=vector, align=size)
+                for c in range(cols):
+                    wk = builder.load(pointer(w_a, w_ty, [w_rows[c], k]), typ=scalar)
+                    wk = builder.shuffle_vector(
+                        builder.insert_element(undef, wk, ir.Constant(i32, 0)), undef, splat)
+                    total = builder.load(sums[c], typ=vector)
+                    builder.store(builder.call(fma, [wk, xs, total]), sums[c])
+            # each lane is one output row: its cols values, gathered from the cols sums
+            # (a transpose), plus the bias, stored as one short vector
+            out_row = ir.VectorType(scalar, cols)
+            totals = [builder.load(s, typ=vector) for s in sums]
+            bias = builder.load(pointer(b_a, b_ty, [j0]), typ=out_row, align=size)
+            # padding lanes are stored too, over the last real row, before it (lanes
+            # backwards): no branch per lane
+            last = builder.sub(count, ir.Constant(intp, 1))
+            for lane in reversed(range(lanes)):
+                row = builder.add(m0, ir.Constant(intp, lane))
+                row = builder.select(builder.icmp_signed('<', row, last), row, last)
+                values = ir.Constant(out_row, ir.Undefined)
+                for c in range(cols):
+                    values = builder.insert_element(
+                        values, builder.extract_element(totals[c], ir.Constant(i32, lane)),
+                        ir.Constant(i32, c))
+                values = builder.fadd(values, bias)
+                target = pointer(out_a, out_ty, [row, j0])
+                builder.store(values, builder.bitcast(target, out_row.as_pointer()), align=size)
+            return context.get_dummy_value()
+        return sig, codegen
+    return tile
+
+
+@intrinsic
+def _transpose_block(typingctx, x, xt, row, m, k):
+    """``xt[k + c, m + r] = x[row + r, k + c]`` for a square block of one 64-byte vector's
+    lanes: rows loaded as vectors and swapped in halves, quarters, ... by two-vector
+    shuffles, where a scalar transpose moves each value alone (3x the time)."""
+    sig = types.void(x, xt, types.intp, types.intp, types.intp)
+
+    def codegen(context, builder, signature, args):
+        x_ty, xt_ty = signature.args[:2]
+        x_a, xt_a = (context.make_array(t)(context, builder, a)
+                     for t, a in zip(signature.args[:2], args[:2]))
+        row, m, k = args[2:]
+        scalar = context.get_value_type(x_ty.dtype)
+        size = x_ty.dtype.bitwidth // 8
+        lanes = 64 // size
+        vector = ir.VectorType(scalar, lanes)
+        intp = context.get_value_type(types.intp)
+
+        def pointer(a, ty, index):
+            return builder.bitcast(cgutils.get_item_pointer2(
+                context, builder, a.data, cgutils.unpack_tuple(builder, a.shape),
+                cgutils.unpack_tuple(builder, a.strides), ty.layout, index),
+                vector.as_pointer())
+        rows = [builder.load(pointer(x_a, x_ty, [builder.add(row, ir.Constant(intp, r)), k]),
+                             align=size) for r in range(lanes)]
+        mask = ir.VectorType(ir.IntType(32), lanes)
+        half = lanes // 2
+        while half:
+            # rows r and r + half (r's bit `half` clear) trade their off-diagonal halves
+            low = [l if l & half == 0 else lanes + l - half for l in range(lanes)]
+            high = [l + half if l & half == 0 else lanes + l for l in range(lanes)]
+            for r in range(lanes):
+                if r & half == 0:
+                    a, b = rows[r], rows[r + half]
+                    rows[r] = builder.shuffle_vector(a, b, ir.Constant(mask, low))
+                    rows[r + half] = builder.shuffle_vector(a, b, ir.Constant(mask, high))
+            half //= 2
+        for c in range(lanes):
+            builder.store(rows[c], pointer(xt_a, xt_ty, [builder.add(k, ir.Constant(intp, c)),
+                                                         m]), align=size)
+        return context.get_dummy_value()
+    return sig, codegen
+
+
+_tile_many = _transposed_tile(TILE_COLS)
+_tile_one = _transposed_tile(1)
 
 
 @kernel
-def _linear_rows(x, w, b, out):
+def _linear_packed(x, w, b, out):
+    # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]), vectorised along m: x^T packed with its
+    # rows padded to whole vectors, each weight value broadcast against a vector of rows,
+    # so no output ends in a horizontal sum
+    # the intrinsics load x's rows and the bias as vectors: unit strides (no copy when
+    # they have them already, as the op's arrays do)
+    x = np.ascontiguousarray(x)
+    count = x.shape[0]
+    inner = x.shape[1]
+    cols = w.shape[0]
+    lanes = 64 // x.itemsize
+    vectors = (count + lanes - 1) // lanes
+    padded = vectors * lanes
+    # x^T's rows an odd number of cache lines apart: at a power of two (64 rows: 256
+    # bytes) its columns share a sixteenth of the cache's sets, and packing 64 x 512
+    # took 21 us instead of 6
+    xt = np.empty((inner, (vectors | 1) * lanes), x.dtype)
+    bias = np.ascontiguousarray(b) if b.size > 0 else np.zeros(cols, x.dtype)
+    whole_rows, whole_inner = count // lanes * lanes, inner // lanes * lanes
+    for m in range(0, whole_rows, lanes):
+        for k in range(0, whole_inner, lanes):
+            _transpose_block(x, xt, m, m, k)
+        for k in range(whole_inner, inner):
+            for r in range(m, m + lanes):
+                xt[k, r] = x[r, k]
+    for m in range(whole_rows, count):
+        for k in range(inner):
+            xt[k, m] = x[m, k]
+    for k in range(inner):
+        for m in range(count, padded):
+            xt[k, m] = ZERO
+    for m in range(0, padded, lanes):
+        j = 0
+        while j + TILE_COLS <= cols:
+            _tile_many(xt, w, bias, out, j, m, count)
+            j += TILE_COLS
+        while j < cols:
+            _tile_one(xt, w, bias, out, j, m, count)
+            j += 1
+
+
+@kernel
+def _linear_dots(x, w, b, out):
     # out[m, j] = sum_k x[m, k] w[j, k] (+ b[j]); b empty: no bias
     rows, inner = x.shape
     cols = w.shape[0]
@@ -111,12 +292,37 @@ def _linear_rows(x, w, b, out):
         j += 1
 
 
+def _packed_rows(rows, itemsize):
+    """How many of the first rows go to the packed kernel, the rest to the dot products:
+    whole vectors of rows, and a last partial one from 7/8 of a vector on: a packed block
+    costs the same for 1 row as for a whole vector (float32, 128 -> 384: 17.5 us from 10
+    to 14 rows, against 14.9 to 20.1 for the dot products, which win on 10 to 14 rows at
+    an inner size of 512 or more)."""
+    lanes = 64 // itemsize
+    whole = rows // lanes * lanes
+    return rows if (rows - whole) * 8 >= 7 * lanes else whole
+
+
 _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
 
 
 def linear(x, weight, bias):
     """``x @ weight.T (+ bias)`` for a C-contiguous (rows, in) ``x`` and (out, in)
     ``weight`` of its dtype; ``bias``: None or an (out,) array of that dtype."""
-    out = np.empty((x.shape[0], weight.shape[0]), x.dtype)
-    _linear_rows(x, weight, _EMPTY[x.dtype] if bias is None else bias, out)
+    rows = x.shape[0]
+    out = np.empty((rows, weight.shape[0]), x.dtype)
+    b = _EMPTY[x.dtype] if bias is None else bias
+    if rows < 7:
+        _linear_dots(x, weight, b, out)
+        return out
+    # two kernels called from here, not from a third one: numba would link and optimise
+    # both again into it (0.9 s more of a cold compile)
+    packed = _packed_rows(rows, x.itemsize)
+    if packed == rows:
+        _linear_packed(x, weight, b, out)
+    elif packed == 0:
+        _linear_dots(x, weight, b, out)
+    else:
+        _linear_packed(x[:packed], weight, b, out[:packed])
+        _linear_dots(x[packed:], weight, b, out[packed:])
     return out

@@ -35,12 +35,13 @@ def _few_rows(x, weight, bias):
     linear_rows = native_kernel('linear', x)
     if linear_rows is None:
         return None
-    rows = x.reshape(-1, x.shape[-1])
+    rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
     if not rows.flags.c_contiguous:
         rows = xp.ascontiguousarray(rows)
     fused_bias = bias is not None and bias.shape == weight.shape[:1] and bias.dtype == x.dtype
     out = linear_rows(rows, weight, bias if fused_bias else None)
-    out = out.reshape(x.shape[:-1] + out.shape[-1:])
+    if x.ndim != 2:
+        out = out.reshape(x.shape[:-1] + out.shape[-1:])
     if bias is not None and not fused_bias:
         out = out + bias
     return out
