@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import dynagrad
+from dynagrad import backend
 import dynagrad.nn.functional as F
 from native_support import kernels_counted, kernels_mode, needs_numba
 
@@ -215,3 +216,24 @@ def test_gradients_through_the_packed_forward():
     assert calls == {'linear': 1}
     for d, t in zip(ds, ts):
         np.testing.assert_allclose(d.grad.numpy(), t.grad.numpy(), rtol=1e-5, atol=1e-5)
+
+
+@needs_numba
+@pytest.mark.parametrize('rows', [65, 300, 768, 1024, 1025])
+def test_one_blas_thread_takes_batches_up_to_the_serial_bound(rows):
+    """While BLAS has one thread, the kernel takes any batch up to MAX_SERIAL_ROWS rows
+    (and products past MAX_WORK); with more threads, BLAS does (the tests above)."""
+    from threadpoolctl import threadpool_limits
+    from dynagrad.native import linalg
+    assert _linear_module()._SERIAL_ROWS == linalg.MAX_SERIAL_ROWS
+    x, w, b = _arrays(rows, 128, 130, np.float32)
+    for limit in (1, 2):
+        with threadpool_limits(limit), kernels_counted('native', ['linear']) as calls:
+            threads = backend.blas_thread_count()   # (1 where the machine has one core)
+            assert threads == 1 or limit == 2
+            used = rows <= linalg.MAX_SERIAL_ROWS and threads == 1
+            out = F.linear(dynagrad.tensor(x.reshape(1, rows, 128)), dynagrad.tensor(w),
+                           dynagrad.tensor(b))
+        assert calls == ({'linear': 1} if used else {}), limit
+        np.testing.assert_allclose(out.numpy().reshape(rows, 130), _torch_linear(x, w, b),
+                                   **_tol(np.float32, 128))

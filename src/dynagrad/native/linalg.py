@@ -26,10 +26,10 @@ F.linear, same process, interleaved (AMD EPYC, Zen 4; benchmarks/native_linear.p
 width 128 on 16 to 64 rows: float32 0.7-0.9x PyTorch's time (128 -> 384 on 64 rows 65 us
 against 73, where the dot products took 86-95; 128 -> 128 23 against 27; 512 -> 128 83
 against 96), float64 0.7-0.9x; below 7 float64 or 14 float32 rows unchanged (on one row
-BLAS's matrix-vector product within 8% either way). Past 64 rows BLAS's blocked product wins, so the op asks for
-this kernel only up to ``MAX_ROWS``, and only for products up to ``MAX_WORK`` multiply-adds
-(about 0.2 ms on one core): the kernels are serial, and on a larger product BLAS may split
-the work over threads (not measured on the shared two-core machine where this was written).
+BLAS's matrix-vector product within 8% either way). The kernels are serial: where BLAS has
+several threads the op asks for them only up to ``MAX_ROWS`` rows and ``MAX_WORK``
+multiply-adds (about 0.2 ms on one core), and BLAS splits larger products; where it has
+one, up to ``MAX_SERIAL_ROWS`` rows of any size.
 """
 import numpy as np
 from llvmlite import ir
@@ -41,6 +41,11 @@ from ._math import kernel, ZERO
 
 MAX_ROWS = 64
 MAX_WORK = 1 << 23
+# With one thread the packed kernel also beats OpenBLAS's transposed-operand product on
+# training and evaluation batches (float32, same process: 768 rows 128 -> 512 1.03 ms
+# against 1.08, 512 -> 128 0.98 against 1.02, 1024 x 1024 x 1024 21.6 against 22.9): it
+# is asked for up to MAX_SERIAL_ROWS rows of any size while BLAS runs on one thread
+MAX_SERIAL_ROWS = 1024
 # weight rows per tile of the packed kernel: 8 accumulator vectors, each fed by one
 # broadcast weight value and the vector of x^T loaded once for all 8
 TILE_COLS = 8

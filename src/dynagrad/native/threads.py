@@ -94,31 +94,6 @@ class _Job:
                     self.done.set()
 
 
-class _Blas:
-    library = None      # threadpoolctl's controller of NumPy's BLAS, found on first use
-    looked = False
-
-
-def _thread_count():
-    """``backend.get_num_threads()``, with the BLAS library it asks looked up once:
-    threadpoolctl's lookup on each call cost 7-9 us inside a 200 us kernel call (measured),
-    reading the count from the library found costs 1 us. Still read on every call, so a
-    ``set_num_threads`` or a ``threadpool_limits`` block takes effect at once."""
-    if backend._threads.intra is not None:
-        return backend._threads.intra
-    if not _Blas.looked:
-        _Blas.looked = True
-        controller = backend._blas_controller()
-        libraries = [] if controller is None else \
-            controller.select(user_api='blas').lib_controllers
-        numpys = [lib for lib in libraries if 'numpy' in lib.filepath]
-        # only NumPy's own copy is kept: it cannot be unloaded, nor another BLAS put first
-        _Blas.library = numpys[0] if numpys else None
-    if _Blas.library is None:
-        return backend.get_num_threads()
-    return _Blas.library.num_threads
-
-
 def chunks(count, min_per_chunk):
     """How many chunks to split ``count`` independent items into: 1 (run serially, as
     before) below ``2 * min_per_chunk`` items or with one thread, else up to the thread
@@ -126,7 +101,7 @@ def chunks(count, min_per_chunk):
     microseconds, costs more than a thread saves)."""
     if count < 2 * min_per_chunk:
         return 1
-    threads = _thread_count()
+    threads = backend.blas_thread_count()
     if threads <= 1:
         return 1
     return int(min(threads, count // min_per_chunk))

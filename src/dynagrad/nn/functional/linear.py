@@ -4,7 +4,7 @@
 import enum
 
 from ... import _dtype
-from ...backend import native_kernel, xp
+from ...backend import blas_thread_count, native_kernel, xp
 from ...autograd.function import Op, is_array
 from ...autograd.autocast import autocast_args, autocast_state
 
@@ -22,18 +22,23 @@ def _linear_node_name(x_ndim, w_ndim, has_bias):
     return 'ViewBackward0' if has_bias else 'UnsafeViewBackward0'
 
 
-# native.linalg's MAX_ROWS and MAX_WORK (not imported: dynagrad.native loads numba)
+# native.linalg's MAX_ROWS, MAX_WORK and MAX_SERIAL_ROWS (not imported: dynagrad.native
+# loads numba): the few-row kernel's bounds, and its bound while BLAS has one thread
 _SMALL_ROWS = 64
 _SMALL_WORK = 1 << 23
+_SERIAL_ROWS = 1024
 # rows of the output's gradient from which its bias gradient is a matrix-vector product
 _GEMV_ROWS = 64
 
 
 def _few_rows(x, weight, bias):
-    """``x @ weight.T (+ bias)`` by the native kernel for a few rows (batch 1 inference),
-    where OpenBLAS's transposed-operand product is slow; None: no kernel, BLAS runs."""
+    """``x @ weight.T (+ bias)`` by the native kernel where OpenBLAS's transposed-operand
+    product is slower (a few rows; any batch up to 1,024 rows while BLAS has one thread);
+    None: no kernel, BLAS runs."""
     linear_rows = native_kernel('linear', x)
-    if linear_rows is None:
+    if linear_rows is None or (
+            (x.size > _SMALL_ROWS * x.shape[-1] or x.size * weight.shape[0] > _SMALL_WORK)
+            and blas_thread_count() > 1):
         return None
     rows = x if x.ndim == 2 else x.reshape(-1, x.shape[-1])
     if not rows.flags.c_contiguous:
@@ -63,8 +68,7 @@ class LinearOp(Op):
         self.w_ndim = weight.ndim
         self.vector_bias = bias is not None and bias.ndim == 1 and bias.dtype == x.dtype
         if (weight.ndim == 2 and x.ndim and x.shape[-1] == weight.shape[1]
-                and 0 < x.size <= _SMALL_ROWS * x.shape[-1]
-                and x.size * weight.shape[0] <= _SMALL_WORK and weight.__class__ is x.__class__
+                and 0 < x.size <= _SERIAL_ROWS * x.shape[-1] and weight.__class__ is x.__class__
                 and weight.dtype == x.dtype and weight.flags.c_contiguous):
             out = _few_rows(x, weight, bias)
             if out is not None:
