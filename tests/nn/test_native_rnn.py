@@ -182,3 +182,26 @@ def test_double_backward_runs_recorded_ops():
                            + [p.grad.numpy() for p in lstm.parameters()])
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize('kwargs', [{}, dict(proj_size=3)], ids=['plain', 'projection'])
+def test_lstm_recurrent_products_take_the_few_row_linear_kernel(kwargs):
+    """Each step's recurrent product (forward, and backward through the recurrent weights)
+    runs in the few-row linear kernel: one call per step each way, h0 needing no gradient
+    (the backward's last step then has no product); values as torch's."""
+    torch.manual_seed(0)
+    tmod = torch.nn.LSTM(5, 7, **kwargs)
+    dmod = _dg_module(tmod, 'LSTM', (5, 7), kwargs, np.float32)
+    x = np.random.default_rng(0).standard_normal((6, 3, 5)).astype(np.float32)
+    with kernels_counted('native', ('linear',)) as calls:
+        xd = dynagrad.tensor(x, requires_grad=True)
+        out, _ = dmod(xd)
+        out.pow(2).sum().backward()
+    assert calls == {'linear': 6 + 5}
+    xt = torch.tensor(x, requires_grad=True)
+    tout, _ = tmod(xt)
+    tout.pow(2).sum().backward()
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), **_tol(np.float32))
+    np.testing.assert_allclose(xd.grad.numpy(), xt.grad.numpy(), **_tol(np.float32))
+    for p, q in zip(dmod.parameters(), tmod.parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5)

@@ -24,7 +24,7 @@ from ... import ops
 from ...autograd.function import Op
 from ...autograd.autocast import autocast_args, autocast_state
 from ...backend import native_kernel, xp
-from .linear import linear as _linear
+from .linear import linear as _linear, _SMALL_ROWS, _SMALL_WORK
 
 __all__ = []   # recurrent_layer, recurrent_stack: used by nn.RNN and the top-level forms
 
@@ -104,6 +104,16 @@ def _native_step(name, G, *states):
     return native_kernel(name, G)
 
 
+def _recurrent_kernel(G, rows, n_in, n_out):
+    """The few-row linear kernel (``x @ w.T`` for a C-contiguous (out, in) ``w``) for a
+    step's recurrent product of ``rows`` rows, where it takes it (else None: BLAS runs).
+    One thread, float32: (20, 200) x (200, 800) 73 us against OpenBLAS's 87, and the
+    backward's (20, 800) x (800, 200) 68 against 90."""
+    if rows > _SMALL_ROWS or rows * n_in * n_out > _SMALL_WORK:
+        return None
+    return native_kernel('linear', G)
+
+
 def _order(T, reverse):
     return range(T - 1, -1, -1) if reverse else range(T)
 
@@ -126,7 +136,6 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     G = x @ (w_ih * sc).T
     if b_ih is not None:
         G += (b_ih + b_hh) * s
-    whh_t = xp.ascontiguousarray((w_hh * sc).T)
     whr_t = xp.ascontiguousarray(w_hr.T) if w_hr is not None else None
     N = x.shape[0]
     B = h0.shape[0]
@@ -143,6 +152,9 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     H2, H3 = 2 * H, 3 * H
     native = _native_step('lstm_step', G, h, c)
     recurrent = xp.empty((B, 4 * H), dt) if native is not None else None
+    rows_kernel = _recurrent_kernel(G, B, Hout, 4 * H) if native is not None else None
+    whh_scaled = w_hh * sc
+    whh_t = xp.ascontiguousarray(whh_scaled.T) if rows_kernel is None else None
     for t in _order(len(batch_sizes), reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
@@ -153,8 +165,11 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
         if native is not None:
             # the recurrent product into one reused buffer, then the sum with the input
             # side, activations, c, tanh(c), h, and the states, in one call
-            gh = recurrent[:b] if b != B else recurrent
-            xp.matmul(hp, whh_t, out=gh)
+            if rows_kernel is not None:
+                gh = rows_kernel(hp, whh_scaled, None)
+            else:
+                gh = recurrent[:b] if b != B else recurrent
+                xp.matmul(hp, whh_t, out=gh)
             if whr_t is None:
                 native(g, gh, cp, hp, Cprev[o0:o1], TC[o0:o1], out[o0:o1])
             else:
@@ -201,8 +216,11 @@ def _lstm_backward(node, grads):
     dHout = xp.empty((N, dh.shape[1]), dt) if w_hr is not None else None
     offs = _offsets(node.batch_sizes)
     native = _native_step('lstm_step_backward', G, dh, dc)
+    rows_kernel = None
     if native is not None:
         gout = xp.asarray(gout, dt, order='C')
+        rows_kernel = _recurrent_kernel(G, B, 4 * H, w_hh.shape[1])
+        whh_rows = xp.ascontiguousarray(w_hh.T) if rows_kernel is not None else None
     else:
         _, shift, s2 = _Scales.get('LSTM', H, dt)
         # Gate derivatives for the whole sequence at once: sigmoid a(1-a) = 1/4 - (a -
@@ -226,7 +244,10 @@ def _lstm_backward(node, grads):
                 dHout[o0:o1] = dht
                 native(dht @ w_hr, None, dct, G[o0:o1], TC[o0:o1], Cprev[o0:o1], dg)
             if t != first:
-                xp.matmul(dg, w_hh, out=dht)
+                if rows_kernel is not None:
+                    dht[...] = rows_kernel(dg, whh_rows, None)
+                else:
+                    xp.matmul(dg, w_hh, out=dht)
             continue
         dht += gout[o0:o1]
         if w_hr is not None:
