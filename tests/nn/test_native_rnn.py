@@ -184,14 +184,15 @@ def test_double_backward_runs_recorded_ops():
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize('kwargs', [{}, dict(proj_size=3)], ids=['plain', 'projection'])
-def test_lstm_recurrent_products_take_the_few_row_linear_kernel(kwargs):
+@pytest.mark.parametrize('cls,kwargs', [('LSTM', {}), ('LSTM', dict(proj_size=3)),
+                                        ('GRU', {})], ids=['LSTM', 'LSTM projection', 'GRU'])
+def test_recurrent_products_take_the_few_row_linear_kernel(cls, kwargs):
     """Each step's recurrent product (forward, and backward through the recurrent weights)
     runs in the few-row linear kernel: one call per step each way, h0 needing no gradient
     (the backward's last step then has no product); values as torch's."""
     torch.manual_seed(0)
-    tmod = torch.nn.LSTM(5, 7, **kwargs)
-    dmod = _dg_module(tmod, 'LSTM', (5, 7), kwargs, np.float32)
+    tmod = getattr(torch.nn, cls)(5, 7, **kwargs)
+    dmod = _dg_module(tmod, cls, (5, 7), kwargs, np.float32)
     x = np.random.default_rng(0).standard_normal((6, 3, 5)).astype(np.float32)
     with kernels_counted('native', ('linear',)) as calls:
         xd = dynagrad.tensor(x, requires_grad=True)

@@ -289,7 +289,6 @@ def _gru_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
         bhh[:H2] = 0
     else:
         bhh = None
-    whh_t = xp.ascontiguousarray((w_hh * sc[:, None]).T)
     N = x.shape[0]
     B = h0.shape[0]
     out = xp.empty((N, H), dt)
@@ -298,13 +297,17 @@ def _gru_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
     h = h0.copy()
     offs = _offsets(batch_sizes)
     native = _native_step('gru_step', G, h)
+    rows_kernel = _recurrent_kernel(G, B, H, 3 * H) if native is not None else None
+    whh_scaled = w_hh * sc[:, None]
+    whh_t = xp.ascontiguousarray(whh_scaled.T) if rows_kernel is None else None
     b_hn = xp.ascontiguousarray(bhh[H2:]) if native is not None and bhh is not None else None
     for t in _order(len(batch_sizes), reverse):
         o0, o1 = offs[t], offs[t + 1]
         b = o1 - o0
         hp = h[:b] if b != B else h
         if native is not None:
-            native(G[o0:o1], hp @ whh_t, b_hn, hp, Hprev[o0:o1], HN[o0:o1], out[o0:o1])
+            gh = rows_kernel(hp, whh_scaled, None) if rows_kernel is not None else hp @ whh_t
+            native(G[o0:o1], gh, b_hn, hp, Hprev[o0:o1], HN[o0:o1], out[o0:o1])
             continue
         Hprev[o0:o1] = hp
         gh = hp @ whh_t
@@ -344,8 +347,11 @@ def _gru_backward(node, grads):
     dh = xp.array(gh, dt, copy=True)
     offs = _offsets(node.batch_sizes)
     native = _native_step('gru_step_backward', G, dh)
+    rows_kernel = None
     if native is not None:
         gout = xp.asarray(gout, dt, order='C')
+        rows_kernel = _recurrent_kernel(G, B, 3 * H, H)
+        whh_rows = xp.ascontiguousarray(w_hh.T) if rows_kernel is not None else None
     else:
         # Whole-sequence factors: r(1-r), z(1-z), 1-n^2, 1-z, h_prev-n.
         R, Z, Nn = G[:, :H], G[:, H:H2], G[:, H2:]
@@ -362,7 +368,8 @@ def _gru_backward(node, grads):
             dgh = dGh[o0:o1]
             native(dht, gout[o0:o1], G[o0:o1], HN[o0:o1], Hprev[o0:o1], dGi[o0:o1], dgh)
             if t != first:
-                dht += dgh @ w_hh
+                dht += rows_kernel(dgh, whh_rows, None) if rows_kernel is not None else \
+                    dgh @ w_hh
             continue
         dht += gout[o0:o1]
         di = dGi[o0:o1]
