@@ -95,13 +95,8 @@ def main(argv=None):
     print(f'{args.threads} thread(s), float32, best of {args.rounds} interleaved rounds '
           f'(median of {args.calls} calls each), ms; load average '
           f'{", ".join(f"{v:.1f}" for v in os.getloadavg())}\n')
-    print('| case | ' + ' | '.join(names) + ' | '
-          + ' | '.join(f'{n}/PyTorch' for n in names[:-1]) + ' |')
-    print('|---|' + '--:|' * (2 * len(names) - 1))
-    for case in runs[0][2]:
-        vals = [best[(n, case)] for n in names]
-        print(f'| {case} | ' + ' | '.join(f'{v:.3f}' for v in vals) + ' | '
-              + ' | '.join(f'{v / vals[-1]:.2f}x' for v in vals[:-1]) + ' |')
+    W.print_against_last('case', [(case, [best[(n, case)] for n in names])
+                                  for case in runs[0][2]], names, 3)
 
 
 if __name__ == '__main__':

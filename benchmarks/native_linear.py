@@ -20,6 +20,8 @@ import time
 
 import numpy as np
 
+from . import workloads as W
+
 SHAPES = [(1, 128, 384), (4, 128, 384), (16, 128, 384), (32, 128, 384), (48, 128, 384),
           (64, 128, 384), (64, 128, 128), (48, 128, 512), (64, 128, 512), (64, 512, 128),
           (64, 128, 65), (16, 512, 512), (1, 4096, 4096)]
@@ -92,14 +94,9 @@ def main(argv=None):
     print(f'{args.threads} thread(s), {dtype.name}, bias, best of {args.rounds} interleaved '
           f'rounds, microseconds per call; load average '
           f'{", ".join(f"{v:.1f}" for v in os.getloadavg())}\n')
-    print('| rows, in -> out | ' + ' | '.join(names) + ' | '
-          + ' | '.join(f'{n}/PyTorch' for n in names[:-1]) + ' |')
-    print('|---|' + '--:|' * (2 * len(names) - 1))
-    for shape in SHAPES:
-        vals = [best[(shape, n)] for n in names]
-        print(f'| {shape[0]}, {shape[1]} -> {shape[2]} | '
-              + ' | '.join(f'{v:.1f}' for v in vals) + ' | '
-              + ' | '.join(f'{v / vals[-1]:.2f}x' for v in vals[:-1]) + ' |')
+    W.print_against_last('rows, in -> out', [
+        (f'{shape[0]}, {shape[1]} -> {shape[2]}', [best[(shape, n)] for n in names])
+        for shape in SHAPES], names, 1)
 
 
 if __name__ == '__main__':

@@ -91,6 +91,17 @@ def row(name, unit, value):
     return {'name': name, 'unit': unit, 'value': value}
 
 
+def print_against_last(label, rows, names, digits):
+    """A markdown table: one row per ``(title, values)`` of ``rows`` (a value per name of
+    ``names``, PyTorch's last), then each value over the last one."""
+    print(f'| {label} | ' + ' | '.join(names) + ' | '
+          + ' | '.join(f'{n}/PyTorch' for n in names[:-1]) + ' |')
+    print('|---|' + '--:|' * (2 * len(names) - 1))
+    for title, vals in rows:
+        print(f'| {title} | ' + ' | '.join(f'{v:.{digits}f}' for v in vals) + ' | '
+              + ' | '.join(f'{v / vals[-1]:.2f}x' for v in vals[:-1]) + ' |')
+
+
 # -- 1. per-op overhead: a chain of cheap ops on a 4-element tensor ----------------------------
 def chain(x, w, n):
     """``n`` cheap ops: (x*1.0001, x+0.5, tanh, x*w) repeated."""

@@ -65,6 +65,21 @@ def _assert_torch(got, states):
         assert np.array_equal(states['native'], states['numpy']), 'generator states differ'
 
 
+def _as_torch(run, errors):
+    """``run(dynagrad)`` and ``run(torch)``: None where torch raised one of ``errors`` and
+    dynagrad raised the same type, else the pair of results."""
+    def outcome(L):
+        try:
+            return run(L)
+        except errors as e:
+            return type(e)
+    a, b = outcome(dynagrad), outcome(torch)
+    if isinstance(b, type):
+        assert a is b
+        return None
+    return a, b
+
+
 CASES = [   # (shape, num_samples, replacement)
     ((1, 65), 1, False), ((65,), 1, False), ((1, 65), 1, True), ((4, 65), 1, False),
     ((3, 7), 3, False), ((3, 7), 7, False), ((2, 10), 5, True), ((10,), 20, True),
@@ -196,15 +211,11 @@ ARANGE = [(0, 64), (64,), (0,), (5, 5), (10, 0, -3), (0, 10, 3), (-7, 5, 2), (3,
 @pytest.mark.parametrize('args', ARANGE, ids=str)
 def test_arange_as_torch(args, dtype):
     def run(L):
-        kw = {} if dtype is None else {'dtype': getattr(L, dtype)}
-        try:
-            return L.arange(*args, **kw)
-        except (RuntimeError, ValueError, TypeError) as e:
-            return type(e)
-    a, b = run(dynagrad), run(torch)
-    if isinstance(b, type):
-        assert a is b
+        return L.arange(*args, **({} if dtype is None else {'dtype': getattr(L, dtype)}))
+    outcome = _as_torch(run, (RuntimeError, ValueError, TypeError))
+    if outcome is None:
         return
+    a, b = outcome
     assert str(a.dtype).split('.')[-1] == str(b.dtype).split('.')[-1]
     assert a.device.type == 'cpu' and not a.requires_grad
     assert np.array_equal(a.numpy(), b.numpy())
@@ -231,15 +242,11 @@ def test_cat_as_torch(shapes, dim):
     arrays = [np.arange(int(np.prod(s)), dtype=np.int64).reshape(s) + 10 * k
               for k, s in enumerate(shapes)]
 
-    def run(L):
-        try:
-            return L.cat(tuple(L.tensor(a) for a in arrays), dim=dim)
-        except (RuntimeError, IndexError, ValueError) as e:
-            return type(e)
-    a, b = run(dynagrad), run(torch)
-    if isinstance(b, type):
-        assert a is b
+    outcome = _as_torch(lambda L: L.cat(tuple(L.tensor(a) for a in arrays), dim=dim),
+                        (RuntimeError, IndexError, ValueError))
+    if outcome is None:
         return
+    a, b = outcome
     assert a.dtype == dynagrad.int64 and a.shape == tuple(b.shape)
     assert np.array_equal(a.numpy(), b.numpy())
 
