@@ -875,3 +875,19 @@ def test_default_seed_differs_per_process_as_in_torch_2():
                 for _ in range(2)]
         assert runs[0][0] != runs[1][0], lib                  # fresh entropy each process
         assert runs[0][1] == runs[1][1] == '67280421310721', lib   # Generator() stays fixed
+
+
+def test_import_leaves_numpy_random_to_the_first_draw():
+    """The default generator's twister is made at its first draw: ``import dynagrad``
+    imports numpy.random only where ``import numpy`` already does (NumPy 1.x), and the
+    first draw then gives the seeded stream."""
+    import subprocess
+    import sys
+    code = ('import sys, numpy; before = "numpy.random" in sys.modules\n'
+            'import dynagrad; after = "numpy.random" in sys.modules\n'
+            'dynagrad.manual_seed(0); print(before, after, dynagrad.rand(2).tolist())')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         check=True).stdout.split(maxsplit=2)
+    assert out[0] == out[1]
+    torch.manual_seed(0)
+    assert out[2].strip() == str(torch.rand(2).tolist())
