@@ -32,6 +32,15 @@ def close(a, b, dtype):
     np.testing.assert_allclose(a, b, rtol=0, atol=16 * eps * np.abs(b).max() + eps)
 
 
+def close_to_all(result, *references, dtype):
+    """A (value, gradients) pair close to each reference pair, value by value."""
+    value, grads = result
+    for ref_value, ref_grads in references:
+        for got, want in zip([value] + list(grads), [ref_value] + list(ref_grads),
+                             strict=True):
+            close(got, want, dtype)
+
+
 @contextlib.contextmanager
 def kernels(mode):
     previous = backend.set_kernels(mode)
@@ -109,12 +118,8 @@ def test_chain_values_and_gradients_match_eager_and_torch(mode, dtype):
     torch_value, torch_grads = with_torch(chain, arrays, requires, dtype)
     truth_value, truth_grads = eager(chain, arrays, requires, np.float64)
     assert value.dtype == dtype and all(g.dtype == dtype for g in grads)
-    for got, ref, theirs, truth in zip([value] + grads, [ref_value] + ref_grads,
-                                       [torch_value] + torch_grads,
-                                       [truth_value] + truth_grads):
-        close(got, ref, dtype)
-        close(got, theirs, dtype)
-        close(got, truth, dtype)
+    close_to_all((value, grads), (ref_value, ref_grads), (torch_value, torch_grads),
+                 (truth_value, truth_grads), dtype=dtype)
     (program,) = programs(compiled)
     if mode == 'native':
         assert region_count(compiled) == 1
@@ -351,12 +356,8 @@ def test_broadcast_operands_values_and_gradients_match_eager_and_torch(mode, dty
     truth_value, truth_grads = eager(fn, arrays, requires, np.float64)
     assert value.dtype == dtype
     assert [g.shape for g in grads] == BIASED_SHAPES and all(g.dtype == dtype for g in grads)
-    for got, ref, theirs, truth in zip([value] + grads, [ref_value] + ref_grads,
-                                       [torch_value] + torch_grads,
-                                       [truth_value] + truth_grads):
-        close(got, ref, dtype)
-        close(got, theirs, dtype)
-        close(got, truth, dtype)
+    close_to_all((value, grads), (ref_value, ref_grads), (torch_value, torch_grads),
+                 (truth_value, truth_grads), dtype=dtype)
     if mode == 'native':
         (region,) = programs(compiled)[0].regions
         assert region.extents == [6, 5, 4] and len(region.steps) >= 10
@@ -481,12 +482,8 @@ def test_gelu_is_fused(mode, dtype, approximate):
         assert len(region.steps) == 6 and '_gelu' in region.source
     else:
         assert region_count(compiled) == 0
-    for got, ref, theirs, truth in zip([value] + grads, [ref_value] + ref_grads,
-                                       [torch_value] + torch_grads,
-                                       [truth_value] + truth_grads):
-        close(got, ref, dtype)
-        close(got, theirs, dtype)
-        close(got, truth, dtype)
+    close_to_all((value, grads), (ref_value, ref_grads), (torch_value, torch_grads),
+                 (truth_value, truth_grads), dtype=dtype)
 
 
 @needs_numba

@@ -36,6 +36,8 @@ def _row_max(x, row):
 @kernel
 def _softmax_row(x, out, row):
     """``out[row] = softmax(x[row])``; returns the row's max and its sum of exponentials."""
+    # _exp_row's loop written again, not called: numba does not inline the call, and
+    # softmax over (3072, 64) took 255 us through it against 148 (measured)
     m = _row_max(x, row)
     total = ZERO
     for j in range(x.shape[1]):
