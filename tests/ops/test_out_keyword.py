@@ -97,3 +97,35 @@ def test_reductions_and_linalg_take_out():
         assert res.L is L and res.info is info and int(info) == 0
         np.testing.assert_allclose(L.numpy(), np.linalg.cholesky(a))
 
+
+
+def _fronts():
+    import dynagrad.fft
+    import dynagrad.linalg
+    import dynagrad.special
+    for module in (dg, dg.special, dg.linalg, dg.fft, dg.nn.functional):
+        for name in dir(module):
+            front = getattr(module, name)
+            if getattr(front, 'takes_out', False) and '_fn' in getattr(front, '__globals__', {}):
+                yield f'{module.__name__}.{name}', front
+
+
+def test_out_fronts_keep_each_functions_signature_defaults_and_name():
+    # the fronts share compiled templates (out_args._front): each must still read as its
+    # own function, with its own defaults, plus out=None before any **kwargs
+    import inspect
+    fronts = dict(_fronts())
+    assert len(fronts) > 150
+    for where, front in fronts.items():
+        fn = front.__globals__['_fn']
+        params = list(inspect.signature(fn).parameters.values())
+        at = next((k for k, p in enumerate(params) if p.kind == p.VAR_KEYWORD), len(params))
+        out = inspect.Parameter('out', inspect.Parameter.KEYWORD_ONLY, default=None)
+        expected = inspect.signature(fn).replace(parameters=params[:at] + [out] + params[at:])
+        assert inspect.signature(front) == expected, where
+        assert (front.__name__, front.__code__.co_name) == (fn.__name__, fn.__name__), where
+    # defaults of two fronts sharing one template stay apart
+    assert inspect.signature(dg.tril).parameters['diagonal'].default == 0
+    x = dg.tensor(A)
+    np.testing.assert_array_equal(dg.tril(x).numpy(), torch.tril(torch.tensor(A)).numpy())
+    np.testing.assert_array_equal(dg.triu(x, 1).numpy(), torch.triu(torch.tensor(A), 1).numpy())

@@ -7,7 +7,6 @@ period) and raises ``ProcessRaisedException`` with that traceback, or
 ``ProcessExitedException`` for a process that died without one (a signal, ``sys.exit``).
 """
 import multiprocessing
-import multiprocessing.connection
 import os
 import signal
 import sys
@@ -85,6 +84,9 @@ class ProcessContext:
         docstring says when one failed, after stopping the rest."""
         if not self.sentinels:
             return True
+        # imported here: it brings subprocess and socket's selectors, a fortieth of
+        # ``import dynagrad`` for programs that never start a process
+        import multiprocessing.connection
         ready = multiprocessing.connection.wait(list(self.sentinels), timeout=timeout)
         error_index = None
         for sentinel in ready:
