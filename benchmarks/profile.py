@@ -116,8 +116,25 @@ def attention_parts(T):
     return dict(forward=forward, zero=zero)
 
 
+def cnn_parts(T, batch=32):
+    """The CNN step of ``workloads.cnn_autograd`` (batch 32), in phases."""
+    rng = np.random.default_rng(0)
+    params = [T.tensor(p).requires_grad_() for p in W.cnn_params(rng)]
+    w1, b1, w2, b2, w3, b3 = params
+    opt = T.optim.SGD(params, lr=W.LR)
+    F = T.nn.functional
+    X = T.tensor(rng.standard_normal((batch, 1, 28, 28), dtype=W.F32))
+    y = T.tensor(rng.integers(0, 10, batch))
+
+    def forward():
+        h = F.max_pool2d(F.relu(F.conv2d(X, w1, b1)), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, w2, b2)), 2)
+        return F.cross_entropy(F.linear(h.flatten(1), w3, b3), y)
+    return dict(forward=forward, step=opt.step, zero=opt.zero_grad)
+
+
 PARTS = {'gpt': gpt_parts, 'gpt-sdpa': lambda T: gpt_parts(T, sdpa=True), 'lm': lm_parts,
-         'attention': attention_parts}
+         'attention': attention_parts, 'cnn': cnn_parts}
 
 
 def one_step(parts):
@@ -125,6 +142,7 @@ def one_step(parts):
     parts['forward']().backward()
     if 'clip' in parts:
         parts['clip']()
+    if 'step' in parts:
         parts['step']()
 
 
@@ -140,11 +158,10 @@ def phase_times(parts, steps):
         t2 = time.perf_counter()
         if 'clip' in parts:
             parts['clip']()
-            t3 = time.perf_counter()
+        t3 = time.perf_counter()
+        if 'step' in parts:
             parts['step']()
-            t4 = time.perf_counter()
-        else:
-            t3 = t4 = t2
+        t4 = time.perf_counter()
         if i >= 2:
             for name, t in (('forward', t1 - t0), ('backward', t2 - t1),
                             ('clip_grad_norm_', t3 - t2), ('optimizer step', t4 - t3),

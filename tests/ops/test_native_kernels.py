@@ -31,7 +31,7 @@ KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.so
               'toplevel.softmax', 'toplevel.log_softmax', 'toplevel.layer_norm',
               'toplevel.native_layer_norm', 'nn.functional.cross_entropy',
               'nn.functional.rms_norm', 'toplevel.rms_norm', 'nn.functional.embedding',
-              'nn.functional.embedding_max_norm')
+              'nn.functional.embedding_max_norm', 'nn.functional.relu')
 # kernels the rows above do not reach: the random draws (the table compares values, so its
 # dropout rows draw nothing), tested in tests/ops/test_native_random.py; the optimizer
 # updates, in tests/optim/test_native_optim.py; attention's and the recurrent cells', whose
@@ -101,6 +101,7 @@ CASES = {
     'softmax': (lambda lib: lambda x: lib.softmax(x, -1), 1),
     'log_softmax': (lambda lib: lambda x: lib.log_softmax(x, -1), 1),
     'layer_norm': (_ln, 3),
+    'relu': (lambda lib: (F if lib is dynagrad else torch.nn.functional).relu, 1),
 }
 
 

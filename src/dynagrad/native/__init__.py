@@ -20,6 +20,7 @@ import importlib
 # kernel name -> family module (one file per family)
 FAMILIES = {
     'gelu': 'activation', 'gelu_backward': 'activation',
+    'relu': 'activation', 'relu_backward': 'activation',
     'layer_norm': 'normalization', 'layer_norm_backward': 'normalization',
     'rms_norm': 'normalization', 'rms_norm_backward': 'normalization',
     'softmax': 'softmax', 'softmax_backward': 'softmax',

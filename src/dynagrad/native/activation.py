@@ -1,6 +1,11 @@
 """GELU, forward and backward, both forms, in one pass over the elements each (the normal
 CDF and density from ``_math.normal_cdf_pdf``: numba's cache keys on this file, so a change
-there needs one here, or the stale kernels' cache files deleted)."""
+there needs one here, or the stale kernels' cache files deleted); ReLU, forward and
+backward.
+
+NumPy's ``maximum(x, 0)`` runs a NaN-aware loop that does not vectorise: 0.13 ms on the
+benchmark CNN's (32, 16, 26, 26) against 0.032 for the select here (PyTorch's 0.032), and
+``g * ~(y <= 0)`` makes a mask first (0.099 ms against 0.047). Memory-bound: one thread."""
 import math
 
 import numpy as np
@@ -76,4 +81,38 @@ def gelu_backward(g, x, tanh_form):
     gf, xf, of, c = g.reshape(-1), x.reshape(-1), out.reshape(-1), _CONSTANTS[x.dtype]
     parallel_for(x.size, parts, lambda lo, hi: _gelu_backward(
         gf[lo:hi], xf[lo:hi], of[lo:hi], tanh_form, c))
+    return out
+
+
+@kernel
+def _relu(x, out):
+    # PyTorch's clamp_min: x < 0 gives 0, and -0.0 and NaN pass through as they are
+    zero = x.dtype.type(0)
+    for i in range(x.size):
+        v = x[i]
+        out[i] = zero if v < zero else v
+
+
+@kernel
+def _relu_backward(g, y, out):
+    # PyTorch's threshold_backward: 0 where y <= 0, else g (a NaN output passes g on)
+    zero = g.dtype.type(0)
+    for i in range(g.size):
+        out[i] = zero if y[i] <= zero else g[i]
+
+
+def relu(x):
+    x = c_array(x)
+    out = np.empty(x.shape, x.dtype)
+    _relu(x.reshape(-1), out.reshape(-1))
+    return out
+
+
+def relu_backward(g, y):
+    """The gradient through ReLU's output ``y`` (a gradient of ``y``'s dtype, broadcast to
+    its shape where it is an expanded view)."""
+    y = c_array(y)
+    g = c_array(g, y)
+    out = np.empty(y.shape, y.dtype)
+    _relu_backward(g.reshape(-1), y.reshape(-1), out.reshape(-1))
     return out

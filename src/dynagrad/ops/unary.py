@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..backend import xp
+from ..backend import native_kernel, xp
 from . import formula as fm
 from ..autograd.function import Op
 from ..autograd.promotion import float_argument
@@ -85,9 +85,19 @@ class Relu(Unary):
             raise refused('clamp_min_scalar_cpu', x)
         if x.dtype.kind == 'c':
             raise unordered_complex()
+        native = native_kernel('relu', x)
+        if native is not None:
+            return native(x)
         return xp.maximum(x, 0)
 
-    def df(g, y): return g * (_as_array(y) > 0)
+    def df(g, y):
+        y = _as_array(y)
+        if fm.is_array(g) and g.dtype == y.dtype:
+            native = native_kernel('relu_backward', y)
+            if native is not None:
+                return native(g, y)
+        # not g * (y > 0): PyTorch passes the gradient on where the output is NaN
+        return g * xp.logical_not(y <= 0)
 
 
 class Abs(Unary):
