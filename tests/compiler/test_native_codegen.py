@@ -152,7 +152,7 @@ def test_the_region_source_is_one_loop_forward_and_backward():
 
 
 @needs_numba
-def test_relu_keeps_nan_and_signed_zeros_as_numpy():
+def test_relu_keeps_nan_and_signed_zeros_as_eager():
     x = np.array([np.nan, -0.0, 0.0, -1.0, 2.0, np.inf, -np.inf], np.float32)
 
     def f(a):

@@ -23,6 +23,7 @@ from native_support import table_columns, kernels_mode, needs_numba
 from ops import test_conformance as conformance
 
 CONV_KERNELS = ('im2col', 'col2im', 'max_pool', 'max_pool_backward')
+# (the table's conv rows need the weight's gradient: conv2d_direct is tested below)
 
 # the table's rows whose ops reach these kernels
 KERNEL_OPS = ('conv1d', 'conv2d', 'conv3d', 'conv_transpose1d', 'conv_transpose2d',
@@ -124,6 +125,93 @@ def test_conv_against_numpy_path_and_torch(d, ncog, size, k, s, p, dil, dtype):
     b = rng.standard_normal(O).astype(dtype)
     out = (N, O) + tuple(_conv_out(n, k, s, p, dil) for n in spatial)
     _three_ways(_conv(d, s, p, dil, groups), [x, w, b], out, dtype, seed=k)
+
+
+# the direct convolution (native/conv_direct.py): 2-d, stride 1, one group, where the
+# weight needs no gradient; output channels around its tile of 8, odd widths (the flat
+# positions past the output's width), padding on one side, dilation, 1x1 to 5x5 windows
+DIRECT_GRID = [  # (N, C, O), (H, W), kernel, padding, dilation
+    ((2, 3, 5), (7, 9), (3, 3), (1, 1), (1, 1)),
+    ((1, 1, 8), (5, 5), (1, 1), (0, 0), (1, 1)),
+    ((3, 4, 17), (10, 13), (5, 3), (2, 0), (1, 2)),
+    ((2, 16, 32), (13, 13), (3, 3), (0, 0), (1, 1)),
+    ((1, 2, 9), (4, 30), (2, 4), (1, 3), (2, 1)),
+    ((2, 5, 1), (6, 6), (3, 3), (0, 0), (2, 2)),
+]
+
+
+def _direct_calls(monkeypatch):
+    """Counts the direct kernel's calls (through the one dispatch point)."""
+    from dynagrad import backend
+    calls = []
+    load = backend.native_kernel
+
+    def counting(name, array):
+        kernel = load(name, array)
+        if name == 'conv2d_direct' and kernel is not None:
+            def counted(*args):
+                calls.append(args[0].shape)
+                return kernel(*args)
+            return counted
+        return kernel
+    monkeypatch.setattr('dynagrad.nn.functional.conv.native_kernel', counting)
+    return calls
+
+
+@needs_numba
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('sizes,spatial,k,p,dil', DIRECT_GRID)
+def test_direct_convolution_against_numpy_path_and_torch(sizes, spatial, k, p, dil, dtype,
+                                                         monkeypatch):
+    """Under no_grad, and with only the input needing a gradient (a frozen layer): the
+    output (and the input's gradient, by the transposed convolution) as torch's and as
+    the NumPy path's; the direct kernel ran in both."""
+    N, C, O = sizes
+    rng = np.random.default_rng(O * 7 + C)
+    x = rng.standard_normal((N, C) + spatial).astype(dtype)
+    w = rng.standard_normal((O, C) + k).astype(dtype)
+    b = rng.standard_normal(O).astype(dtype)
+    calls = _direct_calls(monkeypatch)
+
+    def frozen(lib):
+        f = F if lib is dynagrad else torch.nn.functional
+        weight, bias = lib.tensor(w), lib.tensor(b)
+        return lambda a: f.conv2d(a, weight, bias, padding=p, dilation=dil)
+    out_shape = tuple(tuple(frozen(torch)(torch.tensor(x)).shape))
+    g = rng.standard_normal(out_shape).astype(dtype)
+    nat = _run(frozen(dynagrad), [x], g, 'native')
+    ref = _run(frozen(dynagrad), [x], g, 'numpy')
+    tor = _torch(frozen(torch), [x], g)
+    for k_, (a, r, c) in enumerate(zip(nat, ref, tor)):
+        assert a.dtype == dtype and a.shape == c.shape
+        np.testing.assert_allclose(a, c, err_msg=f'output {k_} vs torch', **_tol(dtype))
+        np.testing.assert_allclose(a, r, err_msg=f'output {k_} vs NumPy path', **_tol(dtype))
+    with kernels_mode('native'), dynagrad.no_grad():
+        y = frozen(dynagrad)(dynagrad.tensor(x))
+    np.testing.assert_allclose(y.numpy(), tor[0], **_tol(dtype))
+    assert y.is_contiguous()
+    assert len(calls) == 2
+
+
+@needs_numba
+def test_direct_convolution_only_where_it_applies(monkeypatch):
+    """A weight needing its gradient keeps im2col (its columns feed the weight gradient);
+    stride 2, groups, 1-d and 3-d do too."""
+    calls = _direct_calls(monkeypatch)
+    x = dynagrad.randn(2, 4, 8, 8)
+    w = dynagrad.randn(6, 4, 3, 3)
+    with kernels_mode('native'):
+        F.conv2d(x, w.requires_grad_()).sum().backward()
+        w = w.detach()
+        with dynagrad.no_grad():
+            F.conv2d(x, w, stride=2)
+            F.conv2d(x, dynagrad.randn(6, 2, 3, 3), groups=2)
+            F.conv1d(dynagrad.randn(2, 4, 8), dynagrad.randn(6, 4, 3))
+            F.conv3d(dynagrad.randn(1, 4, 5, 5, 5), dynagrad.randn(6, 4, 3, 3, 3))
+        assert calls == []
+        with dynagrad.no_grad():
+            F.conv2d(x, w, dynagrad.randn(6))
+        assert calls == [(2, 4, 8, 8)]
 
 
 @needs_numba

@@ -20,10 +20,12 @@ INLINE = {
     arithmetic.Mul: ('{0} * {1}', '_multiply({0}, {1}, {out})', ('{g} * {1}', '{g} * {0}')),
     unary.Neg: ('-{0}', '_negative({0}, {out})', ('-{g}',)),
     unary.Tanh: ('_tanh({0})', '_tanh({0}, {out})', ('{g} * (1 - {y} * {y})',)),
-    unary.Relu: ('_maximum({0}, 0)', '_maximum({0}, 0, out={out})', ('{g} * ({y} > 0)',)),
+    unary.Relu: ('_maximum({0}, 0)', '_maximum({0}, 0, out={out})',
+                 ('{g} * _logical_not({y} <= 0)',)),
 }
 
-NAMESPACE = {'_tanh': xp.tanh, '_maximum': xp.maximum, '_add': xp.add,
+NAMESPACE = {'_tanh': xp.tanh, '_maximum': xp.maximum, '_logical_not': xp.logical_not,
+             '_add': xp.add,
              '_subtract': xp.subtract, '_multiply': xp.multiply, '_negative': xp.negative}
 
 # Ops whose result is always a new array that their node does not keep: an inlined op may

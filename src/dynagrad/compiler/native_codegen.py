@@ -69,9 +69,9 @@ SCALAR = {
     arithmetic.Rdiv: ('{1} / {0}', ('-{g} * {1} / ({0} * {0})', '')),
     unary.Neg: ('-{0}', ('-{g}',)),
     unary.Tanh: ('_tanh({0})', ('{g} * (ONE - {y} * {y})',)),
-    # np.maximum(x, 0): NaN stays NaN, -0.0 gives +0.0
-    unary.Relu: ('({0} if ({0} > ZERO or {0} != {0}) else ZERO)',
-                 ('{g} * (ONE if {y} > ZERO else ZERO)',)),
+    # the native eager kernels' (PyTorch's): NaN and -0.0 pass through, and the gradient
+    # passes where the output is NaN
+    unary.Relu: ('(ZERO if {0} < ZERO else {0})', ('(ZERO if {y} <= ZERO else {g})',)),
     # where(mask, value, x) with a number for value; the mask (a bool array) gets no
     # gradient, x gets where(mask, 0, g)
     indexing.MaskedFill: ('({2} if {1} else {0})', ('(ZERO if {1} else {g})', '', '')),

@@ -38,6 +38,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ._math import kernel, ZERO
+from ._vectors import item_pointer, vector_setup
 
 MAX_ROWS = 64
 MAX_WORK = 1 << 23
@@ -49,27 +50,6 @@ MAX_SERIAL_ROWS = 1024
 # weight rows per tile of the packed kernel: 8 accumulator vectors, each fed by one
 # broadcast weight value and the vector of x^T loaded once for all 8
 TILE_COLS = 8
-
-
-def _item_pointer(context, builder, array, ty, index):
-    """The address of ``array[index]`` (an array struct of numba type ``ty``) in LLVM IR."""
-    return cgutils.get_item_pointer2(
-        context, builder, array.data, cgutils.unpack_tuple(builder, array.shape),
-        cgutils.unpack_tuple(builder, array.strides), ty.layout, index)
-
-
-def _vector_setup(context, builder, signature, args, count):
-    """For an intrinsic's code: its first ``count`` arguments as array structs, then the
-    LLVM scalar type of their dtype, its size in bytes, the lanes of a 64-byte vector, that
-    vector type and the index type."""
-    arrays = [context.make_array(t)(context, builder, a)
-              for t, a in zip(signature.args[:count], args[:count])]
-    dtype = signature.args[0].dtype
-    scalar = context.get_value_type(dtype)
-    size = dtype.bitwidth // 8
-    lanes = 64 // size
-    return (arrays, scalar, size, lanes, ir.VectorType(scalar, lanes),
-            context.get_value_type(types.intp))
 
 
 def _transposed_tile(cols):
@@ -85,13 +65,13 @@ def _transposed_tile(cols):
 
         def codegen(context, builder, signature, args):
             xt_ty, w_ty, b_ty, out_ty = signature.args[:4]
-            (xt_a, w_a, b_a, out_a), scalar, size, lanes, vector, intp = _vector_setup(
+            (xt_a, w_a, b_a, out_a), scalar, size, lanes, vector, intp = vector_setup(
                 context, builder, signature, args, 4)
             j0, m0, count = args[4:]
             i32 = ir.IntType(32)
 
             def pointer(a, ty, index):
-                return _item_pointer(context, builder, a, ty, index)
+                return item_pointer(context, builder, a, ty, index)
             inner = cgutils.unpack_tuple(builder, w_a.shape)[1]
             fma = cgutils.get_or_insert_function(
                 builder.module, ir.FunctionType(vector, [vector] * 3),
@@ -144,12 +124,12 @@ def _transpose_block(typingctx, x, xt, row, m, k):
 
     def codegen(context, builder, signature, args):
         x_ty, xt_ty = signature.args[:2]
-        (x_a, xt_a), scalar, size, lanes, vector, intp = _vector_setup(
+        (x_a, xt_a), scalar, size, lanes, vector, intp = vector_setup(
             context, builder, signature, args, 2)
         row, m, k = args[2:]
 
         def pointer(a, ty, index):
-            return builder.bitcast(_item_pointer(context, builder, a, ty, index),
+            return builder.bitcast(item_pointer(context, builder, a, ty, index),
                                    vector.as_pointer())
         rows = [builder.load(pointer(x_a, x_ty, [builder.add(row, ir.Constant(intp, r)), k]),
                              align=size) for r in range(lanes)]

@@ -443,6 +443,19 @@ def _finite(a):
     return bool(xp.isfinite(a).all())
 
 
+def _direct(x, w, b, stride, pads, dilation, groups, size):
+    """The native direct convolution (no columns: ``dynagrad.native.conv_direct``), bias
+    included, where it applies: 2-d, stride 1, one group, one float dtype, the output's
+    natural size; else None."""
+    if x.ndim != 4 or groups != 1 or size is not None or stride != (1, 1) \
+            or w.dtype != x.dtype or (b is not None and b.dtype != x.dtype) or x.size == 0:
+        return None
+    kernel = native_kernel('conv2d_direct', x)
+    if kernel is None:
+        return None
+    return kernel(x, w, b, pads, dilation)
+
+
 # -- ops ---------------------------------------------------------------------------------
 
 class Convolution(Op):
@@ -458,9 +471,12 @@ class Convolution(Op):
         self.save_for_backward(x if need_w else None, w if need_x else None)
         self.x_size = x.shape[2:]
         self.k_size = w.shape[2:]
-        self._flat = None
+        self._flat = self._cols = None
         if transposed:
             y = _conv_t(x, w, size, *self.geom)
+        elif not need_w and (y := _direct(x, w, b, stride, pads, dilation, groups, size)) \
+                is not None:
+            return y
         else:
             f = _flat_plan(x, x.shape[0], x.shape[1], w.shape[0], x.shape[2:], w.shape[2:],
                            stride, pads, dilation, x.dtype, size) if x.dtype == w.dtype else None
