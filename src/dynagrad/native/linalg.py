@@ -38,7 +38,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ._math import kernel, ZERO
-from ._vectors import item_pointer, vector_setup
+from ._vectors import fma, item_pointer, splat, vector_setup
 
 MAX_ROWS = 64
 MAX_WORK = 1 << 23
@@ -73,11 +73,7 @@ def _transposed_tile(cols):
             def pointer(a, ty, index):
                 return item_pointer(context, builder, a, ty, index)
             inner = cgutils.unpack_tuple(builder, w_a.shape)[1]
-            fma = cgutils.get_or_insert_function(
-                builder.module, ir.FunctionType(vector, [vector] * 3),
-                f'llvm.fma.v{lanes}f{size * 8}')
-            undef = ir.Constant(vector, ir.Undefined)
-            splat = ir.Constant(ir.VectorType(i32, lanes), None)
+            fused = fma(builder, vector, lanes, size)
             # allocas: LLVM promotes them to registers (the loop's phi nodes)
             sums = [cgutils.alloca_once_value(builder, ir.Constant(vector, None))
                     for _ in range(cols)]
@@ -87,10 +83,9 @@ def _transposed_tile(cols):
                 xs = builder.load(pointer(xt_a, xt_ty, [k, m0]), typ=vector, align=size)
                 for c in range(cols):
                     wk = builder.load(pointer(w_a, w_ty, [w_rows[c], k]), typ=scalar)
-                    wk = builder.shuffle_vector(
-                        builder.insert_element(undef, wk, ir.Constant(i32, 0)), undef, splat)
                     total = builder.load(sums[c], typ=vector)
-                    builder.store(builder.call(fma, [wk, xs, total]), sums[c])
+                    builder.store(builder.call(fused, [splat(builder, vector, lanes, wk), xs,
+                                                       total]), sums[c])
             # each lane is one output row: its cols values, gathered from the cols sums
             # (a transpose), plus the bias, stored as one short vector
             out_row = ir.VectorType(scalar, cols)
