@@ -126,8 +126,10 @@ def conv2d_direct(x, w, b, pads, dilation):
     # to whole vectors; the input buffer runs on far enough for the last vector's taps
     positions = -(-OH * Wp // lanes) * lanes
     image = C * Hp * Wp
-    taps = ((np.arange(C) * (Hp * Wp))[:, None, None] + (np.arange(kh) * (dh * Wp))[:, None]
-            + np.arange(kw) * dw).reshape(-1)
+    # (intp: the tile adds them to addresses; NumPy 1's default integer on Windows is 32-bit)
+    taps = ((np.arange(C, dtype=np.intp) * (Hp * Wp))[:, None, None]
+            + (np.arange(kh, dtype=np.intp) * (dh * Wp))[:, None]
+            + np.arange(kw, dtype=np.intp) * dw).reshape(-1)
     tail = max(0, positions + int(taps[-1]) - image)
     flat = np.empty(N * image + tail, x.dtype)
     if top or bottom or left or right:
