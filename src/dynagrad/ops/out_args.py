@@ -195,8 +195,7 @@ def _front(fn, slow):
     rest = code.co_varnames[code.co_argcount + code.co_kwonlyargcount:]
     star = rest[0] if code.co_flags & inspect.CO_VARARGS else None
     varkw = rest[bool(star)] if code.co_flags & inspect.CO_VARKEYWORDS else None
-    if {'out', '_fn', '_slow'} & set(code.co_varnames[:code.co_argcount
-                                                        + code.co_kwonlyargcount]):
+    if {'out', '_fn', '_slow'} & set(positional + keyword):
         return slow
     defaulted = len(fn.__defaults__ or ())
     decl = [name + ('=None' if k >= len(positional) - defaulted else '')
