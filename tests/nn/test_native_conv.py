@@ -22,7 +22,8 @@ from dynagrad.autograd import gradcheck
 from native_support import table_columns, kernels_mode, needs_numba
 from ops import test_conformance as conformance
 
-CONV_KERNELS = ('im2col', 'col2im', 'max_pool', 'max_pool_backward')
+CONV_KERNELS = ('im2col', 'col2im', 'conv_forward', 'conv_backward', 'max_pool',
+                'max_pool_backward')
 # (the table's conv rows need the weight's gradient: conv2d_direct is tested below)
 
 # the table's rows whose ops reach these kernels
@@ -346,14 +347,16 @@ def _native_pool(x, d, k, s, p, dil, out, out_shape, g=None):
 
 
 @needs_numba
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
 @pytest.mark.parametrize('shape', [(2, 3, 8, 10), (3, 9, 7), (1, 1, 2, 2), (4, 2, 26, 26)])
-def test_max_pool2d_2x2_kernel_against_the_generic_one(shape):
+def test_max_pool2d_2x2_kernel_against_the_generic_one(shape, dtype):
     """The constant-size 2x2 kernel (stride 2, no padding) gives the generic kernel's values
-    and indices, odd sizes (a dropped last row or column) and ties included."""
+    and indices, odd sizes (a dropped last row or column), ties, NaN and -inf included."""
     from dynagrad.native import pooling
     rng = np.random.default_rng(10)
-    x = rng.integers(-3, 3, shape).astype(np.float32)     # many ties
+    x = rng.integers(-3, 3, shape).astype(dtype)     # many ties
     x.reshape(-1)[::11] = np.nan
+    x.reshape(-1)[3::7] = -np.inf
     out = tuple(n // 2 for n in shape[-2:])
     fast = pooling.max_pool(x, (2, 2), (2, 2), (0, 0), (1, 1), out)
     rows = int(np.prod(shape[:-2]))

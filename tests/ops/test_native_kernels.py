@@ -36,7 +36,8 @@ KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.so
 # dropout rows draw nothing), tested in tests/ops/test_native_random.py; the optimizer
 # updates, in tests/optim/test_native_optim.py; attention's and the recurrent cells', whose
 # rows run in tests/nn/test_native_attention.py and tests/nn/test_native_rnn.py; the
-# convolution's (im2col, col2im and the direct kernel) and pooling's, in
+# convolution's (im2col, col2im, the whole forward and backward by images, the direct
+# kernel) and pooling's, in
 # tests/nn/test_native_conv.py; class-probability
 # cross-entropy (the table's probability targets require grad, which keeps them off the
 # fused op), in tests/nn/test_native_cross_entropy.py; F.linear's few-rows product, in
@@ -44,7 +45,8 @@ KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.so
 UNTABLED = {'linear', 'bernoulli_mask', 'dropout', 'multinomial_race',
             'multinomial_with_replacement', 'adam_step', 'sgd_step',
             'attention_probs', 'attention_probs_backward', 'lstm_step', 'lstm_step_backward',
-            'gru_step', 'gru_step_backward', 'im2col', 'col2im', 'conv2d_direct', 'max_pool',
+            'gru_step', 'gru_step_backward', 'im2col', 'col2im', 'conv_forward', 'conv_backward',
+            'conv2d_direct', 'max_pool',
             'max_pool_backward', 'soft_cross_entropy', 'soft_cross_entropy_backward'}
 ROWS, GRADCHECK_ROWS, test_row, test_row_gradcheck = table_columns(KERNEL_OPS)
 

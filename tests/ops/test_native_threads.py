@@ -263,6 +263,54 @@ def test_conv_and_pool_above_the_real_threshold(splits):
         lambda: native.load('max_pool')(x, (2, 2), (2, 2), (0, 0), (1, 1), (12, 12)), splits)
 
 
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('geometry, channels', [
+    (dict(K=(3, 3), stride=(1, 1), pads=((0, 0), (0, 0)), dilation=(1, 1)), (16, 32)),
+    (dict(K=(3, 3), stride=(2, 1), pads=((1, 1), (0, 0)), dilation=(1, 2)), (4, 6)),
+])
+def test_conv_by_images(small_chunks, monkeypatch, dtype, geometry, channels):
+    """The whole convolution split by images (columns and products per chunk) and its
+    gradients: through F.conv2d the same bits on any thread count; the kernels on two
+    threads equal to im2col and one batched product, col2im of the input gradient's, and
+    the weight gradient's products cut into row blocks (16 -> 32 channels at 11x11:
+    (144, 121) @ (121, 32) per image, above OpenBLAS's threading size)."""
+    from dynagrad.native import conv
+    monkeypatch.setattr(conv, 'MIN_MACS_PER_THREAD', 1)
+    C, O = channels
+    x = _randn(5, C, 13, 13, dtype=dtype)
+    w = _randn(O, C, 3, 3, dtype=dtype)
+    b = _randn(O, dtype=dtype)
+    args = dict(stride=geometry['stride'], padding=tuple(lo for lo, _ in geometry['pads']),
+                dilation=geometry['dilation'])
+    ty = torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), torch.tensor(b), **args)
+    gy = _randn(*ty.shape, dtype=dtype)
+
+    def through_the_op():
+        leaves = [dynagrad.tensor(a, requires_grad=True) for a in (x, w, b)]
+        y = F.conv2d(*leaves, **args)
+        y.backward(dynagrad.tensor(gy))
+        return (y.detach().numpy(),) + tuple(t.grad.numpy() for t in leaves)
+    y, gx, gw, gb = _same_on_all_counts(through_the_op, small_chunks)
+    tensors = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+    torch.nn.functional.conv2d(*tensors, **args).backward(torch.tensor(gy))
+    tol = dict(rtol=1e-4, atol=1e-3) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    for ours, theirs in zip((y, gx, gw), [ty] + [t.grad for t in tensors]):
+        np.testing.assert_allclose(np.frombuffer(ours[2], dtype).reshape(ours[1]),
+                                   theirs.detach().numpy(), **tol)
+
+    dynagrad.set_num_threads(2)
+    out = ty.shape[2:]
+    w2 = w.reshape(O, -1)
+    y2, cols = conv.conv_forward(x, w2, out=out, **geometry)
+    assert _bits(cols) == _bits(conv.im2col(x, out=out, **geometry))
+    assert _bits(y2) == _bits(np.matmul(w2, cols))
+    assert (conv._weight_rows(C * 9, y2.shape[2], O) is not None) == (C == 16)
+    gx2, gw2 = conv.conv_backward(gy, w2, cols, (13, 13), **geometry)
+    back = np.matmul(w2.T, gy.reshape(5, O, -1)).reshape((5, C) + geometry['K'] + out)
+    assert _bits(gx2) == _bits(conv.col2im(back, (13, 13), **geometry))
+    np.testing.assert_allclose(gw2, np.einsum('nkl,nol->ok', cols, gy.reshape(5, O, -1)), **tol)
+
+
 # -- through the ops, against torch -----------------------------------------------------------
 
 def _both(a, requires_grad=True):

@@ -34,7 +34,8 @@ FAMILIES = {
     'attention_probs': 'attention', 'attention_probs_backward': 'attention',
     'lstm_step': 'rnn', 'lstm_step_backward': 'rnn',
     'gru_step': 'rnn', 'gru_step_backward': 'rnn',
-    'im2col': 'conv', 'col2im': 'conv', 'conv2d_direct': 'conv_direct',
+    'im2col': 'conv', 'col2im': 'conv', 'conv_forward': 'conv', 'conv_backward': 'conv',
+    'conv2d_direct': 'conv_direct',
     'max_pool': 'pooling', 'max_pool_backward': 'pooling',
     'linear': 'linalg',
 }

@@ -71,11 +71,7 @@ def _im2col(x, K, stride, pads, dilation, out=None, keep=False):
     """
     native = native_kernel('im2col', x)
     if native is not None:
-        if out is None:
-            out = tuple(_out_size(n + lo + hi, k, s, d)
-                        for n, (lo, hi), k, s, d in zip(x.shape[2:], pads, K, stride, dilation))
-        N, C = x.shape[:2]
-        cols = _take((N, C * math.prod(K), math.prod(out)), x.dtype) if keep else None
+        out, cols = _native_columns(x, K, stride, pads, dilation, out, keep)
         return native(x, K, stride, pads, dilation, out, cols), out
     xpad = _pad(x, pads)
     sp = xpad.shape[2:]
@@ -96,6 +92,16 @@ def _im2col(x, K, stride, pads, dilation, out=None, keep=False):
     if (not cols.flags.writeable) if cols.__class__ is np.ndarray else cols.base is not None:
         cols = cols.copy()
     return cols, out
+
+
+def _native_columns(x, K, stride, pads, dilation, out, keep):
+    """The output size (``out`` if given) of the native kernels' columns of ``x``, and the
+    buffer they go to when kept for backward (else None: the kernel allocates them)."""
+    if out is None:
+        out = tuple(_out_size(n + lo + hi, k, s, d)
+                    for n, (lo, hi), k, s, d in zip(x.shape[2:], pads, K, stride, dilation))
+    N, C = x.shape[:2]
+    return out, _take((N, C * math.prod(K), math.prod(out)), x.dtype) if keep else None
 
 
 def _col2im(cols, size, K, stride, pads, dilation):
@@ -138,6 +144,11 @@ def _conv(x, w, stride, pads, dilation, groups, cols=None, out=None, keep=False)
     N = x.shape[0]
     O, Cg = w.shape[:2]
     K = w.shape[2:]
+    if cols is None and groups == 1 and w.dtype == x.dtype \
+            and (whole := native_kernel('conv_forward', x)) is not None:
+        out, cols = _native_columns(x, K, stride, pads, dilation, out, keep)
+        y, cols = whole(x, w.reshape(O, -1), K, stride, pads, dilation, out, cols)
+        return y.reshape((N, O) + out), (cols, out)
     if cols is None:
         cols, out = _im2col(x, K, stride, pads, dilation, out, keep)
     else:
@@ -456,6 +467,29 @@ def _direct(x, w, b, stride, pads, dilation, groups, size):
     return kernel(x, w, b, pads, dilation)
 
 
+def _split_gradients(gy, w, cols, size, K, geom):
+    """The input gradient (from the weight ``w``) and the weight gradient (from the
+    forward's ``cols``) by the native kernel that splits the images over threads and cuts
+    the weight gradient's products below OpenBLAS's threading size
+    (``dynagrad.native.conv.conv_backward``), each None where that does not apply: one
+    group, one dtype, the weight gradient's per-image partials small enough (``_conv_w``'s
+    own choice), and the kernel's own conditions."""
+    stride, pads, dilation, groups = geom
+    if groups != 1:
+        return None, None
+    if w is not None and (not fm.is_array(w) or w.dtype != gy.dtype):
+        w = None
+    if cols is not None and (cols[0].dtype != gy.dtype or gy.shape[0] * gy.shape[1]
+                             * cols[0].shape[1] > _WGRAD_PARTIALS_MAX):
+        cols = None
+    kernel = native_kernel('conv_backward', gy) if w is not None or cols is not None else None
+    if kernel is None:
+        return None, None
+    gx, gw = kernel(gy, None if w is None else xp.ascontiguousarray(w).reshape(w.shape[0], -1),
+                    None if cols is None else cols[0], size, K, stride, pads, dilation)
+    return gx, None if gw is None else gw.reshape((gy.shape[1], -1) + tuple(K))
+
+
 # -- ops ---------------------------------------------------------------------------------
 
 class Convolution(Op):
@@ -525,14 +559,17 @@ class Convolution(Op):
             self._cols = None
             return gx, gw, gb
         else:
-            if needs[0]:
+            cols = self._cols if needs[1] and fm.is_array(gy) and fm.is_array(x) and \
+                self._flat is None else None
+            if fm.is_array(gy):
+                gx, gw = _split_gradients(gy, w if needs[0] else None, cols, self.x_size,
+                                          self.k_size, self.geom)
+            if needs[0] and gx is None:
                 gx = _conv_t_any(gy, w, self.x_size, self.geom)
-            if needs[1]:
-                cols = self._cols if fm.is_array(gy) and fm.is_array(x) and \
-                    self._flat is None else None
+            if needs[1] and gw is None:
                 gw = _conv_w_any(x, gy, self.k_size, self.geom, cols)
-                if cols is not None:
-                    _give(cols[0])
+            if cols is not None:
+                _give(cols[0])
             self._cols = None
         if len(needs) > 2 and needs[2]:
             gb = gy.sum((0,) + tuple(range(2, gy.ndim)))
