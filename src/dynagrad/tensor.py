@@ -148,7 +148,9 @@ def bump_version(tensor, writer='an in-place write'):
     """Count a write into ``tensor``'s array made outside an op (an optimizer's update,
     nn.init, gradient clipping, DDP's averaged gradients), so that a graph that saved the
     old value refuses to use it, as PyTorch's version counters do."""
-    vc = tensor._vc
+    vc = tensor._vc_slot    # (the property's work, inline: an optimizer bumps each parameter)
+    if vc is None:
+        vc = tensor._vc
     vc.value += 1
     vc.modified_by = vc.modified_at = None
     vc.written_by = writer

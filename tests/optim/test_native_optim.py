@@ -36,9 +36,9 @@ KERNEL = {'Adam': 'adam_step', 'AdamW': 'adam_step', 'SGD': 'sgd_step'}
 
 
 def _calls(name, params, steps):
-    """The kernel calls of ``steps`` steps updating ``params`` parameters natively (one
-    group, one dtype): Adam's kernel per parameter, SGD's once for the group."""
-    return {KERNEL[name]: steps * (1 if name == 'SGD' else params)}
+    """The kernel calls of ``steps`` steps updating ``params`` parameters natively: one
+    per parameter and step."""
+    return {KERNEL[name]: steps * params}
 
 
 @pytest.fixture
@@ -386,11 +386,10 @@ def test_non_finite_values_as_the_numpy_update(count_kernels, name, config, dtyp
 
 @pytest.mark.parametrize('config', [dict(momentum=0.9, nesterov=True, weight_decay=0.01),
                                     dict(weight_decay=0.1, maximize=True)], ids=str)
-def test_sgd_gathers_a_group_by_dtype_into_calls_of_eight(count_kernels, config):
-    """More parameters than one call takes (native.optim.CHUNK), float32 and float64
-    alternating and two groups: every parameter updated as the NumPy update does (to the
-    bit) and as PyTorch's; one call per run of one group and dtype."""
-    from dynagrad.native import optim as native_optim
+def test_sgd_over_groups_and_mixed_dtypes(count_kernels, config):
+    """Parameters of 0 to 3 dimensions, float32 and float64 alternating and two groups:
+    every parameter updated as the NumPy update does (to the bit) and as PyTorch's, by one
+    kernel call each."""
     shapes = [(3, 5), (7,), (), (2, 2, 2), (1,), (11,), (4, 3), (6,), (9,), (5, 5), (1, 1)]
     dtypes = [np.float32] * 9 + [np.float64, np.float32]
     rng = np.random.default_rng(1)
@@ -412,9 +411,7 @@ def test_sgd_gathers_a_group_by_dtype_into_calls_of_eight(count_kernels, config)
             if kernels:
                 backend.set_kernels(previous)
         out[kernels] = [p.detach().numpy().copy() for p in params]
-    assert len(shapes[:9]) > native_optim.CHUNK
-    # per step: the first group (9 float32: one call, two chunks), then float64, float32
-    assert count_kernels == {'sgd_step': 3 * 3}
+    assert count_kernels == {'sgd_step': 3 * len(shapes)}
     for a, b, c in zip(out['native'], out['numpy'], out[None]):
         np.testing.assert_array_equal(a, b)
         np.testing.assert_allclose(a, c, rtol=1e-6, atol=1e-7)

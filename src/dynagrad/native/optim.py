@@ -121,38 +121,17 @@ def adam_step(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step, *, lr, bet
           float(beta2), float(eps), wd, 1 - lr * wd)
 
 
-# parameters per kernel call of sgd_step: a fixed count, so one compiled signature per dtype
-# serves every model (a tuple's length is part of numba's signature), padded with empty
-# arrays; the dispatch of a call then costs about 0.3 us per parameter, not 1.5
-CHUNK = 8
-_PADDING = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
-
-
 @_exact_kernel
-def _sgd_chunk(ps, gs, bufs, firsts, count, maximize, l2, has_momentum, nesterov, lr,
-               momentum, dampening, wd):
-    for k in range(count):
-        _sgd(ps[k], gs[k], bufs[k], maximize, l2, has_momentum, firsts[k], nesterov, lr,
-             momentum, dampening, wd)
+def sgd_step(param, grad, buf, first, maximize, l2, has_momentum, nesterov, lr, momentum,
+             dampening, wd):
+    """One SGD update of ``param`` in place from ``grad`` (C-contiguous, of one float dtype
+    and shape, any number of dimensions: seen flat inside). ``buf``: the momentum buffer
+    when ``has_momentum`` (written whole where ``first``: the gradient as the update uses
+    it), else any array of that dtype (``param``), not read.
 
-
-def sgd_step(params, grads, momentum_buffers, firsts, *, lr, momentum, dampening,
-             weight_decay, nesterov, maximize):
-    """One SGD update of each array of ``params`` (of one dtype) in place, from the array
-    of ``grads`` beside it. ``momentum_buffers``: None without momentum, else one array per
-    parameter, written whole where ``firsts`` says it is the first step (the gradient as
-    the update uses it) and updated after. Layouts as ``adam_step``'s."""
-    pad = _PADDING[params[0].dtype]
-    has_momentum = momentum_buffers is not None
-    wd = float(weight_decay)
-    flags = (bool(maximize), wd != 0, has_momentum, bool(nesterov), float(lr),
-             float(momentum), float(dampening), wd)
-    for start in range(0, len(params), CHUNK):
-        count = min(CHUNK, len(params) - start)
-        padding = (pad,) * (CHUNK - count)
-        ps = tuple([p.reshape(-1) for p in params[start:start + count]]) + padding
-        gs = tuple([g.ravel() for g in grads[start:start + count]]) + padding
-        bs = ps if not has_momentum else tuple(
-            [b.reshape(-1) for b in momentum_buffers[start:start + count]]) + padding
-        fs = tuple(firsts[start:start + count]) + (False,) * (CHUNK - count)
-        _sgd_chunk(ps, gs, bs, fs, count, *flags)
+    One compiled call per parameter, the arrays passed as they are: numba's dispatch then
+    costs less than reshaping them in Python or gathering a group into tuples (the GPT's
+    53 parameters: 192-200 us a step against 203-205 in calls of eight, 213-217 reshaped;
+    one array of all 818,176 values, 164)."""
+    _sgd(param.reshape(param.size), grad.reshape(grad.size), buf.reshape(buf.size), maximize,
+         l2, has_momentum, first, nesterov, lr, momentum, dampening, wd)

@@ -181,8 +181,8 @@ def _native_ready(data, g, buffers, step=None):
     gradient array ``g`` and the state arrays ``buffers``, counting the update in ``step``
     (a state's count, when given): all NumPy arrays, the gradient and the buffers of the
     parameter's dtype and shape, the count float32 and 0-d as ``_advance`` makes it, and
-    those written C-contiguous (seen flat, each stays a view) and writable (else the NumPy
-    update raises NumPy's error)."""
+    those written C-contiguous (seen flat, each stays a view), aligned and writable (else
+    the NumPy update raises NumPy's error)."""
     # (per parameter and step, so kept cheap: NumPy's dtypes of one kind are mostly one
     # object, the identity test saves the comparison)
     dtype, shape = data.dtype, data.shape
@@ -192,15 +192,13 @@ def _native_ready(data, g, buffers, step=None):
     if step is not None and not (step.__class__ is np.ndarray and step.dtype == np.float32
                                  and step.ndim == 0 and step.flags.writeable):
         return False
-    flags = data.flags
-    if not (flags.c_contiguous and flags.writeable):
+    # (carray: C-contiguous, aligned and writable in one flag; an unaligned array, which
+    # NumPy makes only on request, takes the NumPy update)
+    if not data.flags.carray:
         return False
     for a in buffers:
         if a.__class__ is not np.ndarray or not (a.dtype is dtype or a.dtype == dtype) or \
-                a.shape != shape:
-            return False
-        flags = a.flags
-        if not (flags.c_contiguous and flags.writeable):
+                a.shape != shape or not a.flags.carray:
             return False
     return True
 

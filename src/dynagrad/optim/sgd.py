@@ -1,9 +1,8 @@
 """Stochastic gradient descent, with PyTorch's momentum, dampening and Nesterov rules.
 
 ``foreach`` and ``fused`` are accepted as PyTorch accepts them on CPU (with its checks) and
-run the same single-tensor update (with the native kernels on, the float32 or float64
-parameters of a group in one ``sgd_step`` call, whatever the flags say: the same
-arithmetic, to the bit); ``differentiable=True`` runs the update as dynagrad ops, so
+run the same single-tensor update (with the native kernels on, one ``sgd_step`` call per
+float32 or float64 parameter, whatever the flags say: the same arithmetic, to the bit); ``differentiable=True`` runs the update as dynagrad ops, so
 autograd records it (into the initial parameters, the gradients, a tensor ``lr``).
 """
 import numpy as np
@@ -65,23 +64,21 @@ class SGD(Optimizer):
                     buf += (1 - group['dampening']) * d_p
                 d_p = d_p + momentum * buf if group['nesterov'] else buf
             _add_scaled_(p._data, d_p, -lr)
-        native.run()
         return loss
 
 
 class _NativeSGD:
-    """The parameters SGD updates with the native ``sgd_step``, gathered through the step
-    and updated by one call per group and dtype (``run``): a call per parameter cost more
-    Python around the kernel than the update itself at a GPT's sizes (see
-    ``Optimizer._params_with_grad``, which bumps each taken parameter's version)."""
-    __slots__ = ('kernel', 'group', 'dtype', 'params', 'grads', 'buffers', 'firsts', 'args')
+    """SGD's update by the native ``sgd_step``, one call per parameter as the step offers
+    it (``Optimizer._params_with_grad``, which bumps each taken parameter's version); the
+    kernel and the group's flags looked up once per group and dtype."""
+    __slots__ = ('kernel', 'group', 'dtype', 'flags')
 
     def __init__(self):
         self.group = None
 
     def take(self, group, p, g, state, lr, weight_decay, decoupled, maximize):
-        """True when ``p``'s update is gathered for the kernel, False (nothing changed)
-        where there is no kernel for its array or the arrays do not suit one."""
+        """True when ``p`` was updated by the kernel, False (nothing changed) where there is
+        no kernel for its array or the arrays do not suit one."""
         data = p._data
         same_run = (group is self.group and data.dtype is self.dtype
                     and data.__class__ is np.ndarray)
@@ -93,28 +90,18 @@ class _NativeSGD:
         if not _native_ready(data, g, () if buf is None else (buf._data,)):
             return False
         if not same_run:
-            self.run()
             self.kernel, self.group, self.dtype = kernel, group, data.dtype
-            self.params, self.grads, self.firsts = [], [], []
-            self.buffers = [] if momentum != 0 else None
-            self.args = dict(lr=lr, momentum=momentum, dampening=group['dampening'],
-                             weight_decay=weight_decay, nesterov=group['nesterov'],
-                             maximize=maximize)
+            self.flags = (bool(maximize), weight_decay != 0, momentum != 0,
+                          bool(group['nesterov']), float(lr), float(momentum),
+                          float(group['dampening']), float(weight_decay))
+        if not g.flags.c_contiguous:
+            g = np.ascontiguousarray(g)
         first = momentum != 0 and buf is None
         if first:
             # the kernel writes it whole: the gradient as the update uses it, as PyTorch's
             buf = state['momentum_buffer'] = _state_tensor(xp.empty(data.shape, data.dtype))
-        self.params.append(data)
-        self.grads.append(g)
-        self.firsts.append(first)
-        if self.buffers is not None:
-            self.buffers.append(buf._data)
+        kernel(data, g, data if buf is None else buf._data, first, *self.flags)
         return True
-
-    def run(self):
-        if self.group is not None:
-            self.kernel(self.params, self.grads, self.buffers, self.firsts, **self.args)
-            self.group = None
 
 
 def _scaled(c, s):
