@@ -186,19 +186,19 @@ def test_double_backward_runs_recorded_ops():
 
 @pytest.mark.parametrize('cls,kwargs', [('LSTM', {}), ('LSTM', dict(proj_size=3)),
                                         ('GRU', {})], ids=['LSTM', 'LSTM projection', 'GRU'])
-def test_recurrent_products_take_the_few_row_linear_kernel(cls, kwargs):
+def test_recurrent_products_take_the_few_row_product_kernel(cls, kwargs):
     """Each step's recurrent product (forward, and backward through the recurrent weights)
-    runs in the few-row linear kernel: one call per step each way, h0 needing no gradient
-    (the backward's last step then has no product); values as torch's."""
+    runs in the few-row product kernel (float32): one call per step each way, h0 needing
+    no gradient (the backward's last step then has no product); values as torch's."""
     torch.manual_seed(0)
     tmod = getattr(torch.nn, cls)(5, 7, **kwargs)
     dmod = _dg_module(tmod, cls, (5, 7), kwargs, np.float32)
     x = np.random.default_rng(0).standard_normal((6, 3, 5)).astype(np.float32)
-    with kernels_counted('native', ('linear',)) as calls:
+    with kernels_counted('native', ('matmul_rows',)) as calls:
         xd = dynagrad.tensor(x, requires_grad=True)
         out, _ = dmod(xd)
         out.pow(2).sum().backward()
-    assert calls == {'linear': 6 + 5}
+    assert calls == {'matmul_rows': 6 + 5}
     xt = torch.tensor(x, requires_grad=True)
     tout, _ = tmod(xt)
     tout.pow(2).sum().backward()
@@ -206,3 +206,24 @@ def test_recurrent_products_take_the_few_row_linear_kernel(cls, kwargs):
     np.testing.assert_allclose(xd.grad.numpy(), xt.grad.numpy(), **_tol(np.float32))
     for p, q in zip(dmod.parameters(), tmod.parameters()):
         np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('rows, inner, cols', [
+    (20, 200, 800), (20, 800, 200), (7, 13, 37), (1, 5, 3), (23, 64, 100), (5, 1, 16),
+    (11, 9, 72), (6, 3, 8), (3, 17, 5)])
+def test_matmul_rows_kernel_against_numpy(rows, inner, cols, dtype):
+    """The few-row product kernel (tiles of 5 rows by 4 vectors, then one vector, a half
+    vector and single columns; rows past the last 5 one at a time) gives NumPy's product
+    within rounding, written into ``out`` when given."""
+    from dynagrad.native import linalg
+    rng = np.random.default_rng(rows * 1000 + cols)
+    x = rng.standard_normal((rows, inner)).astype(dtype)
+    w = rng.standard_normal((inner, cols)).astype(dtype)
+    expected = x.astype(np.float64) @ w.astype(np.float64)
+    tol = dict(rtol=1e-5, atol=1e-5 * np.sqrt(inner)) if dtype == np.float32 else \
+        dict(rtol=1e-12, atol=1e-12 * np.sqrt(inner))
+    np.testing.assert_allclose(linalg.matmul_rows(x, w), expected, **tol)
+    out = np.full((rows, cols), np.nan, dtype)
+    assert linalg.matmul_rows(x, w, out) is out
+    np.testing.assert_allclose(out, expected, **tol)

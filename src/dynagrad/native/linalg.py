@@ -313,3 +313,118 @@ def linear(x, weight, bias):
         _linear_packed(x[:packed], weight, b, out[:packed])
         _linear_dots(x[packed:], weight, b, out[packed:])
     return out
+
+
+# -- x @ w for a few rows, the weight stored (in, out) ------------------------------------
+#
+# A recurrent layer's step multiplies a few rows (the batch) by the same weight at every time
+# step, so the weight can be laid out once as (in, out): then each output row is a sum of
+# weight rows scaled by x's values, and a tile of ROWS rows of x by COLS_VECTORS vectors of
+# outputs keeps ROWS x COLS_VECTORS sums in registers, loading COLS_VECTORS weight vectors
+# and broadcasting ROWS values of x per step of the inner dimension (9 loads for 20 fused
+# multiply-adds; the packed kernel above takes 9 for 8). One thread, float32, in an LSTM
+# of width 200 on 20 rows: its step's (20, 200) @ (200, 800) 56 us against the packed
+# kernel's 70 and OpenBLAS's 82 (x @ w.T) or 53 (x @ w stored transposed), and the whole
+# layer's forward 8.5 ms against 11.4 (PyTorch's 10.0), where the weight stays in cache
+# between steps.
+ROWS = 5
+COLS_VECTORS = 4
+
+
+def _row_tile(rows, vectors, fraction):
+    """An intrinsic ``tile(x, w, out, m, j)``: ``out[m + r, j + c] = sum_k x[m + r, k]
+    w[k, j + c]`` for ``r < rows`` and ``c`` over ``vectors`` vectors of 64 / ``fraction``
+    bytes (a half vector finishes a row's last columns)."""
+    @intrinsic
+    def tile(typingctx, x, w, out, m, j):
+        sig = types.void(x, w, out, types.intp, types.intp)
+
+        def codegen(context, builder, signature, args):
+            x_ty, w_ty, out_ty = signature.args[:3]
+            (x_a, w_a, out_a), scalar, size, lanes, _, intp = vector_setup(
+                context, builder, signature, args, 3)
+            lanes //= fraction
+            vector = ir.VectorType(scalar, lanes)
+            m0, j0 = args[3:]
+
+            def pointer(a, ty, index, typ=None):
+                p = item_pointer(context, builder, a, ty, index)
+                return p if typ is None else builder.bitcast(p, typ.as_pointer())
+            inner = cgutils.unpack_tuple(builder, x_a.shape)[1]
+            fused = fma(builder, vector, lanes, size)
+            sums = [[cgutils.alloca_once_value(builder, ir.Constant(vector, None))
+                     for _ in range(vectors)] for _ in range(rows)]
+            x_rows = [builder.add(m0, ir.Constant(intp, r)) for r in range(rows)]
+            cols = [builder.add(j0, ir.Constant(intp, v * lanes)) for v in range(vectors)]
+            with cgutils.for_range(builder, inner) as loop:
+                k = loop.index
+                ws = [builder.load(pointer(w_a, w_ty, [k, c], vector), align=size)
+                      for c in cols]
+                for r in range(rows):
+                    xk = splat(builder, vector, lanes,
+                               builder.load(pointer(x_a, x_ty, [x_rows[r], k])))
+                    for v in range(vectors):
+                        total = builder.load(sums[r][v], typ=vector)
+                        builder.store(builder.call(fused, [xk, ws[v], total]), sums[r][v])
+            for r in range(rows):
+                for v in range(vectors):
+                    builder.store(builder.load(sums[r][v], typ=vector),
+                                  pointer(out_a, out_ty, [x_rows[r], cols[v]], vector),
+                                  align=size)
+            return context.get_dummy_value()
+        return sig, codegen
+    return tile
+
+
+_rows_wide = _row_tile(ROWS, COLS_VECTORS, 1)
+_rows_one = _row_tile(ROWS, 1, 1)
+_rows_half = _row_tile(ROWS, 1, 2)
+_row_wide = _row_tile(1, COLS_VECTORS, 1)
+_row_one = _row_tile(1, 1, 1)
+_row_half = _row_tile(1, 1, 2)
+
+
+@kernel
+def _matmul_rows(x, w, out):
+    rows, inner = x.shape
+    cols = w.shape[1]
+    lanes = 64 // x.itemsize
+    half = lanes // 2
+    m = 0
+    while m < rows:
+        whole = m + ROWS <= rows
+        j = 0
+        while j + COLS_VECTORS * lanes <= cols:
+            if whole:
+                _rows_wide(x, w, out, m, j)
+            else:
+                _row_wide(x, w, out, m, j)
+            j += COLS_VECTORS * lanes
+        while j + lanes <= cols:
+            if whole:
+                _rows_one(x, w, out, m, j)
+            else:
+                _row_one(x, w, out, m, j)
+            j += lanes
+        if j + half <= cols:
+            if whole:
+                _rows_half(x, w, out, m, j)
+            else:
+                _row_half(x, w, out, m, j)
+            j += half
+        for r in range(m, m + ROWS if whole else m + 1):
+            for c in range(j, cols):
+                total = ZERO
+                for k in range(inner):
+                    total += x[r, k] * w[k, c]
+                out[r, c] = total
+        m += ROWS if whole else 1
+
+
+def matmul_rows(x, w, out=None):
+    """``x @ w`` for a C-contiguous (rows, in) ``x`` and (in, out) ``w`` of its dtype, into
+    ``out`` (a C-contiguous (rows, out) array) when given."""
+    if out is None:
+        out = np.empty((x.shape[0], w.shape[1]), x.dtype)
+    _matmul_rows(x, w, out)
+    return out
