@@ -213,9 +213,9 @@ def test_recurrent_products_take_the_few_row_product_kernel(cls, kwargs):
     (20, 200, 800), (20, 800, 200), (7, 13, 37), (1, 5, 3), (23, 64, 100), (5, 1, 16),
     (11, 9, 72), (6, 3, 8), (3, 17, 5)])
 def test_matmul_rows_kernel_against_numpy(rows, inner, cols, dtype):
-    """The few-row product kernel (tiles of 5 rows by 4 vectors, then one vector, a half
-    vector and single columns; rows past the last 5 one at a time) gives NumPy's product
-    within rounding, written into ``out`` when given."""
+    """The few-row product kernel (blocks of 5 rows in tiles of 4 vectors, then one vector, a
+    half vector and single columns; the last rows in a block padded with zero rows) gives
+    NumPy's product within rounding, written into ``out`` when given."""
     from dynagrad.native import linalg
     rng = np.random.default_rng(rows * 1000 + cols)
     x = rng.standard_normal((rows, inner)).astype(dtype)

@@ -376,49 +376,49 @@ def _row_tile(rows, vectors, fraction):
     return tile
 
 
-_rows_wide = _row_tile(ROWS, COLS_VECTORS, 1)
-_rows_one = _row_tile(ROWS, 1, 1)
-_rows_half = _row_tile(ROWS, 1, 2)
-_row_wide = _row_tile(1, COLS_VECTORS, 1)
-_row_one = _row_tile(1, 1, 1)
-_row_half = _row_tile(1, 1, 2)
+_tile_wide = _row_tile(ROWS, COLS_VECTORS, 1)
+_tile_vector = _row_tile(ROWS, 1, 1)
+_tile_half = _row_tile(ROWS, 1, 2)
+
+
+@kernel
+def _row_block(x, w, out, m):
+    # rows m to m + ROWS of the product: wide tiles, then one vector, a half vector and
+    # single columns
+    inner = x.shape[1]
+    cols = w.shape[1]
+    lanes = 64 // x.itemsize
+    j = 0
+    while j + COLS_VECTORS * lanes <= cols:
+        _tile_wide(x, w, out, m, j)
+        j += COLS_VECTORS * lanes
+    while j + lanes <= cols:
+        _tile_vector(x, w, out, m, j)
+        j += lanes
+    if j + lanes // 2 <= cols:
+        _tile_half(x, w, out, m, j)
+        j += lanes // 2
+    for r in range(m, m + ROWS):
+        for c in range(j, cols):
+            total = ZERO
+            for k in range(inner):
+                total += x[r, k] * w[k, c]
+            out[r, c] = total
 
 
 @kernel
 def _matmul_rows(x, w, out):
-    rows, inner = x.shape
-    cols = w.shape[1]
-    lanes = 64 // x.itemsize
-    half = lanes // 2
-    m = 0
-    while m < rows:
-        whole = m + ROWS <= rows
-        j = 0
-        while j + COLS_VECTORS * lanes <= cols:
-            if whole:
-                _rows_wide(x, w, out, m, j)
-            else:
-                _row_wide(x, w, out, m, j)
-            j += COLS_VECTORS * lanes
-        while j + lanes <= cols:
-            if whole:
-                _rows_one(x, w, out, m, j)
-            else:
-                _row_one(x, w, out, m, j)
-            j += lanes
-        if j + half <= cols:
-            if whole:
-                _rows_half(x, w, out, m, j)
-            else:
-                _row_half(x, w, out, m, j)
-            j += half
-        for r in range(m, m + ROWS if whole else m + 1):
-            for c in range(j, cols):
-                total = ZERO
-                for k in range(inner):
-                    total += x[r, k] * w[k, c]
-                out[r, c] = total
-        m += ROWS if whole else 1
+    rows = x.shape[0]
+    whole = rows // ROWS * ROWS
+    for m in range(0, whole, ROWS):
+        _row_block(x, w, out, m)
+    if whole < rows:
+        # the last rows through one more block, padded with zero rows
+        padded = np.zeros((ROWS, x.shape[1]), x.dtype)
+        padded[:rows - whole] = x[whole:]
+        block = np.empty((ROWS, w.shape[1]), x.dtype)
+        _row_block(padded, w, block, 0)
+        out[whole:] = block[:rows - whole]
 
 
 def matmul_rows(x, w, out=None):
