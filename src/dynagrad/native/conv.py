@@ -1,11 +1,14 @@
-"""im2col and col2im, the array halves of a convolution around its matrix products.
+"""im2col and col2im, the array halves of a convolution around its matrix products, and
+the whole convolution image by image over threads (``conv_forward``, ``conv_backward``:
+the last section).
 
 ``im2col`` gathers the windows of ``x`` (N, C, *S) into columns (N, C*prod(K), prod(out)),
 zero where a window reaches into the padding; ``col2im`` is its adjoint, summing columns
 back into an image. One source serves 1, 2 and 3 spatial dimensions: shapes are padded to
 three (size 1, kernel 1, stride 1, no padding) before the call, so 1-d and 2-d run the 3-d
-loops with a trivial outer axis. Groups do not reach here: the columns of all channels
-are the same whatever the grouping, which only the GEMM that follows sees.
+loops with a trivial outer axis. Groups do not reach im2col and col2im: the columns of
+all channels are the same whatever the grouping, which only the GEMM that follows sees
+(``conv_forward`` and ``conv_backward`` take one group only).
 
 The NumPy path builds the columns from a strided window view of a zero-padded copy (one
 ``copyto`` with eight-dimensional strides, whose inner runs are a few elements long), and
