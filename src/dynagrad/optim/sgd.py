@@ -2,8 +2,9 @@
 
 ``foreach`` and ``fused`` are accepted as PyTorch accepts them on CPU (with its checks) and
 run the same single-tensor update (with the native kernels on, one ``sgd_step`` call per
-float32 or float64 parameter, whatever the flags say: the same arithmetic, to the bit); ``differentiable=True`` runs the update as dynagrad ops, so
-autograd records it (into the initial parameters, the gradients, a tensor ``lr``).
+float32 or float64 parameter, whatever the flags say: the same arithmetic, to the bit);
+``differentiable=True`` runs the update as dynagrad ops, so autograd records it (into the
+initial parameters, the gradients, a tensor ``lr``).
 """
 import numpy as np
 
