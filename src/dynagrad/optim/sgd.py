@@ -96,7 +96,7 @@ class _NativeSGD:
                           bool(group['nesterov']), float(lr), float(momentum),
                           float(group['dampening']), float(weight_decay))
         if not g.flags.c_contiguous:
-            g = np.ascontiguousarray(g)
+            g = xp.ascontiguousarray(g)
         first = momentum != 0 and buf is None
         if first:
             # the kernel writes it whole: the gradient as the update uses it, as PyTorch's
