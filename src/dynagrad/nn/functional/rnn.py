@@ -108,16 +108,23 @@ def _native_step(name, G, *states):
     return native_kernel(name, G)
 
 
-def _recurrent_kernel(G, rows, n_in, n_out):
-    """The few-row product kernel (``x @ w`` for a C-contiguous (in, out) ``w``,
-    ``dynagrad.native.linalg.matmul_rows``) for a step's recurrent product of ``rows`` rows,
-    where it takes it (else None: BLAS runs). One thread, float32, LSTM of width 200 on 20
-    rows (the weight laid out once per sequence, kept in cache between steps): the layer's
-    forward 8.5 ms against 11.4 with the packed (out, in) kernel and 11.8 with OpenBLAS's
-    product of the same layout. float64 keeps BLAS (the kernel measured no faster there)."""
-    if rows > _SMALL_ROWS or rows * n_in * n_out > _SMALL_WORK or G.dtype == _F64:
-        return None
-    return native_kernel('matmul_rows', G)
+def _recurrent_product(G, rows, n_in, n_out):
+    """How a step's recurrent product of ``rows`` rows runs: ``product(x, w, out)`` is
+    ``x @ w`` for a C-contiguous (in, out) ``w``, into ``out`` (or a new array when None).
+    The few-row kernel (``dynagrad.native.linalg.matmul_rows``) where it takes it, else
+    BLAS. One thread, float32, LSTM of width 200 on 20 rows (the weight laid out once per
+    sequence, kept in cache between steps): the layer's forward 8.5 ms against 11.4 with
+    the packed (out, in) kernel and 11.8 with OpenBLAS's product of the same layout.
+    float64 keeps BLAS (the kernel measured no faster there)."""
+    if rows <= _SMALL_ROWS and rows * n_in * n_out <= _SMALL_WORK and G.dtype != _F64:
+        kernel = native_kernel('matmul_rows', G)
+        if kernel is not None:
+            return kernel
+    return _blas_product
+
+
+def _blas_product(x, w, out):
+    return xp.matmul(x, w, out=out)
 
 
 def _order(T, reverse):
@@ -158,7 +165,7 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
     H2, H3 = 2 * H, 3 * H
     native = _native_step('lstm_step', G, h, c)
     recurrent = xp.empty((B, 4 * H), dt) if native is not None else None
-    rows_kernel = _recurrent_kernel(G, B, Hout, 4 * H) if native is not None else None
+    product = _recurrent_product(G, B, Hout, 4 * H) if native is not None else None
     whh_t = xp.ascontiguousarray((w_hh * sc).T)
     for t in _order(len(batch_sizes), reverse):
         o0, o1 = offs[t], offs[t + 1]
@@ -171,10 +178,7 @@ def _lstm_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, re
             # the recurrent product into one reused buffer, then the sum with the input
             # side, activations, c, tanh(c), h, and the states, in one call
             gh = recurrent[:b] if b != B else recurrent
-            if rows_kernel is not None:
-                rows_kernel(hp, whh_t, gh)
-            else:
-                xp.matmul(hp, whh_t, out=gh)
+            product(hp, whh_t, gh)
             if whr_t is None:
                 native(g, gh, cp, hp, Cprev[o0:o1], TC[o0:o1], out[o0:o1])
             else:
@@ -221,11 +225,10 @@ def _lstm_backward(node, grads):
     dHout = xp.empty((N, dh.shape[1]), dt) if w_hr is not None else None
     offs = _offsets(node.batch_sizes)
     native = _native_step('lstm_step_backward', G, dh, dc)
-    rows_kernel = None
     if native is not None:
         gout = xp.asarray(gout, dt, order='C')
-        rows_kernel = _recurrent_kernel(G, B, 4 * H, w_hh.shape[1])
-        whh_c = xp.ascontiguousarray(w_hh) if rows_kernel is not None else None
+        product = _recurrent_product(G, B, 4 * H, w_hh.shape[1])
+        whh_c = xp.ascontiguousarray(w_hh)
     else:
         _, shift, s2 = _Scales.get('LSTM', H, dt)
         # Gate derivatives for the whole sequence at once: sigmoid a(1-a) = 1/4 - (a -
@@ -249,10 +252,7 @@ def _lstm_backward(node, grads):
                 dHout[o0:o1] = dht
                 native(dht @ w_hr, None, dct, G[o0:o1], TC[o0:o1], Cprev[o0:o1], dg)
             if t != first:
-                if rows_kernel is not None:
-                    rows_kernel(dg, whh_c, dht)
-                else:
-                    xp.matmul(dg, w_hh, out=dht)
+                product(dg, whh_c, dht)
             continue
         dht += gout[o0:o1]
         if w_hr is not None:
@@ -302,7 +302,7 @@ def _gru_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
     h = h0.copy()
     offs = _offsets(batch_sizes)
     native = _native_step('gru_step', G, h)
-    rows_kernel = _recurrent_kernel(G, B, H, 3 * H) if native is not None else None
+    product = _recurrent_product(G, B, H, 3 * H) if native is not None else None
     whh_t = xp.ascontiguousarray((w_hh * sc[:, None]).T)
     b_hn = xp.ascontiguousarray(bhh[H2:]) if native is not None and bhh is not None else None
     for t in _order(len(batch_sizes), reverse):
@@ -310,7 +310,7 @@ def _gru_forward(node, x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr, batch_sizes, rev
         b = o1 - o0
         hp = h[:b] if b != B else h
         if native is not None:
-            gh = rows_kernel(hp, whh_t) if rows_kernel is not None else hp @ whh_t
+            gh = product(hp, whh_t, None)
             native(G[o0:o1], gh, b_hn, hp, Hprev[o0:o1], HN[o0:o1], out[o0:o1])
             continue
         Hprev[o0:o1] = hp
@@ -351,11 +351,10 @@ def _gru_backward(node, grads):
     dh = xp.array(gh, dt, copy=True)
     offs = _offsets(node.batch_sizes)
     native = _native_step('gru_step_backward', G, dh)
-    rows_kernel = None
     if native is not None:
         gout = xp.asarray(gout, dt, order='C')
-        rows_kernel = _recurrent_kernel(G, B, 3 * H, H)
-        whh_c = xp.ascontiguousarray(w_hh) if rows_kernel is not None else None
+        product = _recurrent_product(G, B, 3 * H, H)
+        whh_c = xp.ascontiguousarray(w_hh)
     else:
         # Whole-sequence factors: r(1-r), z(1-z), 1-n^2, 1-z, h_prev-n.
         R, Z, Nn = G[:, :H], G[:, H:H2], G[:, H2:]
@@ -372,8 +371,7 @@ def _gru_backward(node, grads):
             dgh = dGh[o0:o1]
             native(dht, gout[o0:o1], G[o0:o1], HN[o0:o1], Hprev[o0:o1], dGi[o0:o1], dgh)
             if t != first:
-                dht += rows_kernel(dgh, whh_c) if rows_kernel is not None else \
-                    dgh @ w_hh
+                dht += product(dgh, whh_c, None)
             continue
         dht += gout[o0:o1]
         di = dGi[o0:o1]
