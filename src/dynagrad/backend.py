@@ -265,6 +265,14 @@ def blas_thread_count():
     ``set_num_threads`` or a ``threadpool_limits`` block takes effect at once."""
     if _threads.intra is not None:
         return _threads.intra
+    library = blas_library()
+    if library is None:
+        return get_num_threads()
+    return library.num_threads
+
+
+def blas_library():
+    """threadpoolctl's controller of NumPy's own BLAS (looked up once), or None."""
     if not _Blas.looked:
         _Blas.looked = True
         controller = _blas_controller()
@@ -273,9 +281,7 @@ def blas_thread_count():
         numpys = [lib for lib in libraries if 'numpy' in lib.filepath]
         # only NumPy's own copy is kept: it cannot be unloaded, nor another BLAS put first
         _Blas.library = numpys[0] if numpys else None
-    if _Blas.library is None:
-        return get_num_threads()
-    return _Blas.library.num_threads
+    return _Blas.library
 
 
 def set_num_interop_threads(n):

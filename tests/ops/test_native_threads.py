@@ -40,18 +40,37 @@ def native_kernels():
     dynagrad.set_num_threads(threads_before)
 
 
+@pytest.fixture(params=['blas', 'python'])
+def runner(request, monkeypatch):
+    """Chunk entries run on OpenBLAS's workers ('blas', where NumPy's BLAS offers them) or
+    on the Python pool ('python', what other BLAS libraries get)."""
+    from dynagrad.native import chunks
+    if request.param == 'python':
+        monkeypatch.setattr(chunks, '_blas_runner', lambda: None)
+    elif chunks._blas_runner() is None:
+        pytest.skip("NumPy's BLAS is not a threaded OpenBLAS: no workers to run chunks on")
+    return request.param
+
+
 @pytest.fixture
-def splits(monkeypatch):
-    """Records the chunk count of every ``parallel_for`` call the family modules make."""
+def splits(monkeypatch, runner):
+    """Records the chunk count of every ``parallel_for`` call the family modules make, and
+    of every chunk entry run (``chunks.run``)."""
     calls = []
-    from dynagrad.native import threads
-    original = threads.parallel_for
+    from dynagrad.native import chunks, threads
+    original, original_run = threads.parallel_for, chunks.run
 
     def spy(count, parts, body):
         calls.append((count, parts))
         return original(count, parts, body)
+
+    def spy_run(entry, count, parts, *fields):
+        calls.append((count, parts))
+        return original_run(entry, count, parts, *fields)
     for family in FAMILIES:
-        monkeypatch.setattr(_module(family), 'parallel_for', spy)
+        if hasattr(_module(family), 'parallel_for'):
+            monkeypatch.setattr(_module(family), 'parallel_for', spy)
+    monkeypatch.setattr(chunks, 'run', spy_run)
     return calls
 
 
@@ -145,9 +164,15 @@ def test_gelu(small_chunks, dtype, tanh_form):
     _same_on_all_counts(lambda: k[1](g, x, tanh_form), small_chunks)
 
 
-def test_gelu_above_the_real_threshold(splits):
+def _real_minimum(minimum, runner):
+    """A chunk entry's size threshold as it applies with ``runner``."""
+    from dynagrad.native import chunks
+    return minimum * (chunks.PYTHON_POOL_FACTOR if runner == 'python' else 1)
+
+
+def test_gelu_above_the_real_threshold(splits, runner):
     from dynagrad.native import activation
-    x = _randn(2 * activation.MIN_PER_THREAD + 5)
+    x = _randn(2 * _real_minimum(activation.MIN_PER_THREAD, runner) + 5)
     _same_on_all_counts(lambda: native.load('gelu')(x, False), splits)
 
 
@@ -187,9 +212,9 @@ def test_rms_norm(small_chunks, dtype, affine):
                             expect_split=False)
 
 
-def test_norms_above_the_real_threshold(splits):
+def test_norms_above_the_real_threshold(splits, runner):
     from dynagrad.native import normalization
-    rows = 2 * normalization.MIN_PER_THREAD // 64 + 3
+    rows = 2 * _real_minimum(normalization.MIN_PER_THREAD, runner) // 64 + 3
     x, w = _randn(rows, 64), _randn(64)
     _same_on_all_counts(lambda: native.load('layer_norm')(x, 64, w, w, 1e-5), splits)
     _same_on_all_counts(lambda: native.load('rms_norm')(x, 64, w, 1e-5), splits)

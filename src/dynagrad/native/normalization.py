@@ -6,19 +6,21 @@ import math
 import numpy as np
 
 from ._math import c_array, kernel, ONE, ZERO
-from .threads import chunks, parallel_for
+from . import chunks
+from .chunks import array_at, entry, float_at, rows_at, FLOAT32
 
-# Values (rows times their length) per thread below which splitting did not pay: layer
-# norm (6144, 128) on two threads 0.94x one thread's time forward, 0.81x backward (input
-# only), (12288, 128) 0.67x; (768, 128), the benchmark GPT's, 1.8x (a 30 us kernel).
+# Values (rows times their length) per thread below which splitting did not pay (2-core
+# VM, chunks on OpenBLAS's workers): layer norm (192, 128) forward in 15 us on two threads
+# against 22 on one, backward (input only) 19 against 16; (384, 128) 26 against 34 and
+# 30 against 44; (768, 128), the benchmark GPT's, 42 against 62 both ways.
 # The backward splits only when no parameter gradient is wanted: those sum over all rows,
 # and per-chunk partial sums would change the summation order (results would depend on
 # the thread count); at the sizes measured the parameter sums are most of its time anyway.
-MIN_PER_THREAD = 393216
+MIN_PER_THREAD = 32768
 
 
 def _row_parts(rows, count):
-    return chunks(rows, -(-MIN_PER_THREAD // max(count, 1)))
+    return chunks.parts(rows, -(-MIN_PER_THREAD // max(count, 1)))
 
 
 # Rows are indexed as x[row, j] with range loops throughout: iterating over a row view
@@ -128,6 +130,75 @@ def _rms_norm_backward(g, x, rstd, w, inv_n, gx, gw, want_x):
                     gx[row, j] = (g[row, j] - x[row, j] * c) * r
 
 
+# Chunk entries (``chunks``): each span unpacks its descriptor and runs the kernel on rows
+# lo:hi; the entry picks the dtype. Fields: (rows, n) arrays by address, parameters with
+# their sizes, floats as bits.
+@kernel
+def _layer_norm_span(d, t):
+    lo, hi, n = d[0], d[1], d[4]
+    _layer_norm(rows_at(d[3], lo, hi, n, t), array_at(d[5], d[6], t), array_at(d[7], d[8], t),
+                float_at(d[9], t), float_at(d[10], t), rows_at(d[11], lo, hi, n, t),
+                array_at(d[12], hi, t)[lo:], array_at(d[13], hi, t)[lo:])
+
+
+@entry
+def _layer_norm_chunks(d):
+    if d[2] == FLOAT32:
+        _layer_norm_span(d, np.float32)
+    else:
+        _layer_norm_span(d, np.float64)
+
+
+@kernel
+def _layer_norm_backward_span(d, t):
+    lo, hi, n = d[0], d[1], d[5]
+    empty = array_at(d[9], 0, t)
+    _layer_norm_backward(rows_at(d[3], lo, hi, n, t), rows_at(d[4], lo, hi, n, t),
+                         array_at(d[6], hi, t)[lo:], array_at(d[7], hi, t)[lo:],
+                         array_at(d[8], d[10], t), float_at(d[11], t),
+                         rows_at(d[12], lo, hi, n, t), empty, empty, True)
+
+
+@entry
+def _layer_norm_backward_chunks(d):
+    if d[2] == FLOAT32:
+        _layer_norm_backward_span(d, np.float32)
+    else:
+        _layer_norm_backward_span(d, np.float64)
+
+
+@kernel
+def _rms_norm_span(d, t):
+    lo, hi, n = d[0], d[1], d[4]
+    _rms_norm(rows_at(d[3], lo, hi, n, t), array_at(d[5], d[6], t), float_at(d[7], t),
+              float_at(d[8], t), rows_at(d[9], lo, hi, n, t), array_at(d[10], hi, t)[lo:])
+
+
+@entry
+def _rms_norm_chunks(d):
+    if d[2] == FLOAT32:
+        _rms_norm_span(d, np.float32)
+    else:
+        _rms_norm_span(d, np.float64)
+
+
+@kernel
+def _rms_norm_backward_span(d, t):
+    lo, hi, n = d[0], d[1], d[5]
+    _rms_norm_backward(rows_at(d[3], lo, hi, n, t), rows_at(d[4], lo, hi, n, t),
+                       array_at(d[6], hi, t)[lo:], array_at(d[7], d[8], t),
+                       float_at(d[9], t), rows_at(d[10], lo, hi, n, t),
+                       array_at(d[11], 0, t), True)
+
+
+@entry
+def _rms_norm_backward_chunks(d):
+    if d[2] == FLOAT32:
+        _rms_norm_backward_span(d, np.float32)
+    else:
+        _rms_norm_backward_span(d, np.float64)
+
+
 _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
 
 
@@ -146,11 +217,9 @@ def layer_norm(x, count, weight, bias, eps):
                     out.reshape(rows, count),
                     mean, rstd)
         return out, mean, rstd
-    x2, o2 = x.reshape(rows, count), out.reshape(rows, count)
     w, b = _param(weight, empty, x.dtype), _param(bias, empty, x.dtype)
-    eps, inv_n = x.dtype.type(eps), x.dtype.type(1 / count)
-    parallel_for(rows, parts, lambda lo, hi: _layer_norm(
-        x2[lo:hi], w, b, eps, inv_n, o2[lo:hi], mean[lo:hi], rstd[lo:hi]))
+    chunks.run(_layer_norm_chunks, rows, parts, x.dtype, x, count, w, w.size, b, b.size,
+               float(x.dtype.type(eps)), float(x.dtype.type(1 / count)), out, mean, rstd)
     return out, mean, rstd
 
 
@@ -166,11 +235,10 @@ def layer_norm_backward(g, x, mean, rstd, weight, count, needs, pshape):
                              _param(weight, empty, dtype), dtype.type(1 / count), gx2, gw,
                              gb, bool(needs[0]))
     else:
-        mean, rstd = _per_row(mean, x2), _per_row(rstd, x2)
-        w, inv_n = _param(weight, empty, dtype), dtype.type(1 / count)
-        parallel_for(x2.shape[0], parts, lambda lo, hi: _layer_norm_backward(
-            g2[lo:hi], x2[lo:hi], mean[lo:hi], rstd[lo:hi], w, inv_n, gx2[lo:hi], gw, gb,
-            True))
+        w = _param(weight, empty, dtype)
+        chunks.run(_layer_norm_backward_chunks, x2.shape[0], parts, dtype, g2, x2, count,
+                   _per_row(mean, x2), _per_row(rstd, x2), w, empty, w.size,
+                   float(dtype.type(1 / count)), gx2)
     return (gx, gw.reshape(pshape) if needs[1] else None,
             gb.reshape(pshape) if needs[2] else None)
 
@@ -209,11 +277,9 @@ def rms_norm(x, count, weight, eps):
         _rms_norm(x.reshape(rows, count), _param(weight, _EMPTY[x.dtype], x.dtype),
                   x.dtype.type(eps), x.dtype.type(1 / count), out.reshape(rows, count), rstd)
         return out, rstd
-    x2, o2 = x.reshape(rows, count), out.reshape(rows, count)
     w = _param(weight, _EMPTY[x.dtype], x.dtype)
-    eps, inv_n = x.dtype.type(eps), x.dtype.type(1 / count)
-    parallel_for(rows, parts, lambda lo, hi: _rms_norm(
-        x2[lo:hi], w, eps, inv_n, o2[lo:hi], rstd[lo:hi]))
+    chunks.run(_rms_norm_chunks, rows, parts, x.dtype, x, count, w, w.size,
+               float(x.dtype.type(eps)), float(x.dtype.type(1 / count)), out, rstd)
     return out, rstd
 
 
@@ -226,8 +292,8 @@ def rms_norm_backward(g, x, rstd, weight, count, needs):
         _rms_norm_backward(g2, x2, _per_row(rstd, x2), _param(weight, _EMPTY[dtype], dtype),
                            dtype.type(1 / count), gx2, gw, bool(needs[0]))
     else:
-        rstd = _per_row(rstd, x2)
-        w, inv_n = _param(weight, _EMPTY[dtype], dtype), dtype.type(1 / count)
-        parallel_for(x2.shape[0], parts, lambda lo, hi: _rms_norm_backward(
-            g2[lo:hi], x2[lo:hi], rstd[lo:hi], w, inv_n, gx2[lo:hi], gw, True))
+        w = _param(weight, _EMPTY[dtype], dtype)
+        chunks.run(_rms_norm_backward_chunks, x2.shape[0], parts, dtype, g2, x2, count,
+                   _per_row(rstd, x2), w, w.size, float(dtype.type(1 / count)), gx2,
+                   _EMPTY[dtype])
     return gx, gw.reshape(weight.shape) if needs[1] else None

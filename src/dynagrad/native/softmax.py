@@ -8,6 +8,8 @@ from llvmlite import ir
 from numba.extending import intrinsic
 
 from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
+from . import chunks
+from .chunks import entry, rows_at, FLOAT32
 
 
 @intrinsic
@@ -244,27 +246,81 @@ def _rows(a):
     return a.reshape(-1, a.shape[-1])
 
 
-def _forward(kernel_, x):
+@kernel
+def _forward_span(d, t):
+    lo, hi, n = d[0], d[1], d[3]
+    x, out = rows_at(d[4], lo, hi, n, t), rows_at(d[5], lo, hi, n, t)
+    if d[6]:
+        _log_softmax(x, out)
+    else:
+        _softmax(x, out)
+
+
+@entry
+def _forward_chunks(d):
+    if d[2] == FLOAT32:
+        _forward_span(d, np.float32)
+    else:
+        _forward_span(d, np.float64)
+
+
+@kernel
+def _backward_span(d, t):
+    lo, hi, n = d[0], d[1], d[3]
+    _softmax_backward(rows_at(d[4], lo, hi, n, t), rows_at(d[5], lo, hi, n, t),
+                      rows_at(d[6], lo, hi, n, t), d[7] != 0)
+
+
+@entry
+def _backward_chunks(d):
+    if d[2] == FLOAT32:
+        _backward_span(d, np.float32)
+    else:
+        _backward_span(d, np.float64)
+
+
+# Values per thread below which splitting rows did not pay (2-core VM, chunks on OpenBLAS's
+# workers): forward (12, 4, 16, 64) in 21 us on two threads against 36 on one; the
+# backward, a third of the work, (12, 4, 32, 64) in 20 against 27, half that size 14
+# against 15
+MIN_PER_THREAD = 24576
+MIN_PER_THREAD_BACKWARD = 49152
+
+
+def _forward(kernel_, x, log):
     x = c_array(x)
     out = np.empty(x.shape, x.dtype)
-    kernel_(_rows(x), _rows(out))
+    n = x.shape[-1]
+    rows = x.size // n
+    parts = chunks.parts(rows, -(-MIN_PER_THREAD // n))
+    if parts == 1:
+        kernel_(_rows(x), _rows(out))
+    else:
+        chunks.run(_forward_chunks, rows, parts, x.dtype, n, x, out, log)
     return out
 
 
 def _backward(g, y, log):
+    y = c_array(y)
     g = c_array(g, y)
     out = np.empty(y.shape, y.dtype)
-    _softmax_backward(_rows(g), _rows(c_array(y)), _rows(out), log)
+    n = y.shape[-1]
+    rows = y.size // n
+    parts = chunks.parts(rows, -(-MIN_PER_THREAD_BACKWARD // n))
+    if parts == 1:
+        _softmax_backward(_rows(g), _rows(y), _rows(out), log)
+    else:
+        chunks.run(_backward_chunks, rows, parts, y.dtype, n, g, y, out, log)
     return out
 
 
 def softmax(x):
     """Over the last axis; ``x`` has at least one axis and no zero-length one."""
-    return _forward(_softmax, x)
+    return _forward(_softmax, x, False)
 
 
 def log_softmax(x):
-    return _forward(_log_softmax, x)
+    return _forward(_log_softmax, x, True)
 
 
 def softmax_backward(g, y):
