@@ -29,7 +29,7 @@ FAMILIES = {
     'soft_cross_entropy': 'softmax', 'soft_cross_entropy_backward': 'softmax',
     'bernoulli_mask': 'random', 'dropout': 'random',
     'multinomial_race': 'random', 'multinomial_with_replacement': 'random',
-    'embedding_backward': 'indexing',
+    'embedding_backward': 'indexing', 'masked_fill': 'indexing',
     'adam_step': 'optim', 'sgd_step': 'optim',
     'attention_probs': 'attention', 'attention_probs_backward': 'attention',
     'lstm_step': 'rnn', 'lstm_step_backward': 'rnn',

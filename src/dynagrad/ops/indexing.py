@@ -14,7 +14,7 @@ import numpy as np
 from .._device import DEVICE_ARRAY_TYPES, is_any_array
 from .._meta import refuse_masks
 from ..autograd.batched import vmap_function
-from ..backend import xp
+from ..backend import native_kernel, xp
 from ..autograd.function import Op, untracked, untracked_view
 from ..autograd.inplace import OVERLAP_ERROR, has_internal_overlap
 from ..autograd.autocast import autocast_args, autocast_state
@@ -991,6 +991,12 @@ class MaskedFill(Op):
             self.value_dtype = value.dtype
         else:
             self.value_dtype = None
+        native = native_kernel('masked_fill', x)
+        if native is not None and mask.__class__ is np.ndarray and (
+                self.value_dtype is None or self.value_dtype.kind in 'biuf'):
+            out = native(x, mask, value)
+            if out is not None:
+                return out
         return xp.where(mask, xp.asarray(value).astype(x.dtype), x)
 
     def backward(self, g):
