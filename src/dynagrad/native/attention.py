@@ -19,7 +19,8 @@ stays in cache anyway.
 import numpy as np
 
 from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
-from .threads import chunks, parallel_for
+from . import chunks
+from .chunks import array_at, blocks_at, entry, float_at, rows_at, FLOAT32
 
 # Scores per thread below which splitting the (batch * head) blocks (forward) or the rows
 # (backward) did not pay. Forward: (48, 64, 64) on two threads 0.75x one thread's time,
@@ -94,6 +95,40 @@ def _softmax_grad(dp, p, keep, scale):
             dp[r, j] = p[r, j] * (dp[r, j] - total) * scale
 
 
+@kernel
+def _masked_softmax_span(d, t):
+    lo, hi, L, S = d[0], d[1], d[4], d[5]
+    _masked_softmax(blocks_at(d[3], lo, hi, L, S, t), float_at(d[6], t),
+                    blocks_at(d[7], 0, d[8], L, S, t), array_at(d[9], d[12], np.int64)[lo:hi],
+                    d[10] != 0, rows_at(d[11], lo, hi, L, t))
+
+
+@entry
+def _masked_softmax_chunks(d):
+    if d[2] == FLOAT32:
+        _masked_softmax_span(d, np.float32)
+    else:
+        _masked_softmax_span(d, np.float64)
+
+
+@kernel
+def _softmax_grad_span(d, t):
+    lo, hi, n, keep_rows = d[0], d[1], d[3], d[7]
+    keep = rows_at(d[6], 0, keep_rows, n, t)
+    if keep_rows != 0:
+        keep = keep[lo:hi]
+    _softmax_grad(rows_at(d[4], lo, hi, n, t), rows_at(d[5], lo, hi, n, t), keep,
+                  float_at(d[8], t))
+
+
+@entry
+def _softmax_grad_chunks(d):
+    if d[2] == FLOAT32:
+        _softmax_grad_span(d, np.float32)
+    else:
+        _softmax_grad_span(d, np.float64)
+
+
 def attention_probs(s, scale, add, causal):
     """``softmax(s * scale + add)`` over the last axis, in place on the fresh C-contiguous
     scores ``s`` (..., L, S); ``add`` None or an additive mask whose broadcast with ``s``
@@ -113,13 +148,13 @@ def attention_probs(s, scale, add, causal):
             np.arange(add3.shape[0]).reshape(batch_shape), s.shape[:-2]).reshape(-1))
     row_max = np.empty(scores.shape[:2], s.dtype)
     nb = scores.shape[0]
-    parts = chunks(nb, -(-MIN_PER_THREAD // max(L * S, 1)))
+    parts = chunks.parts(nb, -(-MIN_PER_THREAD // max(L * S, 1)))
     if parts == 1:
         _masked_softmax(scores, s.dtype.type(scale), add3, add_batch, causal, row_max)
     else:
-        scale = s.dtype.type(scale)
-        parallel_for(nb, parts, lambda lo, hi: _masked_softmax(
-            scores[lo:hi], scale, add3, add_batch[lo:hi], causal, row_max[lo:hi]))
+        chunks.run(_masked_softmax_chunks, nb, parts, s.dtype, scores, L, S,
+                   float(s.dtype.type(scale)), add3, add3.shape[0], add_batch, causal,
+                   row_max, add_batch.size)
     hidden = None
     if add is not None:
         hidden = row_max == -np.inf
@@ -135,12 +170,11 @@ def attention_probs_backward(dp, p, keep, scale):
     keep2 = (np.empty((0, n), p.dtype) if keep is None
              else c_array(keep, p).reshape(-1, n))
     rows = p.size // n if n else 0
-    parts = chunks(rows, -(-MIN_PER_THREAD_BACKWARD // max(n, 1)))
+    parts = chunks.parts(rows, -(-MIN_PER_THREAD_BACKWARD // max(n, 1)))
     if parts == 1:
         _softmax_grad(dp.reshape(-1, n), c_array(p).reshape(-1, n), keep2,
                       p.dtype.type(scale))
         return dp
-    dp2, p2, scale = dp.reshape(-1, n), c_array(p).reshape(-1, n), p.dtype.type(scale)
-    parallel_for(rows, parts, lambda lo, hi: _softmax_grad(
-        dp2[lo:hi], p2[lo:hi], keep2 if keep is None else keep2[lo:hi], scale))
+    chunks.run(_softmax_grad_chunks, rows, parts, p.dtype, n, dp, c_array(p), keep2,
+               keep2.shape[0], float(p.dtype.type(scale)))
     return dp

@@ -89,6 +89,12 @@ def rows_at(address, lo, hi, n, dtype):
 
 
 @_njit_inline
+def blocks_at(address, lo, hi, m, n, dtype):
+    """Blocks ``lo:hi`` of the (blocks, ``m``, ``n``) C-contiguous array at ``address``."""
+    return carray(_pointer(address, dtype), (hi, m, n))[lo:]
+
+
+@_njit_inline
 def float_at(bits, dtype):
     """The float given by its float64 bits, in ``dtype``."""
     return dtype(_float64_from_bits(bits))

@@ -16,7 +16,8 @@ scatter serves every geometry.
 import numpy as np
 
 from ._math import c_array, kernel
-from .threads import chunks, parallel_for
+from . import chunks
+from .chunks import array_at, entry, FLOAT32
 
 # Input values per thread below which splitting the planes did not pay. Forward (2x2):
 # (32, 16, 26, 26) on two threads 1.24x one thread's time, (64, 16, 26, 26) 0.79x,
@@ -131,6 +132,45 @@ def _three(values, fill):
     return (fill,) * (3 - len(values)) + tuple(int(v) for v in values)
 
 
+@kernel
+def _max_pool_span(d, t):
+    # fields: x, y, indices, values a plane in and out, 2x2 or not, then the geometry
+    lo, hi, n_in, n_out = d[0], d[1], d[6], d[7]
+    x = array_at(d[3], hi * n_in, t)[lo * n_in:]
+    y = array_at(d[4], hi * n_out, t)[lo * n_out:]
+    idx = array_at(d[5], hi * n_out, np.int64)[lo * n_out:]
+    if d[8]:
+        _max_pool_2x2(x, y, idx, hi - lo, d[10], d[11], d[16], d[17])
+    else:
+        _max_pool(x, y, idx, (hi - lo, d[9], d[10], d[11]), (d[12], d[13], d[14]),
+                  (d[15], d[16], d[17]), (d[18], d[19], d[20]), (d[21], d[22], d[23]),
+                  (d[24], d[25], d[26]))
+
+
+@entry
+def _max_pool_chunks(d):
+    if d[2] == FLOAT32:
+        _max_pool_span(d, np.float32)
+    else:
+        _max_pool_span(d, np.float64)
+
+
+@kernel
+def _max_pool_backward_span(d, t):
+    lo, hi, n_in, n_out = d[0], d[1], d[6], d[7]
+    _max_pool_backward(array_at(d[3], hi * n_out, t)[lo * n_out:],
+                       array_at(d[4], hi * n_out, np.int64)[lo * n_out:],
+                       array_at(d[5], hi * n_in, t)[lo * n_in:], hi - lo, n_in, n_out)
+
+
+@entry
+def _max_pool_backward_chunks(d):
+    if d[2] == FLOAT32:
+        _max_pool_backward_span(d, np.float32)
+    else:
+        _max_pool_backward_span(d, np.float64)
+
+
 def max_pool(x, k, s, p, d, out):
     """``(y, indices)`` of max pooling ``x`` over its last ``len(k)`` axes (1 to 3); ``out``:
     the output's spatial size (ceil_mode decided by the caller); indices are int64 flat
@@ -145,7 +185,7 @@ def max_pool(x, k, s, p, d, out):
         return y, idx
     two_by_two = n == 2 and tuple(k) == (2, 2) == tuple(s) and not any(p) \
         and tuple(d) == (1, 1) and 2 * out[0] <= x.shape[-2] and 2 * out[1] <= x.shape[-1]
-    parts = chunks(rows, -(-MIN_PER_THREAD // max(x.size // rows, 1)))
+    parts = chunks.parts(rows, -(-MIN_PER_THREAD // max(x.size // rows, 1)))
     if parts == 1:
         if two_by_two:
             _max_pool_2x2(x.reshape(-1), y.reshape(-1), idx.reshape(-1), rows,
@@ -155,18 +195,10 @@ def max_pool(x, k, s, p, d, out):
                       (rows,) + _three(x.shape[-n:], 1), _three(k, 1), _three(out, 1),
                       _three(s, 1), _three(p, 0), _three(d, 1))
         return y, idx
-    x2, y2, i2 = x.reshape(rows, -1), y.reshape(rows, -1), idx.reshape(rows, -1)
-    if two_by_two:
-        H, W = x.shape[-2:]
-        parallel_for(rows, parts, lambda lo, hi: _max_pool_2x2(
-            x2[lo:hi].reshape(-1), y2[lo:hi].reshape(-1), i2[lo:hi].reshape(-1), hi - lo,
-            H, W, *out))
-    else:
-        geometry = (_three(x.shape[-n:], 1), _three(k, 1), _three(out, 1), _three(s, 1),
-                    _three(p, 0), _three(d, 1))
-        parallel_for(rows, parts, lambda lo, hi: _max_pool(
-            x2[lo:hi].reshape(-1), y2[lo:hi].reshape(-1), i2[lo:hi].reshape(-1),
-            (hi - lo,) + geometry[0], *geometry[1:]))
+    geometry = (_three(x.shape[-n:], 1) + _three(k, 1) + _three(out, 1) + _three(s, 1)
+                + _three(p, 0) + _three(d, 1))
+    chunks.run(_max_pool_chunks, rows, parts, x.dtype, x, y, idx, x.size // rows,
+               y.size // rows, two_by_two, *geometry)
     return y, idx
 
 
@@ -179,14 +211,11 @@ def max_pool_backward(g, idx, in_shape, n):
     if gx.size:
         rows = int(np.prod(in_shape[:-n], dtype=np.int64))
         n_in, n_out = gx.size // rows, g.size // rows
-        parts = chunks(rows, -(-MIN_PER_THREAD_BACKWARD // max(n_in, 1)))
+        parts = chunks.parts(rows, -(-MIN_PER_THREAD_BACKWARD // max(n_in, 1)))
         if parts == 1:
             _max_pool_backward(g.reshape(-1), c_array(idx).reshape(-1), gx.reshape(-1), rows,
                                n_in, n_out)
         else:
-            g2, i2, gx2 = g.reshape(rows, -1), c_array(idx).reshape(rows, -1), \
-                gx.reshape(rows, -1)
-            parallel_for(rows, parts, lambda lo, hi: _max_pool_backward(
-                g2[lo:hi].reshape(-1), i2[lo:hi].reshape(-1), gx2[lo:hi].reshape(-1),
-                hi - lo, n_in, n_out))
+            chunks.run(_max_pool_backward_chunks, rows, parts, g.dtype, g, c_array(idx), gx,
+                       n_in, n_out)
     return gx
