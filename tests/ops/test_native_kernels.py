@@ -31,7 +31,7 @@ KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.so
               'toplevel.softmax', 'toplevel.log_softmax', 'toplevel.layer_norm',
               'toplevel.native_layer_norm', 'nn.functional.cross_entropy',
               'nn.functional.rms_norm', 'toplevel.rms_norm', 'nn.functional.embedding',
-              'nn.functional.embedding_max_norm', 'nn.functional.relu')
+              'nn.functional.embedding_max_norm', 'nn.functional.relu', 'masked_fill')
 # kernels the rows above do not reach: the random draws (the table compares values, so its
 # dropout rows draw nothing), tested in tests/ops/test_native_random.py; the optimizer
 # updates, in tests/optim/test_native_optim.py; attention's and the recurrent cells', whose
@@ -355,3 +355,21 @@ def test_models_run_without_numba_as_with_numpy_kernels():
     assert blocked.split(' ', 2)[:2] == ['False', 'False']
     assert numpy_kernels.split(' ', 2)[:2] == ['False', 'False']
     assert blocked.split(' ', 2)[2] == numpy_kernels.split(' ', 2)[2]   # the same bits
+
+
+@needs_numba
+@pytest.mark.parametrize('x_shape, mask_shape, native_path', [
+    ((12, 4, 16, 16), (1, 1, 16, 16), True), ((1, 4, 8, 8), (1, 1, 8, 8), True),
+    ((3, 5), (5,), True), ((3, 5), (), True), ((2, 3, 4), (2, 1, 4), False),
+    ((4,), (3, 4), False)])
+def test_masked_fill_kernel_and_its_numpy_fallback(x_shape, mask_shape, native_path):
+    """The kernel takes a mask repeated over leading axes; any other broadcast (or a mask
+    making the result larger than x) goes to NumPy, and the op matches torch either way."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(x_shape).astype(np.float32)
+    mask = rng.random(mask_shape) < 0.5
+    assert (native.load('masked_fill')(x, mask, -1.5) is not None) == native_path
+    with kernels_mode('native'):
+        out = dynagrad.tensor(x).masked_fill(dynagrad.tensor(mask), float('-inf'))
+    expected = torch.tensor(x).masked_fill(torch.tensor(mask), float('-inf'))
+    assert out.shape == expected.shape and np.array_equal(out.numpy(), expected.numpy())

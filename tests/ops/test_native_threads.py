@@ -215,6 +215,27 @@ def test_rms_norm(small_chunks, dtype, affine):
                             expect_split=False)
 
 
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+def test_softmax_and_log_softmax(small_chunks, dtype):
+    x, g = _randn(6, 5, 19, dtype=dtype), _randn(6, 5, 19, dtype=dtype)
+    for name in ('softmax', 'log_softmax'):
+        y = native.load(name)(x)
+        _same_on_all_counts(lambda: native.load(name)(x), small_chunks)
+        _same_on_all_counts(lambda: native.load(f'{name}_backward')(g, y), small_chunks)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shapes', [((6, 4, 9, 9), (1, 1, 9, 9)), ((6, 4, 9, 9), (9, 9)),
+                                    ((7, 13), (7, 13))])
+def test_masked_fill(small_chunks, dtype, shapes):
+    x = _randn(*shapes[0], dtype=dtype)
+    mask = RNG.random(shapes[1]) < 0.4
+    out = _same_on_all_counts(lambda: native.load('masked_fill')(x, mask, -np.inf),
+                              small_chunks)
+    expected = torch.from_numpy(x).masked_fill(torch.from_numpy(mask), float('-inf'))
+    assert out[2] == expected.numpy().tobytes()
+
+
 def test_norms_above_the_real_threshold(splits, runner):
     from dynagrad.native import normalization
     rows = 2 * _real_minimum(normalization.MIN_PER_THREAD, runner) // 64 + 3
