@@ -10,10 +10,12 @@ so ``import dynagrad`` never pays for it (``import numba`` alone is about 0.4 s)
 Kernels are compiled on first call per dtype with ``cache=True``: a cold cache costs
 seconds per kernel (see docs/benchmarks.md), a warm one milliseconds. Threads: not numba's
 ``parallel=True`` (its pip ``workqueue`` layer aborts when two Python threads launch
-parallel kernels at once, and breaks after ``fork``) but ``threads.parallel_for``, which
-runs a ``nogil`` kernel on chunks of independent rows with a small pool of Python threads,
-sized by ``dynagrad.get_num_threads()``, above per-kernel size thresholds measured to pay
-(each family module's ``MIN_PER_THREAD``); results are bit-identical to one thread.
+parallel kernels at once, and breaks after ``fork``). A kernel runs on chunks of
+independent rows, above per-kernel size thresholds measured to pay (each family module's
+``MIN_PER_THREAD``), with ``dynagrad.get_num_threads()`` threads: through ``chunks`` on
+the BLAS's own worker threads where NumPy's BLAS is OpenBLAS (one pool for products and
+kernels), else, and for the convolution's chunks that call BLAS themselves, on
+``threads.parallel_for``'s Python threads. Results are bit-identical to one thread.
 """
 import importlib
 

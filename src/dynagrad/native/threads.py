@@ -1,4 +1,8 @@
-"""Running a native kernel on chunks of its rows with several threads.
+"""Running a native kernel on chunks of its rows with several Python threads.
+
+Most kernels go through ``chunks`` instead, which runs compiled chunk entries on the BLAS's
+own worker threads and comes back here only where NumPy's BLAS has none to lend; the
+convolution's image chunks, which call BLAS themselves, always run here.
 
 Why not numba's ``parallel=True``: pip's numba ships only the ``workqueue`` threading
 layer, which aborts the process when two Python threads launch parallel kernels at once
