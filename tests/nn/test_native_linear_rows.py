@@ -79,9 +79,16 @@ def test_each_kernel_on_its_own(rows, n_in, n_out, dtype):
         for bias in (b, np.empty(0, dtype)):
             want = ref if bias.size else ref - b
             out = np.full((rows + 2, n_out), 7.0, dtype)
-            kernel(x, w, bias, out[1:-1])
+            kernel(x, w, bias, out[1:-1], 0, n_out)
             np.testing.assert_allclose(out[1:-1], want, **_tol(dtype, n_in))
             assert (out[0] == 7).all() and (out[-1] == 7).all()
+            # a range of whole tiles of weight rows (what a thread computes): those columns
+            # bit for bit as in the whole product, no others written
+            for j_lo, j_hi in ((0, min(8, n_out)), (8, n_out)):
+                part = np.full((rows, n_out), 7.0, dtype)
+                kernel(x, w, bias, part, j_lo, j_hi)
+                assert np.array_equal(part[:, j_lo:j_hi], out[1:-1, j_lo:j_hi])
+                assert (part[:, :j_lo] == 7).all() and (part[:, j_hi:] == 7).all()
 
 
 @needs_numba
@@ -107,9 +114,9 @@ def test_the_split_between_kernels_is_what_runs():
     split = linalg._packed_rows(21, 4)
     assert split == 16
     alone = np.full((21, 40), np.nan, np.float32)
-    linalg._linear_dots(x[split:], w, b, alone[split:])
+    linalg._linear_dots(x[split:], w, b, alone[split:], 0, w.shape[0])
     np.testing.assert_array_equal(out[split:], alone[split:])
-    linalg._linear_packed(x[:split], w, b, alone[:split])
+    linalg._linear_packed(x[:split], w, b, alone[:split], 0, w.shape[0])
     np.testing.assert_array_equal(out, alone)
 
 
@@ -146,7 +153,7 @@ def test_strided_bias_and_rows_given_to_the_kernels():
     np.testing.assert_allclose(out.numpy(), ref, **_tol(np.float32, 40))
     wide_x = np.repeat(x, 2, axis=1)
     direct = np.empty((32, 24), np.float32)
-    linalg._linear_packed(wide_x[:, ::2], w, wide_b[::2], direct)
+    linalg._linear_packed(wide_x[:, ::2], w, wide_b[::2], direct, 0, 24)
     np.testing.assert_allclose(direct, ref, **_tol(np.float32, 40))
 
 

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(NUMBA_MISSING is not None,
                                 reason=f'numba does not load: {NUMBA_MISSING}')
 
 FAMILIES = ('activation', 'normalization', 'attention', 'conv', 'pooling', 'softmax',
-            'indexing')
+            'indexing', 'linalg')
 
 
 def _module(family):
@@ -81,7 +81,7 @@ def small_chunks(monkeypatch, splits):
     monkeypatch.setattr(chunks, 'PYTHON_POOL_FACTOR', 1)
     for family in FAMILIES:
         module = _module(family)
-        for name in ('MIN_PER_THREAD', 'MIN_PER_THREAD_BACKWARD'):
+        for name in ('MIN_PER_THREAD', 'MIN_PER_THREAD_BACKWARD', 'MIN_WORK_PER_THREAD'):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, 1)
     return splits
@@ -234,6 +234,21 @@ def test_masked_fill(small_chunks, dtype, shapes):
                               small_chunks)
     expected = torch.from_numpy(x).masked_fill(torch.from_numpy(mask), float('-inf'))
     assert out[2] == expected.numpy().tobytes()
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('rows, n_in, n_out', [(3, 9, 37), (20, 16, 70), (33, 40, 17)])
+def test_linear_by_weight_rows(small_chunks, dtype, rows, n_in, n_out):
+    """The few-row product split into whole tiles of weight rows: each output as on one
+    thread, with and without a bias."""
+    x, w, b = _randn(rows, n_in, dtype=dtype), _randn(n_out, n_in, dtype=dtype), \
+        _randn(n_out, dtype=dtype)
+    for bias in (b, None):
+        out = _same_on_all_counts(lambda: native.load('linear')(x, w, bias), small_chunks)
+    expected = torch.nn.functional.linear(*(torch.from_numpy(a) for a in (x, w)))
+    np.testing.assert_allclose(np.frombuffer(out[2], dtype).reshape(rows, n_out),
+                               expected.numpy(), rtol=1e-5 if dtype == np.float32 else 1e-12,
+                               atol=1e-5 if dtype == np.float32 else 1e-12)
 
 
 def test_norms_above_the_real_threshold(splits, runner):
