@@ -12,7 +12,7 @@ import numpy as np
 
 from ._math import c_array, kernel, normal_cdf_pdf, tanh, HALF, ONE
 from . import chunks
-from .chunks import array_at, entry, FLOAT32
+from .chunks import array_at, by_dtype, entry
 
 # per dtype: sqrt(2/pi) and the tanh form's cubic coefficient. Given
 # as an array of the data's dtype so that float32 kernels stay float32 and float64 ones get
@@ -61,10 +61,7 @@ def _gelu_span(d, t):
 
 @entry
 def _gelu_chunks(d):
-    if d[2] == FLOAT32:
-        _gelu_span(d, np.float32)
-    else:
-        _gelu_span(d, np.float64)
+    by_dtype(d, _gelu_span)
 
 
 @kernel
@@ -76,10 +73,7 @@ def _gelu_backward_span(d, t):
 
 @entry
 def _gelu_backward_chunks(d):
-    if d[2] == FLOAT32:
-        _gelu_backward_span(d, np.float32)
-    else:
-        _gelu_backward_span(d, np.float64)
+    by_dtype(d, _gelu_backward_span)
 
 
 # Elements per thread below which splitting did not pay (2-core VM, chunks on OpenBLAS's

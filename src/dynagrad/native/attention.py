@@ -20,7 +20,7 @@ import numpy as np
 
 from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
 from . import chunks
-from .chunks import array_at, blocks_at, entry, float_at, rows_at, FLOAT32
+from .chunks import array_at, blocks_at, by_dtype, entry, float_at, rows_at
 
 # Scores per thread below which splitting the (batch * head) blocks (forward) or the rows
 # (backward) did not pay. Forward: (48, 64, 64) on two threads 0.75x one thread's time,
@@ -105,10 +105,7 @@ def _masked_softmax_span(d, t):
 
 @entry
 def _masked_softmax_chunks(d):
-    if d[2] == FLOAT32:
-        _masked_softmax_span(d, np.float32)
-    else:
-        _masked_softmax_span(d, np.float64)
+    by_dtype(d, _masked_softmax_span)
 
 
 @kernel
@@ -123,10 +120,7 @@ def _softmax_grad_span(d, t):
 
 @entry
 def _softmax_grad_chunks(d):
-    if d[2] == FLOAT32:
-        _softmax_grad_span(d, np.float32)
-    else:
-        _softmax_grad_span(d, np.float64)
+    by_dtype(d, _softmax_grad_span)
 
 
 def attention_probs(s, scale, add, causal):

@@ -65,10 +65,13 @@ def _pointer(typingctx, address, dtype):
 
 
 @intrinsic
-def _float64_from_bits(typingctx, bits):
+def _bitcast(typingctx, value, to):
+    """``value``'s 64 bits read as a ``to`` (float64 <-> int64)."""
+    target = to.instance_type
+
     def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
-    return types.float64(types.int64), codegen
+        return builder.bitcast(args[0], context.get_value_type(target))
+    return target(value, to), codegen
 
 
 def _njit_inline(fn):
@@ -80,6 +83,16 @@ def _njit_inline(fn):
 def array_at(address, size, dtype):
     """The ``size`` values of ``dtype`` at ``address`` (a C-contiguous array's data)."""
     return carray(_pointer(address, dtype), size)
+
+
+@_njit_inline
+def by_dtype(d, span):
+    """``span(d, dtype)`` with the dtype the descriptor's code names: what every chunk entry
+    does, so one compiled entry serves float32 and float64."""
+    if d[2] == FLOAT32:
+        span(d, np.float32)
+    else:
+        span(d, np.float64)
 
 
 @_njit_inline
@@ -97,14 +110,7 @@ def blocks_at(address, lo, hi, m, n, dtype):
 @_njit_inline
 def float_at(bits, dtype):
     """The float given by its float64 bits, in ``dtype``."""
-    return dtype(_float64_from_bits(bits))
-
-
-@intrinsic
-def _bits_of_float64(typingctx, value):
-    def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.int64))
-    return types.int64(types.float64), codegen
+    return dtype(_bitcast(bits, np.float64))
 
 
 def _field(value):
@@ -116,7 +122,7 @@ def _field_of(value):
     if isinstance(value, types.Array):
         return lambda value: np.int64(value.ctypes.data)
     if isinstance(value, types.Float):
-        return lambda value: _bits_of_float64(np.float64(value))
+        return lambda value: _bitcast(np.float64(value), np.int64)
     if isinstance(value, (types.Integer, types.Boolean)):
         return lambda value: np.int64(value)
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._math import c_array, kernel
 from . import chunks
-from .chunks import array_at, entry, float_at, rows_at, FLOAT32
+from .chunks import array_at, by_dtype, entry, float_at, rows_at
 
 
 @kernel
@@ -69,10 +69,7 @@ def _masked_fill_span(d, t):
 
 @entry
 def _masked_fill_chunks(d):
-    if d[2] == FLOAT32:
-        _masked_fill_span(d, np.float32)
-    else:
-        _masked_fill_span(d, np.float64)
+    by_dtype(d, _masked_fill_span)
 
 
 # Values per thread below which splitting rows did not pay (2-core VM, chunks on OpenBLAS's

@@ -39,7 +39,7 @@ from numba.extending import intrinsic
 
 from ._math import kernel, ZERO
 from . import chunks
-from .chunks import array_at, entry, rows_at, FLOAT32
+from .chunks import array_at, by_dtype, entry, rows_at
 from ._vectors import fma, item_pointer, splat, vector_setup
 
 MAX_ROWS = 64
@@ -297,9 +297,9 @@ def _packed_rows(rows, itemsize):
 _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}
 
 
+@kernel
 def _linear_columns(x, w, b, out, packed, j_lo, j_hi):
-    # two kernels called from here, not from a third one: numba would link and optimise
-    # both again into it (0.9 s more of a cold compile)
+    # the first ``packed`` rows by the packed kernel, the rest by the dot products
     rows = x.shape[0]
     if packed == rows:
         _linear_packed(x, w, b, out, j_lo, j_hi)
@@ -314,25 +314,14 @@ def _linear_columns(x, w, b, out, packed, j_lo, j_hi):
 def _linear_span(d, t):
     # chunks of TILE_COLS weight rows: lo, hi count tiles
     rows, inner, cols = d[4], d[5], d[7]
-    j_lo, j_hi = d[0] * TILE_COLS, min(d[1] * TILE_COLS, cols)
-    x, out = rows_at(d[3], 0, rows, inner, t), rows_at(d[10], 0, rows, cols, t)
-    w, b = rows_at(d[6], 0, cols, inner, t), array_at(d[8], d[9], t)
-    packed = d[11]
-    if packed == rows:
-        _linear_packed(x, w, b, out, j_lo, j_hi)
-    elif packed == 0:
-        _linear_dots(x, w, b, out, j_lo, j_hi)
-    else:
-        _linear_packed(x[:packed], w, b, out[:packed], j_lo, j_hi)
-        _linear_dots(x[packed:], w, b, out[packed:], j_lo, j_hi)
+    _linear_columns(rows_at(d[3], 0, rows, inner, t), rows_at(d[6], 0, cols, inner, t),
+                    array_at(d[8], d[9], t), rows_at(d[10], 0, rows, cols, t), d[11],
+                    d[0] * TILE_COLS, min(d[1] * TILE_COLS, cols))
 
 
 @entry
 def _linear_chunks(d):
-    if d[2] == FLOAT32:
-        _linear_span(d, np.float32)
-    else:
-        _linear_span(d, np.float64)
+    by_dtype(d, _linear_span)
 
 
 # Multiply-adds per thread below which splitting the weight rows did not pay (2-core VM,

@@ -7,7 +7,7 @@ import numpy as np
 
 from ._math import c_array, kernel, ONE, ZERO
 from . import chunks
-from .chunks import array_at, entry, float_at, rows_at, FLOAT32
+from .chunks import array_at, by_dtype, entry, float_at, rows_at
 
 # Values (rows times their length) per thread below which splitting did not pay (2-core
 # VM, chunks on OpenBLAS's workers): layer norm (192, 128) forward in 15 us on two threads
@@ -143,10 +143,7 @@ def _layer_norm_span(d, t):
 
 @entry
 def _layer_norm_chunks(d):
-    if d[2] == FLOAT32:
-        _layer_norm_span(d, np.float32)
-    else:
-        _layer_norm_span(d, np.float64)
+    by_dtype(d, _layer_norm_span)
 
 
 @kernel
@@ -161,10 +158,7 @@ def _layer_norm_backward_span(d, t):
 
 @entry
 def _layer_norm_backward_chunks(d):
-    if d[2] == FLOAT32:
-        _layer_norm_backward_span(d, np.float32)
-    else:
-        _layer_norm_backward_span(d, np.float64)
+    by_dtype(d, _layer_norm_backward_span)
 
 
 @kernel
@@ -176,10 +170,7 @@ def _rms_norm_span(d, t):
 
 @entry
 def _rms_norm_chunks(d):
-    if d[2] == FLOAT32:
-        _rms_norm_span(d, np.float32)
-    else:
-        _rms_norm_span(d, np.float64)
+    by_dtype(d, _rms_norm_span)
 
 
 @kernel
@@ -193,10 +184,7 @@ def _rms_norm_backward_span(d, t):
 
 @entry
 def _rms_norm_backward_chunks(d):
-    if d[2] == FLOAT32:
-        _rms_norm_backward_span(d, np.float32)
-    else:
-        _rms_norm_backward_span(d, np.float64)
+    by_dtype(d, _rms_norm_backward_span)
 
 
 _EMPTY = {np.dtype(t): np.empty(0, t) for t in (np.float32, np.float64)}

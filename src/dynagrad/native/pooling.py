@@ -17,7 +17,7 @@ import numpy as np
 
 from ._math import c_array, kernel
 from . import chunks
-from .chunks import array_at, entry, FLOAT32
+from .chunks import array_at, by_dtype, entry
 
 # Input values per thread below which splitting the planes did not pay. Forward (2x2):
 # (32, 16, 26, 26) on two threads 1.24x one thread's time, (64, 16, 26, 26) 0.79x,
@@ -149,10 +149,7 @@ def _max_pool_span(d, t):
 
 @entry
 def _max_pool_chunks(d):
-    if d[2] == FLOAT32:
-        _max_pool_span(d, np.float32)
-    else:
-        _max_pool_span(d, np.float64)
+    by_dtype(d, _max_pool_span)
 
 
 @kernel
@@ -165,10 +162,7 @@ def _max_pool_backward_span(d, t):
 
 @entry
 def _max_pool_backward_chunks(d):
-    if d[2] == FLOAT32:
-        _max_pool_backward_span(d, np.float32)
-    else:
-        _max_pool_backward_span(d, np.float64)
+    by_dtype(d, _max_pool_backward_span)
 
 
 def max_pool(x, k, s, p, d, out):

@@ -9,7 +9,7 @@ from numba.extending import intrinsic
 
 from ._math import c_array, kernel, exp_nonpos, ONE, ZERO
 from . import chunks
-from .chunks import entry, rows_at, FLOAT32
+from .chunks import by_dtype, entry, rows_at
 
 
 @intrinsic
@@ -258,10 +258,7 @@ def _forward_span(d, t):
 
 @entry
 def _forward_chunks(d):
-    if d[2] == FLOAT32:
-        _forward_span(d, np.float32)
-    else:
-        _forward_span(d, np.float64)
+    by_dtype(d, _forward_span)
 
 
 @kernel
@@ -273,10 +270,7 @@ def _backward_span(d, t):
 
 @entry
 def _backward_chunks(d):
-    if d[2] == FLOAT32:
-        _backward_span(d, np.float32)
-    else:
-        _backward_span(d, np.float64)
+    by_dtype(d, _backward_span)
 
 
 # Values per thread below which splitting rows did not pay (2-core VM, chunks on OpenBLAS's
