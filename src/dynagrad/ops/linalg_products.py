@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..backend import xp
+from ..backend import native_kernel, xp
 from ..autograd.function import Op
 from ..autograd.promotion import OperandTypeError
 from ..autograd.autocast import autocast_args, autocast_state
@@ -19,6 +19,18 @@ from ._linalg_common import _eye, _np_dtype, _tname, _type_name, _shape
 from ._elementwise import REFUSED, WIDE_UNSIGNED_OR_E8M0, _operator, refused
 
 
+def _product(a, b):
+    """``a @ b`` of two arrays: batches of small products by the native kernel (one GEMM a
+    matrix, the batch over the BLAS's threads) where it applies, else NumPy's loop."""
+    if (a.ndim > 2 or b.ndim > 2) and b.__class__ is np.ndarray:
+        native = native_kernel('batched_matmul', a)
+        if native is not None:
+            out = native(a, b)
+            if out is not None:
+                return out
+    return xp.matmul(a, b)
+
+
 def _mm(a, b):
     """``a @ b`` for arrays, tensors, or a tensor with a constant array."""
     if is_array(a) and is_array(b):
@@ -27,7 +39,7 @@ def _mm(a, b):
             # multiply, the same single products, at memory speed (NumPy's stacked matmul
             # runs a tiny GEMM per matrix, 2.4x slower at the MLP's sizes)
             return a * b
-        return a @ b
+        return _product(a, b)
     return _matmul_op(a.ndim, b.ndim).apply(a, b)
 
 
@@ -56,7 +68,7 @@ class Matmul(Op):
         need_a, need_b = self.needs_input_grad[:2]
         self.save_for_backward(a if need_b else None, b if need_a else None)
         self.nd = (a.ndim, b.ndim)
-        return xp.matmul(a, b)
+        return _product(a, b)
 
     def backward(self, g):
         a, b = self.saved_tensors
