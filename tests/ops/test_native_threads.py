@@ -81,7 +81,8 @@ def small_chunks(monkeypatch, splits):
     monkeypatch.setattr(chunks, 'PYTHON_POOL_FACTOR', 1)
     for family in FAMILIES:
         module = _module(family)
-        for name in ('MIN_PER_THREAD', 'MIN_PER_THREAD_BACKWARD', 'MIN_WORK_PER_THREAD'):
+        for name in ('MIN_PER_THREAD', 'MIN_PER_THREAD_BACKWARD', 'MIN_WORK_PER_THREAD',
+                     'MIN_ROWS_WORK_PER_THREAD'):
             if hasattr(module, name):
                 monkeypatch.setattr(module, name, 1)
     return splits
@@ -249,6 +250,17 @@ def test_linear_by_weight_rows(small_chunks, dtype, rows, n_in, n_out):
     np.testing.assert_allclose(np.frombuffer(out[2], dtype).reshape(rows, n_out),
                                expected.numpy(), rtol=1e-5 if dtype == np.float32 else 1e-12,
                                atol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('rows, n_in, n_out', [(3, 9, 150), (7, 33, 150), (20, 16, 300)])
+def test_matmul_rows_by_columns(small_chunks, dtype, rows, n_in, n_out):
+    """The recurrent step's product split into whole wide tiles of columns, the last rows
+    through the padded block: each output as on one thread."""
+    x, w = _randn(rows, n_in, dtype=dtype), _randn(n_in, n_out, dtype=dtype)
+    out = _same_on_all_counts(lambda: native.load('matmul_rows')(x, w), small_chunks)
+    np.testing.assert_allclose(np.frombuffer(out[2], dtype).reshape(rows, n_out),
+                               x.astype(np.float64) @ w, rtol=1e-4, atol=1e-4)
 
 
 def test_norms_above_the_real_threshold(splits, runner):
