@@ -42,8 +42,9 @@ KERNEL_OPS = ('nn.functional.gelu', 'nn.functional.gelu_tanh', 'nn.functional.so
 # cross-entropy (the table's probability targets require grad, which keeps them off the
 # fused op), in tests/nn/test_native_cross_entropy.py; F.linear's few-rows product, in
 # tests/test_small_tensor_paths.py; multinomial's draws, in tests/ops/test_small_op_paths.py;
-# batched products of small matrices, in tests/ops/test_native_bmm.py
-UNTABLED = {'linear', 'matmul_rows', 'batched_matmul', 'bernoulli_mask', 'dropout', 'multinomial_race',
+# batched products of small matrices and the bias folded into F.linear's product, in
+# tests/ops/test_native_blas.py
+UNTABLED = {'linear', 'matmul_rows', 'batched_matmul', 'linear_bias', 'bernoulli_mask', 'dropout', 'multinomial_race',
             'multinomial_with_replacement', 'adam_step', 'sgd_step',
             'attention_probs', 'attention_probs_backward', 'lstm_step', 'lstm_step_backward',
             'gru_step', 'gru_step_backward', 'im2col', 'col2im', 'conv_forward', 'conv_backward',

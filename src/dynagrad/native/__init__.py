@@ -39,7 +39,7 @@ FAMILIES = {
     'im2col': 'conv', 'col2im': 'conv', 'conv_forward': 'conv', 'conv_backward': 'conv',
     'conv2d_direct': 'conv_direct',
     'max_pool': 'pooling', 'max_pool_backward': 'pooling',
-    'linear': 'linalg', 'matmul_rows': 'linalg', 'batched_matmul': 'bmm',
+    'linear': 'linalg', 'matmul_rows': 'linalg', 'batched_matmul': 'blas', 'linear_bias': 'blas',
 }
 
 

@@ -73,6 +73,13 @@ class LinearOp(Op):
             out = _few_rows(x, weight, bias)
             if out is not None:
                 return out
+        if self.vector_bias and weight.ndim == 2 and x.ndim >= 2 and x.flags.c_contiguous \
+                and weight.flags.c_contiguous and weight.dtype == x.dtype:
+            folded = native_kernel('linear_bias', x)
+            if folded is not None and weight.__class__ is x.__class__:
+                out = folded(x.reshape(-1, x.shape[-1]), weight, bias)
+                if out is not None:
+                    return out.reshape(x.shape[:-1] + out.shape[-1:])
         if weight.ndim == 2 and x.ndim > 2:
             # (B, L, in) as one (B*L, in) matrix: one GEMM instead of NumPy's loop of B
             # smaller ones, half the time at a transformer's sizes.

@@ -1,4 +1,4 @@
-"""Batched products of small matrices on the BLAS's threads (``dynagrad.native.bmm``): the
+"""Batched products of small matrices on the BLAS's threads (``dynagrad.native.blas``): the
 same GEMMs NumPy's loop calls, so the bits are ``np.matmul``'s on any thread count, for
 every operand layout GEMM reads (transposed views, broadcast batches, negative batch
 strides); NumPy keeps what the path does not take; through ``matmul`` the values and
@@ -22,7 +22,7 @@ def _randn(*shape, dtype=np.float64):
 
 @pytest.fixture
 def bmm(monkeypatch):
-    from dynagrad.native import bmm, chunks
+    from dynagrad.native import blas as bmm, chunks
     if chunks._blas_runner() is None or bmm._gemm_address(np.dtype(np.float32)) is None:
         pytest.skip("NumPy's BLAS is not OpenBLAS's 64-bit-integer build: NumPy's matmul "
                     "runs every batched product")
@@ -102,3 +102,34 @@ def test_matmul_through_the_kernel_matches_torch(bmm, dtype, monkeypatch):
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
     for value, reference in zip(results['native'], (expected, pq.grad, pk.grad)):
         np.testing.assert_allclose(value, reference.detach().numpy(), **tol)
+
+
+@pytest.mark.parametrize('dtype', [np.float32, np.float64])
+@pytest.mark.parametrize('shape', [((300, 40), 250), ((3, 100, 64), 700), ((200, 600), 400)])
+def test_linear_with_its_bias_folded_into_the_product(dtype, shape):
+    """F.linear's bias added by the GEMM (beta = 1 over the bias) on outputs large enough:
+    values and gradients against torch, a strided bias too, and the path taken."""
+    from dynagrad.native import blas
+    if blas._gemm_function(np.dtype(dtype)) is None:
+        pytest.skip("NumPy's BLAS is not OpenBLAS's 64-bit-integer build")
+    x_shape, n_out = shape
+    x, w = _randn(*x_shape, dtype=dtype), _randn(n_out, x_shape[-1], dtype=dtype)
+    wide_bias = _randn(2 * n_out, dtype=dtype)
+    g = _randn(*x_shape[:-1], n_out, dtype=dtype)
+    threads = dynagrad.get_num_threads()
+    dynagrad.set_num_threads(2)     # one thread takes the few-row kernel up to 1,024 rows
+    try:
+        assert blas.linear_bias(x.reshape(-1, x_shape[-1]), w, wide_bias[::2]) is not None
+        with kernels_mode('native'):
+            tx, tw, tb = (dynagrad.tensor(a, requires_grad=True) for a in (x, w, wide_bias))
+            out = dynagrad.nn.functional.linear(tx, tw, tb[::2])
+            out.backward(dynagrad.tensor(g))
+    finally:
+        dynagrad.set_num_threads(threads)
+    px, pw, pb = (torch.tensor(a, requires_grad=True) for a in (x, w, wide_bias))
+    expected = torch.nn.functional.linear(px, pw, pb[::2])
+    expected.backward(torch.tensor(g))
+    tol = dict(rtol=1e-4, atol=1e-4) if dtype == np.float32 else dict(rtol=1e-11, atol=1e-11)
+    for value, reference in zip((out, tx.grad, tw.grad, tb.grad),
+                                (expected, px.grad, pw.grad, pb.grad)):
+        np.testing.assert_allclose(value.detach().numpy(), reference.detach().numpy(), **tol)
