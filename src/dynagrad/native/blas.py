@@ -19,6 +19,7 @@ Both use the 64-bit integer interface of NumPy's wheels' OpenBLAS
 absent the ops keep NumPy's ``matmul``.
 """
 import ctypes
+import math
 
 import numpy as np
 from llvmlite import ir
@@ -143,11 +144,15 @@ def batched_matmul(a, b):
     N = b.shape[-1]
     if b.shape[-2] != K or M < 2 or N < 2 or K < 1 or M * N * K > MAX_WORK_PER_MATRIX:
         return None
+    # below the threshold before anything costlier (a batch is at least each operand's)
+    if max(math.prod(a.shape[:-2]), math.prod(b.shape[:-2])) * M * N * K \
+            < 2 * MIN_WORK_PER_THREAD:
+        return None
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
         return None
-    count = int(np.prod(batch, dtype=np.int64))
+    count = math.prod(batch)
     parts = chunks.parts(count, -(-MIN_WORK_PER_THREAD // (M * N * K)))
     if parts == 1 or len(batch) > 3:
         return None

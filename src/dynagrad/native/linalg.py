@@ -340,8 +340,10 @@ def linear(x, weight, bias):
     out = np.empty((rows, cols), x.dtype)
     b = _EMPTY[x.dtype] if bias is None else bias
     packed = _packed_rows(rows, x.itemsize)
-    tiles = -(-cols // TILE_COLS)
-    parts = chunks.parts(tiles, -(-MIN_WORK_PER_THREAD // max(rows * inner * TILE_COLS, 1)))
+    parts = 1
+    if rows * inner * cols >= 2 * MIN_WORK_PER_THREAD:
+        tiles = -(-cols // TILE_COLS)
+        parts = chunks.parts(tiles, -(-MIN_WORK_PER_THREAD // (rows * inner * TILE_COLS)))
     if parts == 1:
         _linear_columns(x, weight, b, out, packed, 0, cols)
     else:
