@@ -162,9 +162,11 @@ def batched_matmul(a, b):
         return None
     out = np.empty(batch + (M, N), a.dtype)
     axes = (1,) * (3 - len(batch)) + batch
+    # addresses as ints: the operands' views come in many layouts and ranks, each a new
+    # signature for the descriptor filler to compile
     chunks.run(_bmm_chunks, count, parts, a.dtype, function, la[0], lb[0], M, N, K, la[1],
-               lb[1], N, a, b, out, *axes, *_batch_strides(a, batch),
-               *_batch_strides(b, batch), out.itemsize)
+               lb[1], N, a.ctypes.data, b.ctypes.data, out.ctypes.data, *axes,
+               *_batch_strides(a, batch), *_batch_strides(b, batch), out.itemsize)
     return out
 
 
