@@ -21,7 +21,7 @@ with that symbol (MKL, Accelerate), or threadpoolctl is missing, the same entrie
 import ctypes
 
 import numpy as np
-from numba import carray, cfunc, literal_unroll, types
+from numba import carray, cfunc, literal_unroll, njit, types
 from numba.extending import intrinsic, overload
 
 from .. import backend
@@ -75,7 +75,6 @@ def _bitcast(typingctx, value, to):
 
 
 def _njit_inline(fn):
-    from numba import njit
     return njit(inline='always', nogil=True)(fn)
 
 
@@ -127,6 +126,7 @@ def _field_of(value):
         return lambda value: np.int64(value)
 
 
+@njit(nogil=True, cache=True)
 def _describe(d, count, code, fields):
     """Fills the descriptors ``d`` (one row per chunk); returns their address."""
     parts = d.shape[0]
@@ -166,26 +166,22 @@ def parts(count, min_per_thread):
     return threads.chunks(count, min_per_thread)
 
 
-def run(chunk_entry, count, parts, dtype, *fields):
-    """``chunk_entry`` over ``parts`` near-equal consecutive ranges of ``range(count)``,
+def run(chunk_entry, count, n_chunks, dtype, *fields):
+    """``chunk_entry`` over ``n_chunks`` near-equal consecutive ranges of ``range(count)``,
     each with the descriptor ``(lo, hi, dtype code, *fields)`` (arrays given by address:
     they must be C-contiguous and stay alive for the call, which they do). The
     descriptors are filled by compiled code: in Python, an array's address alone costs
     1 us."""
-    d = np.empty((parts, 3 + len(fields)), np.int64)
-    if _Compiled.describe is None:
-        from numba import njit
-        _Compiled.describe = njit(nogil=True, cache=True)(_describe)
-    address = _Compiled.describe(d, count, _CODES[dtype], fields)
+    d = np.empty((n_chunks, 3 + len(fields)), np.int64)
+    address = _describe(d, count, _CODES[dtype], fields)
     callback = chunk_entry.callback()
     runner = _blas_runner()
     if runner is not None:
-        runner(parts, callback.address, address, d.strides[0])
+        runner(n_chunks, callback.address, address, d.strides[0])
         return
     call, stride = callback.ctypes, d.strides[0]
-    threads.parallel_for(parts, parts, lambda lo, hi: [
-        call(ctypes.cast(address + i * stride, call.argtypes[0])) for i in range(lo, hi)])
 
-
-class _Compiled:
-    describe = None
+    def chunks_from(lo, hi):
+        for i in range(lo, hi):
+            call(ctypes.cast(address + i * stride, call.argtypes[0]))
+    threads.parallel_for(n_chunks, n_chunks, chunks_from)
