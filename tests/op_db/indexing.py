@@ -492,7 +492,8 @@ def masked_fill_errors(rng):
             ErrorSample((R(rng, 3, 4), _M4, R(rng, 1)), desc='1d_value'),
             ErrorSample((R(rng, 3, 4), np.array([True, False]), 1.0), desc='mask_shape'),
             ErrorSample((R(rng, 4), np.array([[True], [False]]), 1.0), variant='inplace',
-                        desc='inplace_broadcast')]
+                        desc='inplace_broadcast'),
+            ErrorSample((R(rng, 3, 4), _M4, 2 + 1j), desc='complex_value_real_input')]
 
 
 def masked_scatter_samples(rng):

@@ -375,3 +375,21 @@ def test_masked_fill_kernel_and_its_numpy_fallback(x_shape, mask_shape, native_p
         out = dynagrad.tensor(x).masked_fill(dynagrad.tensor(mask), float('-inf'))
     expected = torch.tensor(x).masked_fill(torch.tensor(mask), float('-inf'))
     assert out.shape == expected.shape and np.array_equal(out.numpy(), expected.numpy())
+
+
+@pytest.mark.parametrize('mode', ['numpy', 'native'])
+def test_masked_fill_with_a_complex_number_on_a_real_tensor(mode):
+    """torch fills a real tensor with a complex number only without an imaginary part."""
+    if mode == 'native' and native.available() is not None:
+        pytest.skip(f'numba does not load: {native.available()}')
+    x, mask = np.zeros(3, np.float32), np.array([True, False, True])
+    with kernels_mode(mode):
+        out = dynagrad.tensor(x).masked_fill(dynagrad.tensor(mask), 2 + 0j)
+        with pytest.raises(RuntimeError, match='value cannot be converted to type float '
+                                               'without overflow'):
+            dynagrad.tensor(x).masked_fill(dynagrad.tensor(mask), 2 + 1j)
+    expected = torch.tensor(x).masked_fill(torch.tensor(mask), 2 + 0j)
+    assert out.dtype == dynagrad.float32 and np.array_equal(out.numpy(), expected.numpy())
+    with pytest.raises(RuntimeError, match='value cannot be converted to type float '
+                                           'without overflow'):
+        torch.tensor(x).masked_fill(torch.tensor(mask), 2 + 1j)

@@ -1069,6 +1069,16 @@ def _masked_fill(input, mask, value, inplace):
     elif not isinstance(value, (int, float, bool, complex)):
         raise TypeError("masked_fill(): argument 'value' must be Number or Tensor, not "
                         f'{type(value).__name__}')
+    elif isinstance(value, complex) and input._data.dtype.kind != 'c':
+        # torch converts a complex number to a real dtype only without an imaginary part
+        if value.imag:
+            from .clamping import _torch_dtype_name
+            try:
+                name = _torch_dtype_name(input._data.dtype)
+            except KeyError:        # (the C++ names of the dtypes torch's message shows)
+                name = _type_name(input._data.dtype)
+            raise RuntimeError(f'value cannot be converted to type {name} without overflow')
+        value = value.real
     _broadcast_mask(input._data, m, inplace, 'masked_fill')
     if input._data.dtype in REFUSED:
         raise refused('masked_fill', input._data)
