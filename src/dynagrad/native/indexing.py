@@ -9,6 +9,8 @@ row (``scale_grad_by_freq``'s 1 / count) is added with a fused multiply-add, as 
 vectorised ``add`` with alpha is; a row whose factor is 0 (``padding_idx``) is skipped, as
 PyTorch skips it.
 """
+import math
+
 import numpy as np
 
 from ._math import c_array, kernel
@@ -89,7 +91,8 @@ def masked_fill(x, mask, value):
     if lead is None or any(size != 1 for size in shape[:lead]) or x.size == 0:
         return None
     x = c_array(x)
-    n = x.shape[-1] if lead == x.ndim or lead == 0 else x[(0,) * lead].size
+    # a row: the block the mask repeats over (or the last axis when it repeats nothing)
+    n = x.shape[-1] if lead == x.ndim or lead == 0 else math.prod(x.shape[lead:])
     if lead == x.ndim:          # one value of the mask for everything
         mask = np.broadcast_to(mask.reshape(1, 1), (1, n))
     mask2 = c_array(mask).reshape(-1, n)

@@ -281,14 +281,14 @@ MIN_PER_THREAD = 24576
 MIN_PER_THREAD_BACKWARD = 49152
 
 
-def _forward(kernel_, x, log):
+def _forward(x, log):
     x = c_array(x)
     out = np.empty(x.shape, x.dtype)
     n = x.shape[-1]
     rows = x.size // n
     parts = chunks.parts(rows, -(-MIN_PER_THREAD // n))
     if parts == 1:
-        kernel_(_rows(x), _rows(out))
+        (_log_softmax if log else _softmax)(_rows(x), _rows(out))
     else:
         chunks.run(_forward_chunks, rows, parts, x.dtype, n, x, out, log)
     return out
@@ -310,11 +310,11 @@ def _backward(g, y, log):
 
 def softmax(x):
     """Over the last axis; ``x`` has at least one axis and no zero-length one."""
-    return _forward(_softmax, x, False)
+    return _forward(x, False)
 
 
 def log_softmax(x):
-    return _forward(_log_softmax, x, True)
+    return _forward(x, True)
 
 
 def softmax_backward(g, y):
